@@ -1,0 +1,15 @@
+/*
+ * tachyon/fmt.h - umbrella header of libtachyonfmt, the format library of
+ * the tachyon toolkit. Include this one header.
+ */
+#ifndef TACHYON_FMT_H
+#define TACHYON_FMT_H
+
+#include <tachyon/fmt_version.h>
+#include "fmt_error.h"
+#include "fmt_model.h"
+#include "fmt_io.h"
+#include "fmt_bin.h"
+#include "fmt_profile.h"
+
+#endif

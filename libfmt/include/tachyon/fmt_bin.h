@@ -1,0 +1,173 @@
+/*
+ * tachyon/fmt_bin.h - the Tachyon binary sample log ("TACH"), read and
+ * written with memory bounded by the unique strings, frames and threads.
+ *
+ * The reader accepts every layout CPython has written with format version 1
+ * (u32 or u64 sample-count header, with or without the 32- or 56-byte
+ * statistics block, zstd or uncompressed, either byte order). The writer
+ * writes the newest layout; uncompressed, its bytes equal CPython's writer's
+ * for the same sample sequence.
+ */
+#ifndef TACHYON_FMT_BIN_H
+#define TACHYON_FMT_BIN_H
+
+#include "fmt_model.h"
+#include "fmt_io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Reader                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct tfmt_bin_reader tfmt_bin_reader;
+
+/* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
+typedef enum {
+    TFMT_NOTE_THREAD_COUNT = 1,  /* header declares more threads than seen */
+    TFMT_NOTE_CHECKSUM = 2,      /* footer checksum bytes are not zero */
+    TFMT_NOTE_RESERVED = 3,      /* a reserved header byte is not zero */
+    TFMT_NOTE_STATS_VERSION = 4, /* statistics block of an unknown version */
+    TFMT_NOTE_COMPRESSION = 5    /* compression id > 1, read as none */
+} tfmt_note;
+
+typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,
+                             const tfmt_error *where);
+
+#define TFMT_BIN_OPTIONS_VERSION 1
+typedef struct tfmt_bin_options {
+    unsigned version;               /* TFMT_BIN_OPTIONS_VERSION */
+    const tfmt_allocator *alloc;    /* NULL: libc */
+    tfmt_note_fn on_note;           /* NULL: findings are dropped */
+    void *note_ctx;
+} tfmt_bin_options;
+#define TFMT_BIN_OPTIONS_INIT {TFMT_BIN_OPTIONS_VERSION, NULL, NULL, NULL}
+
+/*
+ * Open a binary log: check header and footer, load the string and frame
+ * tables and prepare to stream samples. The source is borrowed and must
+ * outlive the reader; a non-seekable or compressed source is spooled to an
+ * unlinked temporary file first. `opts` may be NULL. On failure returns a
+ * negative status with `err` filled (err may be NULL) and *out NULL.
+ */
+TFMT_API int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
+                           const tfmt_bin_options *opts, tfmt_error *err);
+
+/* Header, footer and statistics. Borrowed; never NULL. */
+TFMT_API const tfmt_info *tfmt_bin_info(const tfmt_bin_reader *r);
+
+/* String `index`; TFMT_EINVAL when out of range. */
+TFMT_API int tfmt_bin_string(const tfmt_bin_reader *r, uint32_t index,
+                             tfmt_str *out);
+
+/* Frame `index`, or NULL when out of range. Borrowed. */
+TFMT_API const tfmt_frame *tfmt_bin_frame(const tfmt_bin_reader *r,
+                                          uint32_t index);
+
+/*
+ * Decode the next batch of thread-samples into *out (borrowed until the
+ * next call). Returns TFMT_OK, TFMT_DONE after the last sample once every
+ * end-of-data check has passed, or a negative status (see tfmt_bin_error).
+ * Every frame index in a delivered stack is valid.
+ */
+TFMT_API int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out);
+
+/* Thread-samples delivered so far (sum of weights). */
+TFMT_API uint64_t tfmt_bin_samples_read(const tfmt_bin_reader *r);
+
+/* Decompressed sample-region bytes consumed so far (progress). */
+TFMT_API uint64_t tfmt_bin_bytes_read(const tfmt_bin_reader *r);
+
+/* The error behind the last negative status. */
+TFMT_API const tfmt_error *tfmt_bin_error(const tfmt_bin_reader *r);
+
+TFMT_API void tfmt_bin_free(tfmt_bin_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* Writer                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct tfmt_bin_writer tfmt_bin_writer;
+
+#define TFMT_BIN_WRITER_OPTIONS_VERSION 1
+typedef struct tfmt_bin_writer_options {
+    unsigned version;               /* TFMT_BIN_WRITER_OPTIONS_VERSION */
+    const tfmt_allocator *alloc;    /* NULL: libc */
+    uint64_t start_time_us;
+    uint64_t sample_interval_us;
+    uint8_t python_version[3];      /* {0,0,0}: 3.15.0 */
+    uint32_t compression;           /* tfmt_compression */
+    int zstd_level;                 /* 0: CPython's level 5 */
+    uint32_t config;                /* raw profiling config word, 0 unknown */
+} tfmt_bin_writer_options;
+#define TFMT_BIN_WRITER_OPTIONS_INIT \
+    {TFMT_BIN_WRITER_OPTIONS_VERSION, NULL, 0, 0, {0, 0, 0}, 0, 0, 0}
+
+/*
+ * Start a log on `sink`, which must have been opened with
+ * TFMT_SINK_SEEKABLE (the header is written last). The sink is borrowed;
+ * the caller finishes and frees it after tfmt_bin_writer_finish.
+ */
+TFMT_API int tfmt_bin_writer_open(tfmt_bin_writer **out, tfmt_sink *sink,
+                                  const tfmt_bin_writer_options *opts,
+                                  tfmt_error *err);
+
+/* Intern a string; *out gets its index. Same bytes, same index. */
+TFMT_API int tfmt_bin_writer_string(tfmt_bin_writer *w, const char *s,
+                                    size_t len, uint32_t *out);
+
+/*
+ * Intern a frame whose filename/funcname are indices returned by
+ * tfmt_bin_writer_string; *out gets its frame index. The writer applies
+ * CPython's storage rules first (an end line or end column of -1 is kept as
+ * its start value; an opcode it cannot store becomes TFMT_NO_OPCODE), then
+ * deduplicates on all seven fields.
+ */
+TFMT_API int tfmt_bin_writer_frame(tfmt_bin_writer *w, const tfmt_frame *f,
+                                   uint32_t *out);
+
+/*
+ * Intern filename, funcname and frame in CPython's order (filename first),
+ * for callers that hold strings rather than indices.
+ */
+TFMT_API int tfmt_bin_writer_location(tfmt_bin_writer *w,
+                                      const char *filename, size_t flen,
+                                      const char *funcname, size_t nlen,
+                                      int32_t lineno, int32_t end_lineno,
+                                      int32_t column, int32_t end_column,
+                                      int opcode, uint32_t *out);
+
+/*
+ * Append one thread-sample. `stack` holds `depth` frame indices ROOT FIRST;
+ * only the TFMT_MAX_DEPTH innermost frames are kept, as CPython does. To
+ * reproduce CPython's string and frame order, intern a sample's frames
+ * innermost first before adding it.
+ */
+TFMT_API int tfmt_bin_writer_sample(tfmt_bin_writer *w, uint64_t thread_id,
+                                    uint32_t interpreter_id,
+                                    uint64_t timestamp_us, uint8_t status,
+                                    const uint32_t *stack, uint32_t depth);
+
+/* Record the statistics block to write (stats->present must be true). */
+TFMT_API int tfmt_bin_writer_stats(tfmt_bin_writer *w,
+                                   const tfmt_stats *stats);
+
+/* Thread-samples added so far. */
+TFMT_API uint64_t tfmt_bin_writer_samples(const tfmt_bin_writer *w);
+
+/*
+ * Flush pending samples and write tables, statistics, footer and header.
+ * The log is complete only after this returns TFMT_OK.
+ */
+TFMT_API int tfmt_bin_writer_finish(tfmt_bin_writer *w);
+
+TFMT_API const tfmt_error *tfmt_bin_writer_error(const tfmt_bin_writer *w);
+
+TFMT_API void tfmt_bin_writer_free(tfmt_bin_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,72 @@
+/*
+ * tachyon/fmt_error.h - status codes, error records and the allocator hook.
+ *
+ * Ownership rule for the whole library: every handle returned through an
+ * `out` parameter belongs to the caller and is released with its `_free`
+ * function (NULL is always a no-op); every pointer a handle returns from a
+ * getter is borrowed and stays valid until the next call that advances or
+ * frees that handle.
+ */
+#ifndef TACHYON_FMT_ERROR_H
+#define TACHYON_FMT_ERROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#if defined(TFMT_BUILDING) && defined(__GNUC__)
+#define TFMT_API __attribute__((visibility("default")))
+#else
+#define TFMT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes. Append-only: values are never renumbered or reused. */
+typedef enum {
+    TFMT_OK = 0,
+    TFMT_DONE = 1,          /* iteration finished; not an error */
+    TFMT_EINVAL = -1,       /* invalid argument or call order */
+    TFMT_ENOMEM = -2,       /* allocation failed */
+    TFMT_EIO = -3,          /* system I/O error; see sys_errno */
+    TFMT_EFORMAT = -4,      /* corrupt data */
+    TFMT_ETRUNC = -5,       /* data ends early */
+    TFMT_EVERSION = -6,     /* unsupported format or record version */
+    TFMT_ELIMIT = -7,       /* a configured or format limit was exceeded */
+    TFMT_ESCHEMA = -8       /* well-formed data that breaks a schema rule */
+} tfmt_status;
+
+/* Where an error or finding is located. */
+typedef struct tfmt_error {
+    int code;               /* a tfmt_status, < 0 */
+    int sys_errno;          /* errno for TFMT_EIO, else 0 */
+    bool has_offset;        /* `offset` is meaningful */
+    uint64_t offset;        /* byte offset in the (decompressed) input */
+    uint64_t line;          /* 1-based line for line formats, 0 if none */
+    char msg[256];          /* one line, lowercase start allowed, no period */
+} tfmt_error;
+
+/* A static English name for a status code ("corrupt data", ...). */
+TFMT_API const char *tfmt_strerror(int code);
+
+/*
+ * Optional allocator, passed per handle in the options structs. A NULL
+ * pointer or NULL members mean the C library's malloc/realloc/free. `ctx` is
+ * handed back to every call. Tests use this to fail the Nth allocation.
+ */
+typedef struct tfmt_allocator {
+    void *(*malloc_fn)(size_t size, void *ctx);
+    void *(*realloc_fn)(void *ptr, size_t size, void *ctx);
+    void (*free_fn)(void *ptr, void *ctx);
+    void *ctx;
+} tfmt_allocator;
+
+/* The library version, "MAJOR.MINOR.PATCH", of the code actually linked. */
+TFMT_API const char *tfmt_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,93 @@
+/*
+ * tachyon/fmt_io.h - byte sources and sinks.
+ *
+ * A source delivers the bytes of one input: a path (or "-" for stdin), or a
+ * memory buffer. Whole-file gzip, zstd, xz and bzip2 compression is detected
+ * by content and removed transparently. A sink receives the bytes of one
+ * output: a path (written to a temporary file in the same directory and
+ * renamed into place by tfmt_sink_finish, so a failed run never leaves a
+ * partial or clobbered file), or stdout.
+ */
+#ifndef TACHYON_FMT_IO_H
+#define TACHYON_FMT_IO_H
+
+#include "fmt_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tfmt_source tfmt_source;
+typedef struct tfmt_sink tfmt_sink;
+
+/*
+ * Open `path` for reading; "-" reads standard input. On failure returns a
+ * negative status, fills `err` (which may be NULL) and sets *out to NULL.
+ * `alloc` may be NULL.
+ */
+TFMT_API int tfmt_source_open_path(tfmt_source **out, const char *path,
+                                   const tfmt_allocator *alloc,
+                                   tfmt_error *err);
+
+/*
+ * Read from `size` bytes at `data`, which must outlive the source and is not
+ * copied. Sequential reads return at most `chunk` bytes each (0 = no limit),
+ * so tests can feed a reader one byte at a time. Compressed data in memory
+ * is not decompressed.
+ */
+TFMT_API int tfmt_source_open_memory(tfmt_source **out, const void *data,
+                                     size_t size, size_t chunk,
+                                     const tfmt_allocator *alloc);
+
+/*
+ * Read up to `cap` bytes from the current position. Sets *got to the count;
+ * *got == 0 with TFMT_OK means end of input.
+ */
+TFMT_API int tfmt_source_read(tfmt_source *src, void *buf, size_t cap,
+                              size_t *got, tfmt_error *err);
+
+/* Name of the whole-file compression removed: "none", "gzip", "zstd"... */
+TFMT_API const char *tfmt_source_compression(const tfmt_source *src);
+
+TFMT_API void tfmt_source_free(tfmt_source *src);
+
+/* Sink flags. */
+#define TFMT_SINK_FORCE 0x01    /* replace an existing file */
+#define TFMT_SINK_SEEKABLE 0x02 /* the writer will patch earlier bytes */
+
+/*
+ * Open a sink writing to `path`, or to stdout when `path` is NULL or "-".
+ * A path is written through a temporary file renamed at finish; an existing
+ * path is refused (TFMT_EINVAL, "file exists") without TFMT_SINK_FORCE.
+ * With TFMT_SINK_SEEKABLE the sink supports tfmt_sink_pwrite even on a pipe
+ * (by spooling to an unlinked temporary file).
+ */
+TFMT_API int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
+                            const tfmt_allocator *alloc, tfmt_error *err);
+
+/* Append `len` bytes. */
+TFMT_API int tfmt_sink_write(tfmt_sink *sink, const void *buf, size_t len);
+
+/* Overwrite bytes already written (TFMT_SINK_SEEKABLE sinks only). */
+TFMT_API int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
+                              uint64_t offset);
+
+/* Bytes appended so far. */
+TFMT_API uint64_t tfmt_sink_tell(const tfmt_sink *sink);
+
+/*
+ * Flush, close and (for a path) rename into place. After a failure the
+ * temporary file is removed and the destination is left untouched.
+ */
+TFMT_API int tfmt_sink_finish(tfmt_sink *sink);
+
+/* The error of the last failed call on `sink`. */
+TFMT_API const tfmt_error *tfmt_sink_error(const tfmt_sink *sink);
+
+/* Free; without a successful finish the temporary file is removed. */
+TFMT_API void tfmt_sink_free(tfmt_sink *sink);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,70 @@
+/*
+ * tachyon/fmt_profile.h - an aggregated profile: its own string and frame
+ * tables plus a call tree of sample weights, per thread.
+ *
+ * Memory is bounded by the unique strings, frames, threads and call paths,
+ * never by the number of samples. Samples from several readers can be added
+ * to one profile (their tables are merged by content). Exporters turn the
+ * tree into CPython's JSONL (schema v0) and collapsed-stack outputs.
+ */
+#ifndef TACHYON_FMT_PROFILE_H
+#define TACHYON_FMT_PROFILE_H
+
+#include "fmt_model.h"
+#include "fmt_io.h"
+#include "fmt_bin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tfmt_profile tfmt_profile;
+
+/* Which samples are counted. */
+#define TFMT_PROFILE_OPTIONS_VERSION 1
+typedef struct tfmt_profile_options {
+    unsigned version;               /* TFMT_PROFILE_OPTIONS_VERSION */
+    const tfmt_allocator *alloc;    /* NULL: libc */
+    bool skip_idle;                 /* CPython's skip_idle: drop samples
+                                       without HAS_GIL or ON_CPU */
+} tfmt_profile_options;
+#define TFMT_PROFILE_OPTIONS_INIT {TFMT_PROFILE_OPTIONS_VERSION, NULL, false}
+
+/* `opts` may be NULL. */
+TFMT_API int tfmt_profile_new(tfmt_profile **out,
+                              const tfmt_profile_options *opts);
+
+/*
+ * Stream every remaining sample of `r` into the profile. Returns TFMT_OK
+ * when the reader reached its end cleanly, or the reader's negative status
+ * (details in tfmt_bin_error(r)) or TFMT_ENOMEM (see tfmt_profile_error).
+ * The first reader added sets the profile's interval and mode.
+ */
+TFMT_API int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r);
+
+/* Thread-samples counted (empty stacks and skipped samples excluded). */
+TFMT_API uint64_t tfmt_profile_samples(const tfmt_profile *p);
+
+/* Sample interval and mode of the profile (from the first input). */
+TFMT_API uint64_t tfmt_profile_interval_us(const tfmt_profile *p);
+TFMT_API int tfmt_profile_mode(const tfmt_profile *p);
+
+/*
+ * Write CPython's JSONL export (schema v0) byte for byte: meta,
+ * string_table, frame_table and agg records in chunks of 256, then end.
+ * `run_id` is 32 lowercase hex digits.
+ */
+TFMT_API int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
+                                      const char *run_id);
+
+/* Write CPython's collapsed-stack output byte for byte. */
+TFMT_API int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink);
+
+TFMT_API const tfmt_error *tfmt_profile_error(const tfmt_profile *p);
+
+TFMT_API void tfmt_profile_free(tfmt_profile *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,2 @@
+/* bin_header.c - placeholder until the module lands. */
+#include "internal.h"

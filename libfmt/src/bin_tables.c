@@ -1,0 +1,2 @@
+/* bin_tables.c - placeholder until the module lands. */
+#include "internal.h"

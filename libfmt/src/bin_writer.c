@@ -1,0 +1,2 @@
+/* bin_writer.c - placeholder until the module lands. */
+#include "internal.h"

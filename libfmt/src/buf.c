@@ -1,0 +1,89 @@
+/* buf.c - a growable byte buffer used to assemble output records. */
+#include <stdio.h>
+
+#include "internal.h"
+
+void tfmt__buf_init(tfmt_buf *b, const tfmt_allocator *a)
+{
+    b->alloc = a;
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+}
+
+void tfmt__buf_free(tfmt_buf *b)
+{
+    tfmt__free(b->alloc, b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+int tfmt__buf_reserve(tfmt_buf *b, size_t extra)
+{
+    if (extra > SIZE_MAX - b->len)
+        return TFMT_ENOMEM;
+    return tfmt__grow(b->alloc, (void **)&b->data, &b->cap, b->len + extra,
+                      1);
+}
+
+int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n)
+{
+    if (tfmt__buf_reserve(b, n) != TFMT_OK)
+        return TFMT_ENOMEM;
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return TFMT_OK;
+}
+
+int tfmt__buf_putc(tfmt_buf *b, char c)
+{
+    return tfmt__buf_put(b, &c, 1);
+}
+
+int tfmt__buf_puts(tfmt_buf *b, const char *s)
+{
+    return tfmt__buf_put(b, s, strlen(s));
+}
+
+int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || tfmt__buf_reserve(b, (size_t)n + 1) != TFMT_OK)
+        return TFMT_ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return TFMT_OK;
+}
+
+int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return tfmt__buf_put(b, tmp + sizeof tmp - n, n);
+}
+
+int tfmt__buf_put_i64(tfmt_buf *b, int64_t v)
+{
+    if (v < 0) {
+        if (tfmt__buf_putc(b, '-') != TFMT_OK)
+            return TFMT_ENOMEM;
+        return tfmt__buf_put_u64(b, (uint64_t)0 - (uint64_t)v);
+    }
+    return tfmt__buf_put_u64(b, (uint64_t)v);
+}
+
+int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v)
+{
+    uint8_t tmp[10];
+    return tfmt__buf_put(b, tmp, tfmt__varint_encode(tmp, v));
+}

@@ -1,0 +1,75 @@
+/* error.c - error records and status names. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+const char *tfmt_strerror(int code)
+{
+    switch (code) {
+    case TFMT_OK: return "success";
+    case TFMT_DONE: return "end of input";
+    case TFMT_EINVAL: return "invalid argument";
+    case TFMT_ENOMEM: return "out of memory";
+    case TFMT_EIO: return "input/output error";
+    case TFMT_EFORMAT: return "corrupt data";
+    case TFMT_ETRUNC: return "truncated data";
+    case TFMT_EVERSION: return "unsupported version";
+    case TFMT_ELIMIT: return "limit exceeded";
+    case TFMT_ESCHEMA: return "schema violation";
+    default: return "unknown error";
+    }
+}
+
+const char *tfmt_version(void)
+{
+    return TFMT_VERSION_STRING;
+}
+
+static int verror(tfmt_error *err, int code, bool located, uint64_t offset,
+                  const char *fmt, va_list ap)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    err->sys_errno = 0;
+    err->has_offset = located;
+    err->offset = offset;
+    err->line = 0;
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    return code;
+}
+
+int tfmt__error(tfmt_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(err, code, false, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(err, code, true, offset, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what)
+{
+    tfmt__error(err, TFMT_EIO, "%s%s%s", what ? what : "",
+                what ? ": " : "", strerror(sys_errno));
+    if (err)
+        err->sys_errno = sys_errno;
+    return TFMT_EIO;
+}
+
+void tfmt__error_clear(tfmt_error *err)
+{
+    if (err)
+        memset(err, 0, sizeof *err);
+}

@@ -1,0 +1,207 @@
+/*
+ * internal.h - private helpers shared by libtachyonfmt's modules: allocation
+ * through the handle's allocator, error records, growable buffers, byte-order
+ * loads/stores and LEB128 varints. Never installed.
+ */
+#ifndef TFMT_INTERNAL_H
+#define TFMT_INTERNAL_H
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "tachyon/fmt.h"
+
+/* ---- allocation (alloc.c) ---- */
+void *tfmt__malloc(const tfmt_allocator *a, size_t size);
+void *tfmt__calloc(const tfmt_allocator *a, size_t n, size_t size);
+void *tfmt__realloc(const tfmt_allocator *a, void *ptr, size_t size);
+void tfmt__free(const tfmt_allocator *a, void *ptr);
+/* Grow *ptr (elements of `elem` bytes) to hold at least `need`; doubles. */
+int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
+               size_t elem);
+
+/* ---- errors (error.c) ---- */
+#if defined(__GNUC__)
+#define TFMT_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TFMT_PRINTF(f, a)
+#endif
+/* Fill `err` (may be NULL) and return `code`. */
+int tfmt__error(tfmt_error *err, int code, const char *fmt, ...)
+    TFMT_PRINTF(3, 4);
+/* Same, located at byte `offset`. */
+int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
+                   const char *fmt, ...) TFMT_PRINTF(4, 5);
+/* TFMT_EIO from errno, message "<what>: strerror". */
+int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what);
+void tfmt__error_clear(tfmt_error *err);
+
+/* ---- growable byte buffer (buf.c) ---- */
+typedef struct tfmt_buf {
+    const tfmt_allocator *alloc;
+    char *data;
+    size_t len;
+    size_t cap;
+} tfmt_buf;
+void tfmt__buf_init(tfmt_buf *b, const tfmt_allocator *a);
+void tfmt__buf_free(tfmt_buf *b);
+int tfmt__buf_reserve(tfmt_buf *b, size_t extra);
+int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n);
+int tfmt__buf_putc(tfmt_buf *b, char c);
+int tfmt__buf_puts(tfmt_buf *b, const char *s);
+int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...) TFMT_PRINTF(2, 3);
+int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);   /* decimal */
+int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);    /* decimal */
+int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v); /* LEB128 */
+
+/* ---- hashing (hash.c) ---- */
+uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed);
+static inline uint64_t tfmt__hash_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/*
+ * An open-addressing table of uint32 ids. The caller owns the keyed items
+ * and supplies the hash and an equality callback; the table stores only
+ * (hash, id) pairs, so it costs 12 bytes a slot.
+ */
+typedef bool (*tfmt_idset_eq)(const void *ctx, uint32_t id, const void *key);
+typedef struct tfmt_idset {
+    const tfmt_allocator *alloc;
+    uint64_t *hashes;
+    uint32_t *ids;          /* UINT32_MAX = empty */
+    size_t cap;             /* power of two */
+    size_t count;
+} tfmt_idset;
+void tfmt__idset_init(tfmt_idset *s, const tfmt_allocator *a);
+void tfmt__idset_free(tfmt_idset *s);
+/* Find `key`; returns its id or UINT32_MAX. */
+uint32_t tfmt__idset_find(const tfmt_idset *s, uint64_t hash, const void *key,
+                          tfmt_idset_eq eq, const void *ctx);
+/* Insert id (caller checked it is absent). */
+int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id);
+
+/* ---- byte order ---- */
+static inline uint32_t tfmt__bswap32(uint32_t v)
+{
+    return __builtin_bswap32(v);
+}
+static inline uint64_t tfmt__bswap64(uint64_t v)
+{
+    return __builtin_bswap64(v);
+}
+static inline uint32_t tfmt__load32(const void *p, bool swap)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return swap ? tfmt__bswap32(v) : v;
+}
+static inline uint64_t tfmt__load64(const void *p, bool swap)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return swap ? tfmt__bswap64(v) : v;
+}
+static inline double tfmt__load_f64(const void *p, bool swap)
+{
+    uint64_t u = tfmt__load64(p, swap);
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+static inline void tfmt__store32(void *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+static inline void tfmt__store64(void *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
+static inline void tfmt__store_f64(void *p, double d)
+{
+    memcpy(p, &d, 8);
+}
+
+/* ---- varints (LEB128, low group first) ---- */
+/*
+ * Decode an unsigned varint from [*pp, end). Returns 1 on success (advancing
+ * *pp), 0 when the input ends first, -1 when the shift would reach 64 bits
+ * (CPython's "malformed" case).
+ */
+static inline int tfmt__varint_u64(const uint8_t **pp, const uint8_t *end,
+                                   uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    unsigned shift = 0;
+    for (;;) {
+        if (p >= end)
+            return 0;
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        shift += 7;
+        if (shift >= 64)
+            return -1;
+    }
+    *pp = p;
+    *out = v;
+    return 1;
+}
+
+/* As tfmt__varint_u64, and -1 also when the value exceeds UINT32_MAX. */
+static inline int tfmt__varint_u32(const uint8_t **pp, const uint8_t *end,
+                                   uint32_t *out)
+{
+    uint64_t v;
+    int rc = tfmt__varint_u64(pp, end, &v);
+    if (rc <= 0)
+        return rc;
+    if (v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static inline uint32_t tfmt__zigzag32(int32_t n)
+{
+    return ((uint32_t)n << 1) ^ (uint32_t)(n >> 31);
+}
+static inline int32_t tfmt__unzigzag32(uint32_t z)
+{
+    return (int32_t)((z >> 1) ^ (~(z & 1) + 1));
+}
+
+/* Encode `v` into out (at least 10 bytes); returns the byte count. */
+static inline size_t tfmt__varint_encode(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        out[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+/* ---- sources (source.c): random access for the binary reader ---- */
+/*
+ * Make `src` randomly readable, spooling a stream to an unlinked temporary
+ * file when needed; then read exactly `n` bytes at `offset` (short read:
+ * TFMT_ETRUNC). Size of the (decompressed) input in *out.
+ */
+int tfmt__source_seekable(tfmt_source *src, uint64_t *size, tfmt_error *err);
+int tfmt__source_pread(tfmt_source *src, void *buf, size_t n, uint64_t offset,
+                       tfmt_error *err);
+/* Borrow a pointer to [offset, offset+n) if the source is in memory. */
+const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset,
+                                   size_t n);
+
+#endif

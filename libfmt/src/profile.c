@@ -1,0 +1,2 @@
+/* profile.c - placeholder until the module lands. */
+#include "internal.h"

@@ -1,0 +1,2 @@
+/* profile_collapsed.c - placeholder until the module lands. */
+#include "internal.h"

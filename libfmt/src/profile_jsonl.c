@@ -1,0 +1,2 @@
+/* profile_jsonl.c - placeholder until the module lands. */
+#include "internal.h"

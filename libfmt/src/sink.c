@@ -1,0 +1,2 @@
+/* sink.c - placeholder until the module lands. */
+#include "internal.h"

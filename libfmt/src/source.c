@@ -1,0 +1,2 @@
+/* source.c - placeholder until the module lands. */
+#include "internal.h"

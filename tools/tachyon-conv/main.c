@@ -1,0 +1,3 @@
+/* tachyon-conv - placeholder. */
+int main(void);
+int main(void) { return 2; }
