@@ -24,6 +24,40 @@ extern "C" {
 
 typedef struct tfmt_bin_reader tfmt_bin_reader;
 
+/*
+ * The checks a binary reader makes, reported in tfmt_error.check so a
+ * validator can give each a stable rule id. Append-only.
+ */
+typedef enum {
+    TFMT_BCHK_NONE = 0,
+    TFMT_BCHK_FILE_SIZE = 1,      /* too small for header or footer */
+    TFMT_BCHK_MAGIC = 2,
+    TFMT_BCHK_VERSION = 3,
+    TFMT_BCHK_LAYOUT = 4,         /* no header layout fits the offsets */
+    TFMT_BCHK_STRING_OFFSET = 5,
+    TFMT_BCHK_FRAME_OFFSET = 6,
+    TFMT_BCHK_TABLE_ORDER = 7,    /* string table after frame table */
+    TFMT_BCHK_STRING_COUNT = 8,   /* more strings than bytes allow */
+    TFMT_BCHK_FRAME_COUNT = 9,
+    TFMT_BCHK_FOOTER_SIZE = 10,   /* footer file size != real size */
+    TFMT_BCHK_STATS = 11,         /* statistics block size or values */
+    TFMT_BCHK_STRING_TABLE = 12,  /* malformed or overflowing entry */
+    TFMT_BCHK_FRAME_TABLE = 13,
+    TFMT_BCHK_TRAILING = 14,      /* bytes after the frame table */
+    TFMT_BCHK_COMPRESSION = 15,   /* unknown compression id */
+    TFMT_BCHK_ZSTD = 16,          /* corrupt or truncated zstd frame */
+    TFMT_BCHK_RECORD = 17,        /* truncated sample record */
+    TFMT_BCHK_THREAD_COUNT = 18,  /* more threads than declared */
+    TFMT_BCHK_ENCODING = 19,      /* unknown stack encoding */
+    TFMT_BCHK_RLE = 20,           /* bad REPEAT record */
+    TFMT_BCHK_VARINT = 21,        /* malformed varint in sample data */
+    TFMT_BCHK_DEPTH = 22,         /* stack depth beyond 256 or shared */
+    TFMT_BCHK_FRAME_INDEX = 23,
+    TFMT_BCHK_STRING_INDEX = 24,
+    TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
+    TFMT_BCHK_MODE = 26           /* invalid profiling mode in header */
+} tfmt_bin_check;
+
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
 typedef enum {
     TFMT_NOTE_THREAD_COUNT = 1,  /* header declares more threads than seen */
@@ -82,6 +116,13 @@ TFMT_API uint64_t tfmt_bin_bytes_read(const tfmt_bin_reader *r);
 
 /* The error behind the last negative status. */
 TFMT_API const tfmt_error *tfmt_bin_error(const tfmt_bin_reader *r);
+
+/*
+ * A 32-hex-digit fingerprint of the file, derived from its header, footer,
+ * tables and size (not from the sample region, so it costs nothing). Used
+ * as a reproducible JSONL run_id. `out` gets 32 digits and a NUL.
+ */
+TFMT_API void tfmt_bin_fingerprint(const tfmt_bin_reader *r, char out[33]);
 
 TFMT_API void tfmt_bin_free(tfmt_bin_reader *r);
 
@@ -164,6 +205,16 @@ TFMT_API uint64_t tfmt_bin_writer_samples(const tfmt_bin_writer *w);
 TFMT_API int tfmt_bin_writer_finish(tfmt_bin_writer *w);
 
 TFMT_API const tfmt_error *tfmt_bin_writer_error(const tfmt_bin_writer *w);
+
+/*
+ * Copy every remaining sample of `r` into `w`, one thread-sample per
+ * timestamp, in file order, interning frames as CPython's writer would (so
+ * a zstd log re-encoded uncompressed equals the CPython-written one), and
+ * copy r's statistics block if it has one. `w` should have been opened with
+ * r's start time, interval, Python version and config word. Returns TFMT_OK
+ * or the failing side's negative status (see its _error function).
+ */
+TFMT_API int tfmt_bin_copy(tfmt_bin_reader *r, tfmt_bin_writer *w);
 
 TFMT_API void tfmt_bin_writer_free(tfmt_bin_writer *w);
 

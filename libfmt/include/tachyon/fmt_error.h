@@ -42,6 +42,8 @@ typedef enum {
 typedef struct tfmt_error {
     int code;               /* a tfmt_status, < 0 */
     int sys_errno;          /* errno for TFMT_EIO, else 0 */
+    int check;              /* which check failed: a codec's own enum
+                               (tfmt_bin_check for binary logs), 0 if none */
     bool has_offset;        /* `offset` is meaningful */
     uint64_t offset;        /* byte offset in the (decompressed) input */
     uint64_t line;          /* 1-based line for line formats, 0 if none */

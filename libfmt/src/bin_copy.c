@@ -1,0 +1,2 @@
+/* bin_copy.c - placeholder until the module lands. */
+#include "internal.h"
