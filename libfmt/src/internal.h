@@ -7,6 +7,7 @@
 #define TFMT_INTERNAL_H
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tachyon/fmt.h"

@@ -1,0 +1,93 @@
+/*
+ * bin_internal.h - private pieces of the binary reader: header and footer
+ * parsing (bin_header.c), the string and frame tables (bin_tables.c), the
+ * sample-region byte stream (bin_stream.c) and the record decoder
+ * (bin_reader.c).
+ */
+#ifndef TFMT_BIN_INTERNAL_H
+#define TFMT_BIN_INTERNAL_H
+
+#include "internal.h"
+
+#define TFMT_BIN_MAGIC 0x54414348u
+#define TFMT_BIN_MAGIC_SWAPPED 0x48434154u
+#define TFMT_BIN_VERSION 1u
+#define TFMT_BIN_HEADER_SIZE 64u
+#define TFMT_BIN_FOOTER_SIZE 32u
+#define TFMT_BIN_RECORD_HEADER 13u
+#define TFMT_BIN_MIN_FRAME_ENTRY 7u
+#define TFMT_STATS_SIGNATURE "TACHSTAT"
+#define TFMT_STATS_MIN_SIZE 32u
+#define TFMT_STATS_FULL_SIZE 56u
+
+/* Everything learnt from the fixed-size parts of a file. */
+typedef struct tfmt_bin_fixed {
+    tfmt_info info;
+    uint64_t tables_end;        /* where the frame table must end */
+    uint8_t header[TFMT_BIN_HEADER_SIZE];
+    uint8_t footer[TFMT_BIN_FOOTER_SIZE];
+} tfmt_bin_fixed;
+
+/*
+ * Parse and check header, footer and statistics block of a file of
+ * `file_size` bytes. Reports findings through `note`. Located errors.
+ */
+int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
+                         uint64_t file_size, tfmt_note_fn note,
+                         void *note_ctx, tfmt_error *err);
+
+/* The string and frame tables, loaded whole (bounded by the file size). */
+typedef struct tfmt_bin_tables {
+    const tfmt_allocator *alloc;
+    uint8_t *strbytes;          /* the raw string-table region */
+    uint64_t *stroff;           /* string i at strbytes + stroff[i] */
+    uint32_t *strlen_;
+    uint32_t nstrings;
+    tfmt_frame *frames;
+    uint8_t *frame_ok;          /* 1 when both string indices are valid */
+    uint32_t nframes;
+    uint64_t hash[2];           /* of the table bytes, for fingerprints */
+} tfmt_bin_tables;
+
+int tfmt__bin_load_tables(tfmt_bin_tables *t, tfmt_source *src,
+                          const tfmt_bin_fixed *fx, tfmt_error *err);
+void tfmt__bin_free_tables(tfmt_bin_tables *t);
+
+/*
+ * The decompressed sample region as a sliding window. `tfmt__bin_stream_fill`
+ * makes at least `need` bytes available from `pos` if the region has them,
+ * moving the unread tail to the front of the window first.
+ */
+typedef struct tfmt_bin_stream {
+    const tfmt_allocator *alloc;
+    tfmt_source *src;
+    uint64_t next_in;           /* next compressed/raw file offset to read */
+    uint64_t end_in;            /* string table offset: end of the region */
+    bool zstd;
+    void *dctx;                 /* ZSTD_DCtx */
+    uint8_t *in;                /* compressed input buffer */
+    size_t in_len, in_pos, in_cap;
+    size_t zret;                /* last ZSTD_decompressStream result */
+    bool zstarted;              /* the decoder has produced or consumed */
+    const uint8_t *mem;         /* zero-copy region of a memory source */
+    uint8_t *win;               /* window buffer */
+    size_t win_cap;
+    const uint8_t *pos, *end;   /* unread bytes */
+    uint64_t base;              /* region offset of win[0] / mem[0] */
+    bool eof;                   /* no more bytes will come */
+} tfmt_bin_stream;
+
+int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
+                          const tfmt_info *info, const tfmt_allocator *a,
+                          tfmt_error *err);
+int tfmt__bin_stream_fill(tfmt_bin_stream *s, size_t need, tfmt_error *err);
+void tfmt__bin_stream_close(tfmt_bin_stream *s);
+
+/* Region offset of the next unread byte. */
+static inline uint64_t tfmt__bin_stream_offset(const tfmt_bin_stream *s)
+{
+    const uint8_t *start = s->mem ? s->mem : s->win;
+    return s->base + (uint64_t)(s->pos - start);
+}
+
+#endif
