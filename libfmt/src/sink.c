@@ -1,2 +1,503 @@
-/* sink.c - placeholder until the module lands. */
+/*
+ * sink.c - byte sinks: a path or stdout.
+ *
+ * A path is written to `<path>.tmp.XXXXXX` in the same directory and moved
+ * into place by tfmt_sink_finish, so a failed run never leaves a partial or
+ * clobbered file. Writes are buffered, because exporters append small
+ * pieces. A .gz/.zst/.xz/.bz2 path is compressed through libarchive (raw
+ * format, no padding, no gzip timestamp, so output is reproducible). When
+ * the writer must patch earlier bytes and the destination cannot seek (a
+ * pipe, or compressed output), the bytes go to an unlinked spool file that
+ * is copied into the destination at finish.
+ */
+#define _GNU_SOURCE /* O_TMPFILE */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "internal.h"
+
+#define SINK_BUF ((size_t)256 * 1024)
+#define IO_MAX ((size_t)1 << 30)
+
+struct tfmt_sink {
+    tfmt_allocator alloc;
+    tfmt_error err;
+    unsigned flags;
+    char *path;             /* destination path, NULL for stdout */
+    char *tmp_path;         /* temporary file while it exists */
+    int out_fd;             /* the destination (temporary file or stdout) */
+    bool own_out;
+    uint64_t out_base;      /* offset of byte 0 in out_fd */
+    int spool_fd;           /* -1 unless bytes are spooled */
+    struct archive *ar;     /* compression, NULL for plain output */
+    bool discard;           /* free without finish: drop libarchive output */
+    uint8_t *buf;
+    size_t used;
+    uint64_t written;       /* bytes appended, buffered ones included */
+    int status;             /* sticky: first failure, or OK */
+    bool finished;
+};
+
+/* ---- errors ---- */
+
+static int sink_fail(tfmt_sink *sink, int code, const char *msg)
+{
+    tfmt__error(&sink->err, code, "%s", msg);
+    sink->status = code;
+    return code;
+}
+
+static int sink_errno(tfmt_sink *sink, int e)
+{
+    tfmt__error_errno(&sink->err, e, NULL);
+    sink->status = TFMT_EIO;
+    return TFMT_EIO;
+}
+
+static int archive_fail(tfmt_sink *sink)
+{
+    int e = archive_errno(sink->ar);
+    const char *s = archive_error_string(sink->ar);
+    if (e > 0 && e != EINVAL && e != EILSEQ)
+        return sink_errno(sink, e);
+    return sink_fail(sink, TFMT_EIO, s ? s : "compression failed");
+}
+
+const tfmt_error *tfmt_sink_error(const tfmt_sink *sink)
+{
+    return sink ? &sink->err : NULL;
+}
+
+/* ---- raw output ---- */
+
+static int write_fd(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n < IO_MAX ? n : IO_MAX);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return errno;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* libarchive's write callback: the destination, or nothing once freed. */
+static la_ssize_t archive_write_cb(struct archive *ar, void *ctx,
+                                   const void *buf, size_t n)
+{
+    tfmt_sink *sink = ctx;
+    if (sink->discard)
+        return (la_ssize_t)n;
+    int e = write_fd(sink->out_fd, buf, n);
+    if (e) {
+        archive_set_error(ar, e, "write error");
+        return -1;
+    }
+    return (la_ssize_t)n;
+}
+
+/* Deliver bytes to the destination: compressed, or as they are. */
+static int deliver(tfmt_sink *sink, const uint8_t *p, size_t n)
+{
+    if (!sink->ar) {
+        int e = write_fd(sink->out_fd, p, n);
+        return e ? sink_errno(sink, e) : TFMT_OK;
+    }
+    while (n > 0) {
+        la_ssize_t w = archive_write_data(sink->ar, p, n);
+        if (w <= 0)
+            return archive_fail(sink);
+        p += w;
+        n -= (size_t)w;
+    }
+    return TFMT_OK;
+}
+
+/* Send the buffer on, to the spool when there is one. */
+static int emit(tfmt_sink *sink, const uint8_t *p, size_t n)
+{
+    if (sink->spool_fd < 0)
+        return deliver(sink, p, n);
+    int e = write_fd(sink->spool_fd, p, n);
+    return e ? sink_errno(sink, e) : TFMT_OK;
+}
+
+static int flush(tfmt_sink *sink)
+{
+    if (sink->used == 0)
+        return TFMT_OK;
+    int rc = emit(sink, sink->buf, sink->used);
+    sink->used = 0;
+    return rc;
+}
+
+/* ---- appending and patching ---- */
+
+int tfmt_sink_write(tfmt_sink *sink, const void *buf, size_t len)
+{
+    if (!sink)
+        return TFMT_EINVAL;
+    if (sink->status != TFMT_OK)
+        return sink->status;
+    if (sink->finished)
+        return sink_fail(sink, TFMT_EINVAL, "sink already finished");
+    if (len <= SINK_BUF - sink->used) {
+        memcpy(sink->buf + sink->used, buf, len);
+        sink->used += len;
+        sink->written += len;
+        return TFMT_OK;
+    }
+    int rc = flush(sink);
+    if (rc == TFMT_OK && len >= SINK_BUF) {
+        rc = emit(sink, buf, len);
+    } else if (rc == TFMT_OK) {
+        memcpy(sink->buf, buf, len);
+        sink->used = len;
+    }
+    if (rc == TFMT_OK)
+        sink->written += len;
+    return rc;
+}
+
+uint64_t tfmt_sink_tell(const tfmt_sink *sink)
+{
+    return sink ? sink->written : 0;
+}
+
+int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
+                     uint64_t offset)
+{
+    if (!sink)
+        return TFMT_EINVAL;
+    if (sink->status != TFMT_OK)
+        return sink->status;
+    if (!(sink->flags & TFMT_SINK_SEEKABLE) || sink->finished)
+        return sink_fail(sink, TFMT_EINVAL, "sink is not seekable");
+    if (offset > sink->written || len > sink->written - offset)
+        return sink_fail(sink, TFMT_EINVAL, "patch beyond written bytes");
+    int rc = flush(sink);
+    if (rc != TFMT_OK)
+        return rc;
+    int fd = sink->spool_fd >= 0 ? sink->spool_fd : sink->out_fd;
+    uint64_t base = sink->spool_fd >= 0 ? 0 : sink->out_base;
+    const uint8_t *p = buf;
+    while (len > 0) {
+        ssize_t w = pwrite(fd, p, len < IO_MAX ? len : IO_MAX,
+                           (off_t)(base + offset));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return sink_errno(sink, errno);
+        p += w;
+        len -= (size_t)w;
+        offset += (uint64_t)w;
+    }
+    return TFMT_OK;
+}
+
+/* ---- opening ---- */
+
+static const char *filter_for(const char *path)
+{
+    static const char *const map[][2] = {
+        {".gz", "gzip"}, {".zst", "zstd"}, {".xz", "xz"}, {".bz2", "bzip2"},
+    };
+    size_t len = path ? strlen(path) : 0;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        size_t elen = strlen(map[i][0]);
+        if (len > elen && strcmp(path + len - elen, map[i][0]) == 0)
+            return map[i][1];
+    }
+    return NULL;
+}
+
+static int archive_setup(tfmt_sink *sink, const char *filter)
+{
+    struct archive *ar = archive_write_new();
+    sink->ar = ar;
+    if (!ar)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    if (archive_write_add_filter_by_name(ar, filter) != ARCHIVE_OK ||
+        archive_write_set_format_raw(ar) != ARCHIVE_OK ||
+        archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK)
+        return archive_fail(sink);
+    /* no mtime in the gzip header: two runs give identical bytes */
+    if (strcmp(filter, "gzip") == 0 &&
+        archive_write_set_filter_option(ar, "gzip", "timestamp", NULL) !=
+            ARCHIVE_OK)
+        return archive_fail(sink);
+    if (archive_write_open2(ar, sink, NULL, archive_write_cb, NULL, NULL) !=
+        ARCHIVE_OK)
+        return archive_fail(sink);
+    struct archive_entry *entry = archive_entry_new();
+    if (!entry)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    archive_entry_set_pathname(entry, "data");
+    archive_entry_set_filetype(entry, AE_IFREG);
+    int r = archive_write_header(ar, entry);
+    archive_entry_free(entry);
+    return r == ARCHIVE_OK ? TFMT_OK : archive_fail(sink);
+}
+
+/* An unlinked temporary file in $TMPDIR or /tmp. */
+static int spool_open(tfmt_sink *sink)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+#ifdef O_TMPFILE
+    sink->spool_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (sink->spool_fd >= 0)
+        return TFMT_OK;
+#endif
+    char path[4096];
+    int len = snprintf(path, sizeof path, "%s/tachyon-XXXXXX", dir);
+    if (len < 0 || (size_t)len >= sizeof path)
+        return sink_errno(sink, ENAMETOOLONG);
+    sink->spool_fd = mkstemp(path);
+    if (sink->spool_fd < 0)
+        return sink_errno(sink, errno);
+    unlink(path);
+    return TFMT_OK;
+}
+
+/*
+ * Create `<path>.tmp.XXXXXX` like mkstemp, but with mode 0666 so the
+ * umask applies and the renamed file gets ordinary permissions.
+ */
+static int tmp_create(tfmt_sink *sink)
+{
+    static const char set[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    size_t plen = strlen(sink->path);
+    sink->tmp_path = tfmt__malloc(&sink->alloc, plen + 12);
+    if (!sink->tmp_path)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
+                    (uint64_t)(uintptr_t)sink;
+    for (int tries = 0; tries < 100; tries++) {
+        uint64_t r = tfmt__hash_mix(seed + (uint64_t)tries * 0x9e3779b9);
+        char *p = sink->tmp_path;
+        memcpy(p, sink->path, plen);
+        memcpy(p + plen, ".tmp.", 5);
+        for (int i = 0; i < 6; i++, r >>= 6)
+            p[plen + 5 + i] = set[(r & 63) % (sizeof set - 1)];
+        p[plen + 11] = '\0';
+        sink->out_fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                            0666);
+        if (sink->out_fd >= 0)
+            return TFMT_OK;
+        if (errno != EEXIST)
+            break;
+    }
+    int e = errno;
+    tfmt__free(&sink->alloc, sink->tmp_path);
+    sink->tmp_path = NULL;
+    return sink_errno(sink, e);
+}
+
+/*
+ * Pick the destination fd. An existing non-regular file (/dev/null, a
+ * FIFO) is written in place: there is nothing to clobber or rename.
+ */
+static int dest_open(tfmt_sink *sink, const char *path)
+{
+    struct stat st;
+    if (!path) {
+        sink->out_fd = STDOUT_FILENO;
+        return TFMT_OK;
+    }
+    size_t len = strlen(path);
+    sink->path = tfmt__malloc(&sink->alloc, len + 1);
+    if (!sink->path)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    memcpy(sink->path, path, len + 1);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return sink_errno(sink, EISDIR);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        sink->out_fd = open(path, O_WRONLY | O_CLOEXEC);
+        sink->own_out = sink->out_fd >= 0;
+        return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
+    }
+    if (!(sink->flags & TFMT_SINK_FORCE) && lstat(path, &st) == 0)
+        return sink_fail(sink, TFMT_EINVAL, "file exists");
+    int rc = tmp_create(sink);
+    sink->own_out = rc == TFMT_OK;
+    return rc;
+}
+
+/* Can pwrite patch the destination in place? */
+static bool dest_patchable(tfmt_sink *sink)
+{
+    struct stat st;
+    if (fstat(sink->out_fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    int fl = fcntl(sink->out_fd, F_GETFL);
+    if (fl < 0 || (fl & O_APPEND))
+        return false;   /* pwrite would append on Linux */
+    off_t cur = lseek(sink->out_fd, 0, SEEK_CUR);
+    if (cur < 0)
+        return false;
+    sink->out_base = (uint64_t)cur;
+    return true;
+}
+
+static int sink_setup(tfmt_sink *sink, const char *path)
+{
+    int rc = dest_open(sink, path);
+    if (rc != TFMT_OK)
+        return rc;
+    sink->buf = tfmt__malloc(&sink->alloc, SINK_BUF);
+    if (!sink->buf)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    const char *filter = filter_for(sink->path);
+    if (filter) {
+        rc = archive_setup(sink, filter);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    if ((sink->flags & TFMT_SINK_SEEKABLE) &&
+        (filter || !dest_patchable(sink)))
+        return spool_open(sink);
+    return TFMT_OK;
+}
+
+int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
+                   const tfmt_allocator *alloc, tfmt_error *err)
+{
+    if (!out)
+        return tfmt__error(err, TFMT_EINVAL, "no output handle");
+    *out = NULL;
+    tfmt_sink *sink = tfmt__calloc(alloc, 1, sizeof *sink);
+    if (!sink)
+        return tfmt__error(err, TFMT_ENOMEM, "out of memory");
+    if (alloc)
+        sink->alloc = *alloc;
+    sink->flags = flags;
+    sink->out_fd = -1;
+    sink->spool_fd = -1;
+    if (path && strcmp(path, "-") == 0)
+        path = NULL;
+    int rc = sink_setup(sink, path);
+    if (rc != TFMT_OK) {
+        if (err)
+            *err = sink->err;
+        tfmt_sink_free(sink);
+        return rc;
+    }
+    *out = sink;
+    return TFMT_OK;
+}
+
+/* ---- finishing ---- */
+
+/* Copy the spool into the destination, compressing as configured. */
+static int spool_drain(tfmt_sink *sink)
+{
+    uint64_t off = 0;
+    while (off < sink->written) {
+        uint64_t left = sink->written - off;
+        size_t want = left < SINK_BUF ? (size_t)left : SINK_BUF;
+        ssize_t r = pread(sink->spool_fd, sink->buf, want, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return sink_errno(sink, errno);
+        if (r == 0)
+            return sink_fail(sink, TFMT_EIO, "spool file shrank");
+        int rc = deliver(sink, sink->buf, (size_t)r);
+        if (rc != TFMT_OK)
+            return rc;
+        off += (uint64_t)r;
+    }
+    return TFMT_OK;
+}
+
+/*
+ * Move the temporary file onto the path. Without FORCE, link() refuses a
+ * file created meanwhile, where rename() would replace it.
+ */
+static int commit_path(tfmt_sink *sink)
+{
+    if (!(sink->flags & TFMT_SINK_FORCE)) {
+        if (link(sink->tmp_path, sink->path) == 0) {
+            unlink(sink->tmp_path);
+            return TFMT_OK;
+        }
+        if (errno == EEXIST)
+            return sink_fail(sink, TFMT_EINVAL, "file exists");
+    }
+    if (rename(sink->tmp_path, sink->path) != 0)
+        return sink_errno(sink, errno);
+    return TFMT_OK;
+}
+
+static int finish_output(tfmt_sink *sink)
+{
+    int rc = flush(sink);
+    if (rc == TFMT_OK && sink->spool_fd >= 0)
+        rc = spool_drain(sink);
+    if (rc == TFMT_OK && sink->ar && archive_write_close(sink->ar) !=
+        ARCHIVE_OK)
+        rc = archive_fail(sink);
+    if (rc != TFMT_OK || !sink->own_out)
+        return rc;
+    int fd = sink->out_fd;
+    sink->out_fd = -1;
+    sink->own_out = false;
+    if (close(fd) != 0)
+        return sink_errno(sink, errno);
+    return TFMT_OK;
+}
+
+int tfmt_sink_finish(tfmt_sink *sink)
+{
+    if (!sink)
+        return TFMT_EINVAL;
+    if (sink->status != TFMT_OK)
+        return sink->status;
+    if (sink->finished)
+        return sink_fail(sink, TFMT_EINVAL, "sink already finished");
+    int rc = finish_output(sink);
+    if (rc == TFMT_OK && sink->tmp_path) {
+        rc = commit_path(sink);
+        if (rc == TFMT_OK) {
+            tfmt__free(&sink->alloc, sink->tmp_path);
+            sink->tmp_path = NULL;
+        }
+    }
+    sink->finished = rc == TFMT_OK;
+    return rc;
+}
+
+void tfmt_sink_free(tfmt_sink *sink)
+{
+    if (!sink)
+        return;
+    tfmt_allocator alloc = sink->alloc;
+    if (sink->ar) {
+        /* a failed run must not end a pipe with a valid trailer */
+        sink->discard = true;
+        archive_write_free(sink->ar);
+    }
+    if (sink->spool_fd >= 0)
+        close(sink->spool_fd);
+    if (sink->own_out && sink->out_fd >= 0)
+        close(sink->out_fd);
+    if (sink->tmp_path)
+        unlink(sink->tmp_path);
+    tfmt__free(&alloc, sink->tmp_path);
+    tfmt__free(&alloc, sink->path);
+    tfmt__free(&alloc, sink->buf);
+    tfmt__free(&alloc, sink);
+}

@@ -1,0 +1,468 @@
+/*
+ * test_sink.c - byte sinks: atomic replacement through a temporary file,
+ * refusal to clobber, cleanup on free, patching with pwrite (in place, via
+ * the spool, on a pipe), compressed output read back through the source,
+ * reproducible gzip bytes and write errors (/dev/full).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "internal.h"
+
+static char dir[256];
+
+/* A fresh scratch directory for each test. */
+static int scratch(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/test_sink_XXXXXX", t && *t ? t : "/tmp");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static void in_dir(char *out, const char *name)
+{
+    snprintf(out, 512, "%s/%s", dir, name);
+}
+
+/* Names in the scratch directory, joined by spaces, sorted by readdir. */
+static int list_dir(char *names, size_t cap)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    names[0] = '\0';
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n++)
+            strncat(names, " ", cap - strlen(names) - 1);
+        strncat(names, e->d_name, cap - strlen(names) - 1);
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void cleanup(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[512];
+    while (d && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        in_dir(path, e->d_name);
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Deterministic test bytes: a 32-bit LCG, so every byte value occurs. */
+static unsigned char *pattern(size_t n)
+{
+    unsigned char *p = malloc(n);
+    uint32_t x = 12345;
+    for (size_t i = 0; p && i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        p[i] = (unsigned char)(x >> 24);
+    }
+    return p;
+}
+
+/* Write `data` in pieces of 1..37 bytes, then one large block. */
+static int write_pieces(tfmt_sink *s, const unsigned char *data, size_t n)
+{
+    size_t off = 0, step = 1;
+    while (off < n / 2) {
+        size_t k = step < n / 2 - off ? step : n / 2 - off;
+        int rc = tfmt_sink_write(s, data + off, k);
+        if (rc != TFMT_OK)
+            return rc;
+        off += k;
+        step = step % 37 + 1;
+    }
+    return tfmt_sink_write(s, data + off, n - off);
+}
+
+/* Read a whole path back through the source (decompressing). */
+static unsigned char *read_back(const char *path, size_t *len,
+                                const char **comp)
+{
+    tfmt_source *src;
+    if (tfmt_source_open_path(&src, path, NULL, NULL) != TFMT_OK)
+        return NULL;
+    *comp = tfmt_source_compression(src);
+    size_t cap = 1 << 16, n = 0, got;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap)
+            buf = realloc(buf, cap *= 2);
+        if (!buf ||
+            tfmt_source_read(src, buf + n, cap - n, &got, NULL) != TFMT_OK) {
+            free(buf);
+            buf = NULL;
+        } else if (got == 0) {
+            break;
+        } else {
+            n += got;
+        }
+    }
+    tfmt_source_free(src);
+    *len = n;
+    return buf;
+}
+
+TEST(atomic_write)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], names[1024];
+    in_dir(path, "out.txt");
+    size_t n = 700 * 1024; /* more than the 256 KiB buffer */
+    unsigned char *data = pattern(n);
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, &err) == TFMT_OK, "%s",
+            err.msg);
+    CHECK(write_pieces(s, data, n) == TFMT_OK, "write");
+    CHECK(tfmt_sink_tell(s) == n, "tell %llu",
+          (unsigned long long)tfmt_sink_tell(s));
+    CHECK(list_dir(names, sizeof names) == 1 &&
+          strncmp(names, "out.txt.tmp.", 12) == 0 && strlen(names) == 18,
+          "before finish only the temp file: '%s'", names);
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish: %s",
+          tfmt_sink_error(s)->msg);
+    tfmt_sink_free(s);
+    CHECK(list_dir(names, sizeof names) == 1 &&
+          strcmp(names, "out.txt") == 0, "after finish: '%s'", names);
+    size_t len;
+    unsigned char *back = harness_slurp(path, &len);
+    CHECK(back && len == n && memcmp(back, data, n) == 0, "content");
+    free(back);
+    free(data);
+    cleanup();
+}
+
+TEST(refuse_existing)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], names[1024];
+    in_dir(path, "out.txt");
+    put_file(path, "keep me\n");
+    tfmt_sink *s = (tfmt_sink *)1;
+    tfmt_error err = {0};
+    int rc = tfmt_sink_open(&s, path, 0, NULL, &err);
+    CHECK(rc == TFMT_EINVAL && err.code == TFMT_EINVAL, "rc %d", rc);
+    CHECK(strcmp(err.msg, "file exists") == 0, "msg '%s'", err.msg);
+    CHECK(s == NULL, "out cleared");
+    size_t len;
+    unsigned char *back = harness_slurp(path, &len);
+    CHECK(back && len == 8 && memcmp(back, "keep me\n", 8) == 0, "kept");
+    free(back);
+    CHECK(list_dir(names, sizeof names) == 1, "no temp file: '%s'", names);
+    cleanup();
+}
+
+TEST(force_replaces_at_finish)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512];
+    in_dir(path, "out.txt");
+    put_file(path, "old\n");
+    tfmt_sink *s;
+    REQUIRE(tfmt_sink_open(&s, path, TFMT_SINK_FORCE, NULL, NULL) == 0,
+            "open");
+    CHECK(tfmt_sink_write(s, "new content\n", 12) == TFMT_OK, "write");
+    size_t len;
+    unsigned char *back = harness_slurp(path, &len);
+    CHECK(back && len == 4 && memcmp(back, "old\n", 4) == 0,
+          "old content until finish");
+    free(back);
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish");
+    tfmt_sink_free(s);
+    back = harness_slurp(path, &len);
+    CHECK(back && len == 12 && memcmp(back, "new content\n", 12) == 0,
+          "replaced");
+    free(back);
+    cleanup();
+}
+
+TEST(free_without_finish)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], kept[512], names[1024];
+    in_dir(path, "out.txt.gz");
+    in_dir(kept, "kept.txt");
+    put_file(kept, "old\n");
+    tfmt_sink *s, *t;
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, NULL) == 0, "open new");
+    REQUIRE(tfmt_sink_open(&t, kept, TFMT_SINK_FORCE | TFMT_SINK_SEEKABLE,
+                           NULL, NULL) == 0, "open forced");
+    unsigned char *data = pattern(300000);
+    CHECK(tfmt_sink_write(s, data, 300000) == TFMT_OK, "write s");
+    CHECK(tfmt_sink_write(t, data, 300000) == TFMT_OK, "write t");
+    CHECK(list_dir(names, sizeof names) == 3, "two temp files: '%s'",
+          names);
+    tfmt_sink_free(s);
+    tfmt_sink_free(t);
+    CHECK(list_dir(names, sizeof names) == 1 &&
+          strcmp(names, "kept.txt") == 0, "left: '%s'", names);
+    size_t len;
+    unsigned char *back = harness_slurp(kept, &len);
+    CHECK(back && len == 4 && memcmp(back, "old\n", 4) == 0, "untouched");
+    free(back);
+    free(data);
+    cleanup();
+}
+
+/* Append `n` pattern bytes, patch three places, return the expectation. */
+static unsigned char *patch_run(tfmt_sink *s, size_t n)
+{
+    unsigned char *data = pattern(n);
+    if (!data || write_pieces(s, data, n) != TFMT_OK)
+        return data;
+    tfmt_sink_pwrite(s, "HEAD", 4, 0);
+    memcpy(data, "HEAD", 4);
+    tfmt_sink_pwrite(s, "MID!", 4, n / 2 - 2);
+    memcpy(data + n / 2 - 2, "MID!", 4);
+    tfmt_sink_pwrite(s, "END", 3, n - 3);
+    memcpy(data + n - 3, "END", 3);
+    return data;
+}
+
+static void check_patch(const char *name, size_t n, const char *comp)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512];
+    in_dir(path, name);
+    tfmt_sink *s;
+    REQUIRE(tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE, NULL, NULL) == 0,
+            "open %s", name);
+    unsigned char *want = patch_run(s, n);
+    CHECK(tfmt_sink_error(s)->code == 0, "%s: %s", name,
+          tfmt_sink_error(s)->msg);
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "%s: finish %s", name,
+          tfmt_sink_error(s)->msg);
+    tfmt_sink_free(s);
+    size_t len = 0;
+    const char *got_comp = "?";
+    unsigned char *back = read_back(path, &len, &got_comp);
+    CHECK(back && len == n && memcmp(back, want, n) == 0,
+          "%s: %zu bytes back, patched %zu expected", name, len, n);
+    CHECK(strcmp(got_comp, comp) == 0, "%s: %s", name, got_comp);
+    free(back);
+    free(want);
+    cleanup();
+}
+
+TEST(pwrite_plain)
+{
+    check_patch("out.bin", 1000, "none");
+}
+
+TEST(pwrite_plain_large)
+{
+    check_patch("out.bin", 600 * 1024 + 5, "none");
+}
+
+TEST(pwrite_gzip_spool)
+{
+    check_patch("out.bin.gz", 100 * 1024, "gzip");
+}
+
+/* Larger than the source's 1 MiB spool chunk on the way back. */
+TEST(pwrite_zstd_spool_large)
+{
+    check_patch("out.bin.zst", 3 * 1024 * 1024 + 11, "zstd");
+}
+
+TEST(pwrite_refused)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512];
+    in_dir(path, "out.bin");
+    tfmt_sink *s, *t;
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, NULL) == 0, "open");
+    CHECK(tfmt_sink_write(s, "abcdef", 6) == TFMT_OK, "write");
+    CHECK(tfmt_sink_pwrite(s, "X", 1, 0) == TFMT_EINVAL,
+          "pwrite without SEEKABLE");
+    tfmt_sink_free(s);
+    REQUIRE(tfmt_sink_open(&t, path, TFMT_SINK_SEEKABLE, NULL, NULL) == 0,
+            "open seekable");
+    CHECK(tfmt_sink_write(t, "abcdef", 6) == TFMT_OK, "write");
+    CHECK(tfmt_sink_pwrite(t, "XY", 2, 5) == TFMT_EINVAL,
+          "pwrite past the end");
+    CHECK(tfmt_sink_finish(t) == TFMT_EINVAL, "failure is sticky");
+    tfmt_sink_free(t);
+    char names[256];
+    CHECK(list_dir(names, sizeof names) == 0, "nothing left: '%s'", names);
+    cleanup();
+}
+
+static void check_compressed(const char *name, const char *comp,
+                             const unsigned char *magic, size_t mlen)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512];
+    in_dir(path, name);
+    size_t n = 500 * 1024;
+    unsigned char *data = pattern(n);
+    memset(data + 1000, 'a', 100000); /* something compressible */
+    tfmt_sink *s;
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, NULL) == 0, "open");
+    CHECK(write_pieces(s, data, n) == TFMT_OK, "write");
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish: %s",
+          tfmt_sink_error(s)->msg);
+    tfmt_sink_free(s);
+    size_t flen = 0;
+    unsigned char *file = harness_slurp(path, &flen);
+    CHECK(file && flen > mlen && flen < n && memcmp(file, magic, mlen) == 0,
+          "%s: magic, %zu bytes", name, flen);
+    free(file);
+    size_t len = 0;
+    const char *got_comp = "?";
+    unsigned char *back = read_back(path, &len, &got_comp);
+    CHECK(back && len == n && memcmp(back, data, n) == 0,
+          "%s: round trip %zu bytes", name, len);
+    CHECK(strcmp(got_comp, comp) == 0, "%s: %s", name, got_comp);
+    free(back);
+    free(data);
+    cleanup();
+}
+
+TEST(compressed_gzip)
+{
+    check_compressed("o.gz", "gzip", (const unsigned char *)"\x1f\x8b", 2);
+}
+
+TEST(compressed_zstd)
+{
+    check_compressed("o.zst", "zstd",
+                     (const unsigned char *)"\x28\xb5\x2f\xfd", 4);
+}
+
+TEST(compressed_xz)
+{
+    check_compressed("o.xz", "xz",
+                     (const unsigned char *)"\xfd\x37\x7a\x58\x5a\x00", 6);
+}
+
+TEST(compressed_bzip2)
+{
+    check_compressed("o.bz2", "bzip2", (const unsigned char *)"BZh", 3);
+}
+
+static unsigned char *gzip_run(const char *name, size_t *len)
+{
+    char path[512];
+    in_dir(path, name);
+    tfmt_sink *s;
+    if (tfmt_sink_open(&s, path, 0, NULL, NULL) != TFMT_OK)
+        return NULL;
+    unsigned char *data = pattern(50000);
+    write_pieces(s, data, 50000);
+    free(data);
+    int rc = tfmt_sink_finish(s);
+    tfmt_sink_free(s);
+    return rc == TFMT_OK ? harness_slurp(path, len) : NULL;
+}
+
+TEST(gzip_reproducible)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    size_t la = 0, lb = 0;
+    unsigned char *a = gzip_run("a.gz", &la);
+    sleep(1); /* a timestamp would now differ */
+    unsigned char *b = gzip_run("b.gz", &lb);
+    CHECK(a && b && la == lb && memcmp(a, b, la) == 0,
+          "two runs differ (%zu vs %zu bytes)", la, lb);
+    /* RFC 1952: MTIME is bytes 4..7, zero means no time stamp */
+    CHECK(a && la > 10 && memcmp(a + 4, "\0\0\0\0", 4) == 0, "mtime set");
+    free(a);
+    free(b);
+    cleanup();
+}
+
+/* A SEEKABLE sink on a pipe spools and copies at finish. */
+TEST(stdout_pipe_seekable)
+{
+    int p[2];
+    REQUIRE(pipe(p) == 0, "pipe");
+    fflush(stdout);
+    int saved = dup(1);
+    dup2(p[1], 1);
+    close(p[1]);
+    tfmt_sink *s;
+    int rc = tfmt_sink_open(&s, "-", TFMT_SINK_SEEKABLE, NULL, NULL);
+    unsigned char *want = NULL;
+    if (rc == TFMT_OK) {
+        want = patch_run(s, 5000); /* fits the pipe buffer */
+        rc = tfmt_sink_finish(s);
+        CHECK(rc == TFMT_OK, "finish: %s", tfmt_sink_error(s)->msg);
+        tfmt_sink_free(s);
+    }
+    CHECK(fcntl(1, F_GETFD) != -1, "stdout left open");
+    dup2(saved, 1);
+    close(saved);
+    unsigned char buf[6000];
+    size_t n = 0;
+    ssize_t r;
+    while ((r = read(p[0], buf + n, sizeof buf - n)) > 0)
+        n += (size_t)r;
+    close(p[0]);
+    CHECK(want && n == 5000 && memcmp(buf, want, 5000) == 0,
+          "pipe got %zu bytes", n);
+    free(want);
+}
+
+TEST(write_error_enospc)
+{
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    REQUIRE(tfmt_sink_open(&s, "/dev/full", 0, NULL, &err) == TFMT_OK,
+            "an existing device is written in place: %s", err.msg);
+    CHECK(tfmt_sink_write(s, "x", 1) == TFMT_OK, "buffered");
+    CHECK(tfmt_sink_finish(s) == TFMT_EIO, "finish must report");
+    const tfmt_error *e = tfmt_sink_error(s);
+    CHECK(e->code == TFMT_EIO && e->sys_errno == ENOSPC, "errno %d",
+          e->sys_errno);
+    CHECK(strcmp(e->msg, strerror(ENOSPC)) == 0, "msg '%s'", e->msg);
+    tfmt_sink_free(s);
+}
+
+TEST(missing_directory)
+{
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    int rc = tfmt_sink_open(&s, "/nonexistent-dir-tachyon/x.txt", 0, NULL,
+                            &err);
+    CHECK(rc == TFMT_EIO && err.sys_errno == ENOENT, "rc %d errno %d", rc,
+          err.sys_errno);
+    CHECK(strcmp(err.msg, strerror(ENOENT)) == 0, "msg '%s'", err.msg);
+}
+
+TESTS(TCASE(atomic_write), TCASE(refuse_existing),
+      TCASE(force_replaces_at_finish), TCASE(free_without_finish),
+      TCASE(pwrite_plain), TCASE(pwrite_plain_large),
+      TCASE(pwrite_gzip_spool), TCASE(pwrite_zstd_spool_large),
+      TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
+      TCASE(compressed_xz), TCASE(compressed_bzip2),
+      TCASE(gzip_reproducible), TCASE(stdout_pipe_seekable),
+      TCASE(write_error_enospc), TCASE(missing_directory))
