@@ -1,0 +1,71 @@
+/*
+ * jsonl_internal.h - private parts of the JSONL reader: the bounded line
+ * splitter (jsonl_lines.c) and the reader handle shared by jsonl_reader.c
+ * (lines -> JSON -> envelope) and jsonl_records.c (fields -> C structs).
+ * json-c types appear only in the .c files.
+ */
+#ifndef TFMT_JSONL_INTERNAL_H
+#define TFMT_JSONL_INTERNAL_H
+
+#include "internal.h"
+#include "tachyon/fmt_jsonl.h"
+
+/* Splits a source into lines without holding more than one line. */
+typedef struct tfmt_lines {
+    tfmt_source *src;
+    uint8_t *block;         /* read buffer */
+    size_t cap;
+    size_t pos;
+    size_t len;
+    tfmt_buf carry;         /* a line that spans reads, at most max_line */
+    size_t max_line;
+    uint64_t line;          /* number of the line last returned */
+    bool eof;
+    bool skipping;          /* discarding the rest of an over-long line */
+    bool no_newline;        /* the line last returned ended at EOF */
+} tfmt_lines;
+
+int tfmt__lines_init(tfmt_lines *l, tfmt_source *src,
+                     const tfmt_allocator *a, size_t max_line);
+void tfmt__lines_free(tfmt_lines *l, const tfmt_allocator *a);
+/*
+ * The next line, without its '\n', in [*ptr, *ptr + *len) (borrowed until
+ * the next call). Returns TFMT_OK, TFMT_DONE at the end, TFMT_ELIMIT for a
+ * line over max_line (the next call resumes after it) or TFMT_EIO.
+ */
+int tfmt__lines_next(tfmt_lines *l, const char **ptr, size_t *len,
+                     tfmt_error *err);
+
+struct json_object;
+struct json_tokener;
+
+struct tfmt_jsonl_reader {
+    const tfmt_allocator *alloc;
+    tfmt_jsonl_options opts;
+    tfmt_lines lines;
+    struct json_tokener *tok;
+    struct json_object *obj;    /* tree behind the current record */
+    tfmt_jsonl_record rec;
+    tfmt_jsonl_string *strings;
+    size_t strings_cap;
+    tfmt_jsonl_frame *frames;
+    size_t frames_cap;
+    tfmt_jsonl_agg *entries;
+    size_t entries_cap;
+    tfmt_error err;
+    bool saw_end;
+    int final;                  /* nonzero: every later call returns it */
+};
+
+/*
+ * Fill r->rec from the parsed object `o` whose envelope (type, v, run_id)
+ * is already in r->rec. Returns TFMT_OK or a negative status with r->err
+ * set (line included).
+ */
+int tfmt__jsonl_convert(tfmt_jsonl_reader *r, struct json_object *o);
+
+/* Report a note through the options' callback, if any. */
+void tfmt__jsonl_note(tfmt_jsonl_reader *r, tfmt_jsonl_note kind,
+                      const char *fmt, ...) TFMT_PRINTF(3, 4);
+
+#endif
