@@ -11,5 +11,6 @@
 #include "fmt_io.h"
 #include "fmt_bin.h"
 #include "fmt_profile.h"
+#include "fmt_jsonl.h"
 
 #endif
