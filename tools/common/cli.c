@@ -1,1 +1,191 @@
-/* cli.c - placeholder until the module lands. */
+/*
+ * cli.c - diagnostics, exit codes and --version for the tachyon tools.
+ *
+ * Owns the program name and the quiet flag (process-wide state is fine in a
+ * tool, never in libfmt) and the one-line message formats described in
+ * cli.h. Option parsing lives in cli_opt.c, the progress line in progress.c.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *progname = "tachyon";
+static bool quiet;
+
+const char *cli_program(void)
+{
+    return progname;
+}
+
+void cli_set_program(const char *name)
+{
+    if (name && *name)
+        progname = name;
+}
+
+void cli_set_quiet(bool q)
+{
+    quiet = q;
+}
+
+bool cli_quiet(void)
+{
+    return quiet;
+}
+
+const char *cli_input_name(const char *path)
+{
+    return (!path || strcmp(path, "-") == 0) ? "<stdin>" : path;
+}
+
+const char *cli_output_name(const char *path)
+{
+    return (!path || strcmp(path, "-") == 0) ? "<stdout>" : path;
+}
+
+/* Start a diagnostic line: erase any progress line, print "prog: ". */
+static void begin_line(void)
+{
+    cli_progress_clear();
+    fflush(stdout);
+    fprintf(stderr, "%s: ", progname);
+}
+
+int cli_fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+    begin_line();
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_usage(const char *fmt, ...)
+{
+    va_list ap;
+    begin_line();
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+    return CLI_EXIT_TROUBLE;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    begin_line();
+    fputs("warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_file_fail(int code, const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    begin_line();
+    fprintf(stderr, "%s: ", file);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+void cli_file_info(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    begin_line();
+    fprintf(stderr, "%s: ", file);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_exit_code(int status)
+{
+    switch (status) {
+    case TFMT_OK:
+    case TFMT_DONE:
+        return CLI_EXIT_OK;
+    case TFMT_EFORMAT:
+    case TFMT_ETRUNC:
+    case TFMT_EVERSION:
+    case TFMT_ELIMIT:
+    case TFMT_ESCHEMA:
+        return CLI_EXIT_DATA;
+    default:
+        return CLI_EXIT_TROUBLE;
+    }
+}
+
+/* Print "prog: FILE:LINE: ", "prog: FILE: byte N: " or "prog: FILE: ". */
+static void begin_located(const char *file, const tfmt_error *e)
+{
+    begin_line();
+    if (e->line > 0)
+        fprintf(stderr, "%s:%llu: ", file, (unsigned long long)e->line);
+    else if (e->has_offset)
+        fprintf(stderr, "%s: byte %llu: ", file,
+                (unsigned long long)e->offset);
+    else
+        fprintf(stderr, "%s: ", file);
+}
+
+/* The message of an error, never empty. */
+static const char *error_text(const tfmt_error *e)
+{
+    if (e->msg[0])
+        return e->msg;
+    if (e->code == TFMT_EIO && e->sys_errno)
+        return strerror(e->sys_errno);
+    return tfmt_strerror(e->code);
+}
+
+int cli_report(const char *file, const tfmt_error *e)
+{
+    begin_located(file ? file : "<stdin>", e);
+    fprintf(stderr, "%s\n", error_text(e));
+    return cli_exit_code(e->code);
+}
+
+void cli_report_warning(const char *file, const tfmt_error *e)
+{
+    if (quiet)
+        return;
+    begin_located(file ? file : "<stdin>", e);
+    fprintf(stderr, "warning: %s\n", e->msg[0] ? e->msg : "(no details)");
+}
+
+int cli_close_stdout(int code)
+{
+    int failed = fflush(stdout) != 0 || ferror(stdout);
+    int saved = errno;
+
+    if (!failed)
+        return code;
+    return cli_file_fail(CLI_EXIT_TROUBLE, "<stdout>", "%s",
+                         strerror(saved ? saved : EIO));
+}
+
+int cli_print_version(void)
+{
+    const char *runtime = tfmt_version();
+
+    printf("%s %s (libtachyonfmt %s)\n", progname, TFMT_VERSION_STRING,
+           runtime);
+    if (strcmp(runtime, TFMT_VERSION_STRING) != 0)
+        cli_warn("built against libtachyonfmt %s but running with %s",
+                 TFMT_VERSION_STRING, runtime);
+    return cli_close_stdout(CLI_EXIT_OK);
+}

@@ -1,0 +1,235 @@
+/*
+ * cli.h - the command-line layer shared by the tachyon tools: option table
+ * parser and --help, --version, diagnostics, exit codes.
+ *
+ * Compiled into each tool (never exported). Rules every tool follows:
+ *
+ *   - main() only parses (cli_parse), calls run_<tool>() and returns its
+ *     exit code. Helpers return codes (`return cli_fail(...)`); nothing in
+ *     this layer calls exit().
+ *   - stdout carries only data (and --help/--version text); every
+ *     diagnostic goes to stderr as ONE line without a trailing period:
+ *         prog: message
+ *         prog: FILE: byte N: message      (error with a byte offset)
+ *         prog: FILE:LINE: message         (error with a line number)
+ *         prog: FILE: warning: message     (warnings; -q silences them)
+ *   - Exit codes (CLI_EXIT_*): 0 success; 1 the data is bad (malformed
+ *     input, differences, failed validation); 2 usage, I/O, out of memory or
+ *     internal trouble.
+ *
+ * A minimal tool:
+ *
+ *     static int force;
+ *     static const char *out;
+ *     static cli_list inputs;
+ *     static const cli_option options[] = {
+ *         {"output", 'o', CLI_ARG_REQUIRED, &out, "write to FILE", "FILE",
+ *          NULL},
+ *         {"force", 'f', CLI_ARG_NONE, &force, "replace FILE", NULL, NULL},
+ *         {NULL, 0, 0, NULL, NULL, NULL, NULL}
+ *     };
+ *     static const cli_spec spec = {"tachyon-x", "[OPTIONS] FILE...",
+ *         "Do x.", options, &inputs, NULL};
+ *
+ *     int main(int argc, char **argv)
+ *     {
+ *         cli_parse_error perr;
+ *         switch (cli_parse(&spec, argc, argv, &perr)) {
+ *         case CLI_PARSE_HELP: return cli_print_help(&spec);
+ *         case CLI_PARSE_VERSION: return cli_print_version();
+ *         case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+ *         default: break;
+ *         }
+ *         return run_x();
+ *     }
+ */
+#ifndef TACHYON_CLI_H
+#define TACHYON_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tachyon/fmt.h>
+
+/* Exit codes, the same for every tool (modelled on diff(1) and cmp(1)). */
+enum {
+    CLI_EXIT_OK = 0,        /* converted, identical, valid */
+    CLI_EXIT_DATA = 1,      /* the data verdict is negative */
+    CLI_EXIT_TROUBLE = 2    /* usage, I/O, out of memory, internal error */
+};
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLI_PRINTF(a, b)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Option table and parser                                             */
+/* ------------------------------------------------------------------ */
+
+/* What an option takes, and what its `target` points to. */
+typedef enum {
+    CLI_ARG_NONE,       /* a flag; target is an int, incremented per use
+                           (so -v -v gives 2) */
+    CLI_ARG_REQUIRED,   /* one value; target is a const char *, the last
+                           use wins */
+    CLI_ARG_REPEATABLE  /* a value per use; target is a cli_list */
+} cli_arg_kind;
+
+/*
+ * A growable list of borrowed strings (pointers into argv). Zero-initialize
+ * it; release it with cli_list_free.
+ */
+typedef struct cli_list {
+    const char **items;
+    size_t count;
+    size_t cap;
+} cli_list;
+
+void cli_list_free(cli_list *list);
+
+/*
+ * One row of an option table; a row with long_name NULL ends the table.
+ * -h/--help and -V/--version are built in and must not appear in it.
+ */
+typedef struct cli_option {
+    const char *long_name;  /* without the dashes, e.g. "output" */
+    char short_name;        /* e.g. 'o', or 0 for none */
+    cli_arg_kind kind;
+    void *target;           /* see cli_arg_kind */
+    const char *help;       /* one line for --help */
+    const char *metavar;    /* value name in --help ("FILE"); NULL: "ARG" */
+    const char *choices;    /* "jsonl|collapsed|bin": allowed values, checked
+                               by the parser; NULL: any value */
+} cli_option;
+
+/* A whole command line: drives both cli_parse and cli_print_help. */
+typedef struct cli_spec {
+    const char *name;           /* program name used in every message */
+    const char *synopsis;       /* after the name: "[OPTIONS] FILE..." */
+    const char *summary;        /* one sentence under the usage line */
+    const cli_option *options;
+    cli_list *operands;         /* receives the non-option arguments */
+    const char *epilog;         /* text after the option list, or NULL */
+} cli_spec;
+
+typedef enum {
+    CLI_PARSE_OK = 0,
+    CLI_PARSE_HELP,         /* -h/--help seen: print help, exit 0 */
+    CLI_PARSE_VERSION,      /* -V/--version seen: print version, exit 0 */
+    CLI_PARSE_ERROR         /* usage error: message in cli_parse_error */
+} cli_parse_status;
+
+typedef struct cli_parse_error {
+    char msg[256];          /* "unknown option '--frob'" */
+} cli_parse_error;
+
+/*
+ * Parse argv against spec->options, storing values through the targets and
+ * non-options into spec->operands. Accepts "--name value", "--name=value",
+ * "-n value", "-nvalue", bundled flags ("-qf"), "-" as an operand and "--"
+ * to end the options. Sets the program name used by the diagnostics below.
+ * Never prints and never exits; returns a cli_parse_status.
+ */
+int cli_parse(const cli_spec *spec, int argc, char **argv,
+              cli_parse_error *err);
+
+/* Print the usage, generated from the table, to stdout. Returns 0 or 2. */
+int cli_print_help(const cli_spec *spec);
+
+/*
+ * Print "prog X.Y.Z (libtachyonfmt X.Y.Z)" to stdout: the tool's compiled
+ * version and the version of the library actually loaded. Warns on stderr
+ * when they differ. Returns 0, or 2 if stdout could not be written.
+ */
+int cli_print_version(void);
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Program name for messages (set by cli_parse; "tachyon" before). */
+const char *cli_program(void);
+void cli_set_program(const char *name);
+
+/* With quiet set, warnings are dropped (errors never are). */
+void cli_set_quiet(bool quiet);
+bool cli_quiet(void);
+
+/* "prog: message" on stderr; returns `code` (use: return cli_fail(...)). */
+int cli_fail(int code, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* "prog: message" + "Try 'prog --help' ..." on stderr; returns 2. */
+int cli_usage(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/* "prog: warning: message" on stderr unless quiet. */
+void cli_warn(const char *fmt, ...) CLI_PRINTF(1, 2);
+
+/*
+ * "prog: FILE: message", formatted, for file-level trouble found by the
+ * tool itself ("out.jsonl: file exists"). Returns `code`.
+ */
+int cli_file_fail(int code, const char *file, const char *fmt, ...)
+    CLI_PRINTF(3, 4);
+
+/* "prog: FILE: message" on stderr, even when quiet (asked-for output). */
+void cli_file_info(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/*
+ * Report a library error located in `file` (a path, "-" or NULL for stdin)
+ * as "prog: FILE:LINE: msg" when it has a line, "prog: FILE: byte N: msg"
+ * when it has an offset, else "prog: FILE: msg". Returns the exit code for
+ * its status (cli_exit_code).
+ */
+int cli_report(const char *file, const tfmt_error *e);
+
+/* The same shape with "warning: " after the location; dropped if quiet. */
+void cli_report_warning(const char *file, const tfmt_error *e);
+
+/*
+ * Exit code for a library status: 0 for TFMT_OK/TFMT_DONE, 1 for bad data
+ * (EFORMAT, ETRUNC, EVERSION, ELIMIT, ESCHEMA), 2 for everything else.
+ */
+int cli_exit_code(int status);
+
+/* How a path is named in messages: "-" and NULL become "<stdin>". */
+const char *cli_input_name(const char *path);
+
+/* How an output is named: "-" and NULL become "<stdout>". */
+const char *cli_output_name(const char *path);
+
+/*
+ * Flush stdout and check it for write errors (a full disk, a closed pipe);
+ * reports "prog: <stdout>: ..." and returns 2 on failure, else `code`.
+ */
+int cli_close_stdout(int code);
+
+/* ------------------------------------------------------------------ */
+/* Progress (progress.c)                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A one-line progress indicator on stderr. It is shown only when stderr is
+ * a terminal, the CI environment variable is unset and -q was not given;
+ * it stays hidden for runs shorter than 300 ms, redraws at most 10 times
+ * per second and erases its line at the end
+ * (and before any diagnostic is printed).
+ */
+typedef struct cli_progress {
+    bool on;
+    const char *label;
+    uint64_t total;         /* 0: unknown, show a count only */
+    uint64_t start_ms;      /* monotonic time of cli_progress_start */
+    uint64_t last_ms;       /* monotonic time of the last redraw, 0 none */
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, const char *label, uint64_t total);
+void cli_progress_update(cli_progress *p, uint64_t done);
+void cli_progress_end(cli_progress *p);
+
+/* Erase a drawn progress line, if any (the diagnostics call this). */
+void cli_progress_clear(void);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * conv.h - tachyon-conv's modules: option checks and dispatch (conv.c),
+ * input and output plumbing (conv_io.c), text exports (conv_text.c),
+ * binary re-encoding (conv_bin.c) and the run id rule (run_id.c).
+ */
+#ifndef TACHYON_CONV_H
+#define TACHYON_CONV_H
+
+#include "cli.h"
+
+typedef enum { CONV_JSONL, CONV_COLLAPSED, CONV_BIN } conv_format;
+
+/* The command line, as parsed (strings borrowed from argv). */
+typedef struct conv_options {
+    cli_list inputs;            /* IN... ("-" is stdin) */
+    const char *to;             /* "jsonl" (default), "collapsed", "bin" */
+    const char *output;         /* -o; NULL or "-" is stdout */
+    const char *run_id;         /* 32 hex digits, "random" or NULL */
+    const char *compression;    /* "none", "zstd" or NULL (keep input's) */
+    int force;
+    int quiet;
+    int verbose;
+} conv_options;
+
+/* The checked job handed to the converters. */
+typedef struct conv_job {
+    const conv_options *opts;
+    conv_format format;
+    char run_id[33];            /* fixed run id, or "" for the default */
+    int compression;            /* tfmt_compression, or -1: keep input's */
+} conv_job;
+
+/* An opened input: its source and binary reader. */
+typedef struct conv_input {
+    const char *path;           /* as given ("-" for stdin) */
+    tfmt_source *src;
+    tfmt_bin_reader *reader;
+} conv_input;
+
+/* Check the options, then run the conversion. Returns an exit code. */
+int run_conv(const conv_options *opts);
+
+/* conv_io.c */
+int conv_input_open(conv_input *in, const char *path);
+void conv_input_close(conv_input *in);
+int conv_report_reader(const conv_input *in, int status);
+int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
+int conv_sink_finish(tfmt_sink *sink, const conv_job *job);
+int conv_report_sink(const tfmt_sink *sink, const conv_job *job);
+void conv_summary(const conv_input *in);
+
+/* conv_text.c: --to jsonl and --to collapsed (several inputs merged). */
+int conv_text(const conv_job *job);
+
+/* conv_bin.c: --to bin (one input). */
+int conv_bin(const conv_job *job);
+
+/* run_id.c */
+int conv_run_id_parse(const char *arg, char out[33]);
+void conv_run_id_default(char fingerprints[][33], size_t n, char out[33]);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * conv_io.c - tachyon-conv's inputs and outputs: opening a source and its
+ * binary reader with reader notes shown as warnings, opening and finishing
+ * the output sink, and turning library errors into located messages.
+ */
+#include <string.h>
+
+#include "conv.h"
+
+/* Reader findings that do not stop the conversion become warnings. */
+static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
+{
+    (void)kind;
+    cli_report_warning(cli_input_name(ctx), where);
+}
+
+int conv_input_open(conv_input *in, const char *path)
+{
+    tfmt_bin_options bopts = TFMT_BIN_OPTIONS_INIT;
+    tfmt_error err;
+    int rc;
+
+    memset(in, 0, sizeof *in);
+    memset(&err, 0, sizeof err);
+    in->path = path;
+    rc = tfmt_source_open_path(&in->src, path, NULL, &err);
+    if (rc < 0)
+        return cli_report(cli_input_name(path), &err);
+    bopts.on_note = on_note;
+    bopts.note_ctx = (void *)path;
+    rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
+    if (rc < 0) {
+        conv_input_close(in);
+        return cli_report(cli_input_name(path), &err);
+    }
+    return CLI_EXIT_OK;
+}
+
+void conv_input_close(conv_input *in)
+{
+    tfmt_bin_free(in->reader);
+    tfmt_source_free(in->src);
+    in->reader = NULL;
+    in->src = NULL;
+}
+
+/* Report the failure `status` of a call that read from `in`. */
+int conv_report_reader(const conv_input *in, int status)
+{
+    const tfmt_error *e = tfmt_bin_error(in->reader);
+    tfmt_error fallback;
+
+    if (e && e->code < 0)
+        return cli_report(cli_input_name(in->path), e);
+    memset(&fallback, 0, sizeof fallback);
+    fallback.code = status;
+    return cli_report(cli_input_name(in->path), &fallback);
+}
+
+static const char *sink_path(const conv_job *job)
+{
+    const char *p = job->opts->output;
+    return (p && strcmp(p, "-") != 0) ? p : NULL;
+}
+
+int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags)
+{
+    tfmt_error err;
+    int rc;
+
+    memset(&err, 0, sizeof err);
+    if (job->opts->force)
+        flags |= TFMT_SINK_FORCE;
+    rc = tfmt_sink_open(out, sink_path(job), flags, NULL, &err);
+    if (rc < 0)
+        return cli_report(cli_output_name(job->opts->output), &err);
+    return CLI_EXIT_OK;
+}
+
+/* Output errors are always trouble (2), whatever their status. */
+int conv_report_sink(const tfmt_sink *sink, const conv_job *job)
+{
+    const tfmt_error *e = tfmt_sink_error(sink);
+    tfmt_error copy;
+
+    memset(&copy, 0, sizeof copy);
+    if (e)
+        copy = *e;
+    if (copy.code >= 0)
+        copy.code = TFMT_EIO;
+    cli_report(cli_output_name(job->opts->output), &copy);
+    return CLI_EXIT_TROUBLE;
+}
+
+int conv_sink_finish(tfmt_sink *sink, const conv_job *job)
+{
+    if (tfmt_sink_finish(sink) < 0)
+        return conv_report_sink(sink, job);
+    return CLI_EXIT_OK;
+}
+
+/* -v: one line describing an opened input. */
+void conv_summary(const conv_input *in)
+{
+    const tfmt_info *i = tfmt_bin_info(in->reader);
+    const char *mode = tfmt_mode_name(i->mode);
+
+    cli_file_info(cli_input_name(in->path),
+                  "Python %u.%u.%u, %s layout, %s%s, %llu samples, %u "
+                  "threads, %u frames, %u strings, interval %llu us, "
+                  "mode %s%s",
+                  i->python_version[0], i->python_version[1],
+                  i->python_version[2],
+                  i->layout == TFMT_LAYOUT_U32_COUNT ? "u32" : "u64",
+                  i->compression == TFMT_COMPRESSION_ZSTD ? "zstd"
+                                                          : "uncompressed",
+                  strcmp(tfmt_source_compression(in->src), "none") == 0
+                      ? ""
+                      : " (file compressed)",
+                  (unsigned long long)i->sample_count, i->thread_count,
+                  i->frame_count, i->string_count,
+                  (unsigned long long)i->sample_interval_us,
+                  mode ? mode : "unknown",
+                  i->stats.present ? ", statistics block" : "");
+}

@@ -1,0 +1,98 @@
+/*
+ * conv_text.c - --to jsonl and --to collapsed: every input is streamed into
+ * one aggregated profile, which is then exported through a sink. The sink
+ * is opened only after all inputs were read, so bad input never creates or
+ * touches an output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+
+/* Stream one input into `p`, keeping its fingerprint. */
+static int add_input(tfmt_profile *p, const conv_job *job, const char *path,
+                     char fingerprint[33])
+{
+    conv_input in;
+    int code = conv_input_open(&in, path);
+    int rc;
+
+    if (code != CLI_EXIT_OK)
+        return code;
+    if (job->opts->verbose)
+        conv_summary(&in);
+    tfmt_bin_fingerprint(in.reader, fingerprint);
+    rc = tfmt_profile_add_bin(p, in.reader);
+    if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
+        code = conv_report_reader(&in, rc);
+    else if (rc < 0)
+        code = cli_report(cli_input_name(path), tfmt_profile_error(p));
+    conv_input_close(&in);
+    return code;
+}
+
+/* Add every input; the progress line counts inputs. */
+static int add_inputs(tfmt_profile *p, const conv_job *job,
+                      char fingerprints[][33])
+{
+    const cli_list *inputs = &job->opts->inputs;
+    cli_progress bar;
+    int code = CLI_EXIT_OK;
+
+    cli_progress_start(&bar, "reading inputs", inputs->count);
+    for (size_t i = 0; i < inputs->count && code == CLI_EXIT_OK; i++) {
+        cli_progress_update(&bar, i);
+        code = add_input(p, job, inputs->items[i], fingerprints[i]);
+    }
+    cli_progress_end(&bar);
+    return code;
+}
+
+/* Export `p` in the job's format to the job's output. */
+static int export_profile(tfmt_profile *p, const conv_job *job,
+                          const char *run_id)
+{
+    tfmt_sink *sink = NULL;
+    int code = conv_sink_open(&sink, job, 0);
+    int rc;
+
+    if (code != CLI_EXIT_OK)
+        return code;
+    if (job->format == CONV_JSONL)
+        rc = tfmt_profile_write_jsonl(p, sink, run_id);
+    else
+        rc = tfmt_profile_write_collapsed(p, sink);
+    if (rc < 0 && tfmt_sink_error(sink)->code < 0)
+        code = conv_report_sink(sink, job);
+    else if (rc < 0)
+        code = cli_report(cli_output_name(job->opts->output),
+                          tfmt_profile_error(p));
+    else
+        code = conv_sink_finish(sink, job);
+    tfmt_sink_free(sink);
+    return code;
+}
+
+int conv_text(const conv_job *job)
+{
+    size_t n = job->opts->inputs.count;
+    char (*fingerprints)[33] = calloc(n, sizeof *fingerprints);
+    tfmt_profile *p = NULL;
+    char run_id[33];
+    int code = CLI_EXIT_OK;
+
+    if (!fingerprints || tfmt_profile_new(&p, NULL) < 0)
+        code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    if (code == CLI_EXIT_OK)
+        code = add_inputs(p, job, fingerprints);
+    if (code == CLI_EXIT_OK) {
+        if (job->run_id[0])
+            memcpy(run_id, job->run_id, sizeof run_id);
+        else
+            conv_run_id_default(fingerprints, n, run_id);
+        code = export_profile(p, job, run_id);
+    }
+    tfmt_profile_free(p);
+    free(fingerprints);
+    return code;
+}
