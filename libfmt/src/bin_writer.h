@@ -1,0 +1,141 @@
+/*
+ * bin_writer.h - private state of the binary log writer, shared by
+ * bin_writer*.c and bin_copy.c. Never installed.
+ */
+#ifndef TFMT_BIN_WRITER_H
+#define TFMT_BIN_WRITER_H
+
+#include "internal.h"
+
+/* CPython's constants (binary_io.h / binary_io_writer.c). */
+#define TFMT_BW_HEADER_SIZE 64
+#define TFMT_BW_FOOTER_SIZE 32
+#define TFMT_BW_BUFFER_SIZE (512 * 1024)   /* sample buffer, zstd chunk */
+#define TFMT_BW_RLE_SIZE (16 * 1024)       /* per-thread pending REPEATs */
+#define TFMT_BW_RLE_ENTRY 11               /* varint u64 + status byte */
+#define TFMT_BW_RECORD_HEAD 13             /* thread, interpreter, enc */
+
+/*
+ * Where the writer's bytes go. The public open wires these to a tfmt_sink;
+ * tests may substitute memory. On failure a callback fills `err`.
+ */
+typedef int (*tfmt_bw_write_fn)(void *ctx, const void *buf, size_t len,
+                                tfmt_error *err);
+typedef int (*tfmt_bw_pwrite_fn)(void *ctx, const void *buf, size_t len,
+                                 uint64_t offset, tfmt_error *err);
+
+/* One (thread_id, interpreter_id) pair, in creation order. */
+typedef struct tfmt_bw_thread {
+    uint64_t thread_id;
+    uint32_t interpreter_id;
+    uint32_t depth;             /* previous stack depth */
+    uint64_t prev_ts;
+    uint32_t *stack;            /* previous stack, INNERMOST first */
+    uint8_t *pending;           /* REPEAT pairs, allocated on first use */
+    size_t pending_bytes;
+    uint32_t pending_count;
+} tfmt_bw_thread;
+
+/* Records written per encoding (REPEAT counts records, not samples). */
+typedef struct tfmt_bw_counts {
+    uint64_t records[4];        /* indexed by tfmt_encoding */
+    uint64_t repeat_samples;
+} tfmt_bw_counts;
+
+struct tfmt_bin_writer {
+    const tfmt_allocator *alloc;
+    tfmt_bw_write_fn write;
+    tfmt_bw_pwrite_fn pwrite;
+    void *out_ctx;
+    tfmt_bin_writer_options opts;
+    tfmt_error err;
+    int failed;                 /* sticky status after an output error */
+    bool limit;                 /* a format limit was hit: finish only */
+    bool finished;
+    uint64_t pos;               /* bytes handed to the output so far */
+
+    /* sample buffer and optional zstd stream */
+    uint8_t *buf;
+    size_t buf_len;
+    bool raw;                   /* past the sample region: no compression */
+    void *zcctx;                /* ZSTD_CCtx */
+    uint8_t *zout;
+    size_t zout_cap;
+
+    /* strings: bytes in one arena */
+    tfmt_buf str_bytes;
+    uint64_t *str_off;
+    uint32_t *str_len;
+    size_t str_cap;
+    uint32_t str_count;
+    tfmt_idset str_set;
+
+    /* frames */
+    tfmt_frame *frames;
+    size_t frame_cap;
+    uint32_t frame_count;
+    tfmt_idset frame_set;
+
+    /* threads */
+    tfmt_bw_thread *threads;
+    size_t thread_cap;
+    uint32_t thread_count;
+    tfmt_idset thread_set;
+
+    uint64_t samples;
+    tfmt_stats stats;
+    tfmt_bw_counts counts;
+
+    /* format limits, lowered by tests to reach them */
+    uint32_t max_strings;
+    uint32_t max_frames;
+    uint32_t max_threads;
+};
+
+/* Open with explicit output callbacks (tests, the public open). */
+int tfmt__bin_writer_open_cb(tfmt_bin_writer **out, tfmt_bw_write_fn write,
+                             tfmt_bw_pwrite_fn pwrite, void *ctx,
+                             const tfmt_bin_writer_options *opts,
+                             tfmt_error *err);
+
+/* Lower the u32 limits so tests can reach them. */
+void tfmt__bin_writer_set_limits(tfmt_bin_writer *w, uint32_t strings,
+                                 uint32_t frames, uint32_t threads);
+
+/*
+ * Write `thread`'s pending REPEAT group now, if it has one (bin_copy.c
+ * uses this to place each copied REPEAT record where the source had it).
+ */
+int tfmt__bin_writer_flush_thread(tfmt_bin_writer *w, uint64_t thread_id,
+                                  uint32_t interpreter_id);
+
+/* Record counts per encoding so far (bench and tests). */
+const tfmt_bw_counts *tfmt__bin_writer_counts(const tfmt_bin_writer *w);
+
+/* TFMT_OK when the writer accepts input, else the status to return. */
+int tfmt__bw_check_open(tfmt_bin_writer *w);
+/* Enter the sticky "limit reached" state (finish still works). */
+int tfmt__bw_limit(tfmt_bin_writer *w, const char *what);
+
+/* Write every pending REPEAT group, in thread-creation order. */
+int tfmt__bw_flush_all(tfmt_bin_writer *w);
+
+/* ---- bin_writer_out.c: the byte stream ---- */
+int tfmt__bw_out_init(tfmt_bin_writer *w);
+void tfmt__bw_out_free(tfmt_bin_writer *w);
+/* Append to the current region (compressed while in the sample region). */
+int tfmt__bw_out_put(tfmt_bin_writer *w, const void *p, size_t n);
+/* End the sample region: flush, end the zstd frame, switch to raw. */
+int tfmt__bw_out_end_samples(tfmt_bin_writer *w);
+/* Flush buffered raw bytes; the next byte lands at w->pos. */
+int tfmt__bw_out_flush(tfmt_bin_writer *w);
+/* Mark the writer failed with `code` (sticky) and return it. */
+int tfmt__bw_fail(tfmt_bin_writer *w, int code);
+
+/* ---- bin_writer_intern.c: string and frame tables ---- */
+int tfmt__bw_intern_init(tfmt_bin_writer *w);
+void tfmt__bw_intern_free(tfmt_bin_writer *w);
+int tfmt__bw_write_tables(tfmt_bin_writer *w, uint64_t *str_off,
+                          uint64_t *frame_off);
+
+#endif
