@@ -470,12 +470,29 @@ static int open_repeat(tfmt_bin_reader *r, bin_thread *t, const uint8_t *p,
     return TFMT_OK;
 }
 
+static int count_fail(tfmt_bin_reader *r, const char *fmt, ...)
+    TFMT_PRINTF(2, 3);
+
+static int count_fail(tfmt_bin_reader *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tfmt__error_clear(&r->err);
+    vsnprintf(r->err.msg, sizeof r->err.msg, fmt, ap);
+    va_end(ap);
+    r->err.code = TFMT_EFORMAT;
+    r->err.has_offset = true;
+    r->err.offset = 28;
+    r->err.check = TFMT_BCHK_SAMPLE_COUNT;
+    return r->state = TFMT_EFORMAT;
+}
+
 static int finish(tfmt_bin_reader *r)
 {
     const tfmt_info *info = &r->fx.info;
+    /* Located at the header's count field: one of the two is wrong. */
     if (r->samples_read != info->sample_count)
-        return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_SAMPLE_COUNT,
-                        here(r, r->stream.pos),
+        return count_fail(r,
                         "sample count mismatch: header declares %llu "
                         "samples but replay decoded %llu",
                         (unsigned long long)info->sample_count,
