@@ -23,7 +23,7 @@
 
 #define ARCHIVE_BLOCK ((size_t)128 * 1024)
 #define SPOOL_CHUNK ((size_t)1024 * 1024)
-#define HEAD_MAX ((size_t)4096)
+#define HEAD_MAX ((size_t)64 * 1024)
 #define IO_MAX ((size_t)1 << 30)
 
 typedef enum { SRC_MEMORY, SRC_FILE, SRC_STREAM } src_kind;
@@ -206,9 +206,8 @@ static la_ssize_t stream_read_cb(struct archive *ar, void *ctx,
 static int stream_setup(tfmt_source *src, tfmt_error *err)
 {
     src->ar = archive_read_new();
-    src->head = tfmt__malloc(&src->alloc, HEAD_MAX);
     src->rbuf = tfmt__malloc(&src->alloc, ARCHIVE_BLOCK);
-    if (!src->ar || !src->head || !src->rbuf)
+    if (!src->ar || !src->rbuf)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     if (archive_read_support_filter_gzip(src->ar) != ARCHIVE_OK ||
         archive_read_support_filter_zstd(src->ar) != ARCHIVE_OK ||
@@ -315,6 +314,24 @@ static int stream_fill(tfmt_source *src, uint64_t at, tfmt_error *err)
     return TFMT_OK;
 }
 
+/* Remember the first HEAD_MAX bytes delivered (allocated on first use). */
+static int keep_head(tfmt_source *src, const uint8_t *p, size_t n,
+                     tfmt_error *err)
+{
+    if (src->pos >= HEAD_MAX)
+        return TFMT_OK;
+    if (!src->head) {
+        src->head = tfmt__malloc(&src->alloc, HEAD_MAX);
+        if (!src->head)
+            return tfmt__error(err, TFMT_ENOMEM, "out of memory");
+    }
+    size_t keep = HEAD_MAX - (size_t)src->pos;
+    keep = keep < n ? keep : n;
+    memcpy(src->head + src->pos, p, keep);
+    src->head_len = (size_t)src->pos + keep;
+    return TFMT_OK;
+}
+
 static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap,
                        size_t *got, tfmt_error *err)
 {
@@ -322,13 +339,14 @@ static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap,
     if (rc != TFMT_OK)
         return rc;
     size_t n = cap < src->blk_len ? cap : src->blk_len;
-    memcpy(buf, src->blk, n);
-    if (src->pos < HEAD_MAX) {
-        size_t keep = HEAD_MAX - (size_t)src->pos;
-        keep = keep < n ? keep : n;
-        memcpy(src->head + src->pos, buf, keep);
-        src->head_len = (size_t)src->pos + keep;
+    if (n == 0) {
+        *got = 0;
+        return TFMT_OK;
     }
+    rc = keep_head(src, src->blk, n, err);
+    if (rc != TFMT_OK)
+        return rc;
+    memcpy(buf, src->blk, n);
     src->blk += n;
     src->blk_len -= n;
     src->pos += n;
@@ -468,6 +486,9 @@ static int stream_spool(tfmt_source *src, tfmt_error *err)
     src->ar = NULL;
     tfmt__free(&src->alloc, src->rbuf);
     src->rbuf = NULL;
+    tfmt__free(&src->alloc, src->head);
+    src->head = NULL;
+    src->head_len = 0;
     if (src->own_fd)
         close(src->fd);
     src->fd = fd;

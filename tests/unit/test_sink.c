@@ -293,6 +293,46 @@ TEST(pwrite_zstd_spool_large)
     check_patch("out.bin.zst", 3 * 1024 * 1024 + 11, "zstd");
 }
 
+/*
+ * A stream may be sniffed and then read at random while no more than its
+ * first 64 KiB were consumed; past that, seeking is refused, not wrong.
+ */
+TEST(source_sniff_limit)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512];
+    in_dir(path, "big.zst");
+    size_t n = 2 * 1024 * 1024 + 3;
+    unsigned char *data = pattern(n);
+    tfmt_sink *s;
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, NULL) == 0, "open");
+    CHECK(tfmt_sink_write(s, data, n) == TFMT_OK, "write");
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish");
+    tfmt_sink_free(s);
+    tfmt_source *a, *b;
+    tfmt_error err = {0};
+    REQUIRE(tfmt_source_open_path(&a, path, NULL, NULL) == 0, "open a");
+    REQUIRE(tfmt_source_open_path(&b, path, NULL, NULL) == 0, "open b");
+    unsigned char *buf = malloc(n);
+    size_t got = 0, total = 0;
+    CHECK(tfmt_source_read(a, buf, 16, &got, &err) == 0 && got == 16, "a");
+    uint64_t size = 0;
+    CHECK(tfmt__source_seekable(a, &size, &err) == TFMT_OK && size == n,
+          "a: size %llu: %s", (unsigned long long)size, err.msg);
+    CHECK(tfmt__source_pread(a, buf, n, 0, &err) == TFMT_OK &&
+          memcmp(buf, data, n) == 0, "a: whole content");
+    while (total <= 64 * 1024 &&
+           tfmt_source_read(b, buf, 4096, &got, &err) == 0 && got)
+        total += got;
+    CHECK(tfmt__source_seekable(b, &size, &err) == TFMT_EINVAL,
+          "b: read %zu bytes, seeking must be refused", total);
+    free(buf);
+    free(data);
+    tfmt_source_free(a);
+    tfmt_source_free(b);
+    cleanup();
+}
+
 TEST(pwrite_refused)
 {
     REQUIRE(scratch() == 0, "scratch dir");
@@ -458,11 +498,61 @@ TEST(missing_directory)
     CHECK(strcmp(err.msg, strerror(ENOENT)) == 0, "msg '%s'", err.msg);
 }
 
+typedef struct {
+    int n, count;
+} failing;
+
+static void *fail_malloc(size_t size, void *ctx)
+{
+    failing *f = ctx;
+    return ++f->count == f->n ? NULL : malloc(size);
+}
+
+static void *fail_realloc(void *p, size_t size, void *ctx)
+{
+    failing *f = ctx;
+    return ++f->count == f->n ? NULL : realloc(p, size);
+}
+
+static void fail_free(void *p, void *ctx)
+{
+    (void)ctx;
+    free(p);
+}
+
+/* Failing the Nth allocation gives ENOMEM and leaves no file behind. */
+TEST(failing_allocator)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], names[256];
+    in_dir(path, "out.gz");
+    int n;
+    for (n = 1; n < 20; n++) {
+        failing f = {n, 0};
+        tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
+        tfmt_sink *s;
+        tfmt_error err = {0};
+        int rc = tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE, &a, &err);
+        if (rc == TFMT_OK) {
+            tfmt_sink_write(s, "hello", 5);
+            rc = tfmt_sink_finish(s);
+            tfmt_sink_free(s);
+            break;
+        }
+        CHECK(rc == TFMT_ENOMEM, "n=%d: rc %d %s", n, rc, err.msg);
+        CHECK(list_dir(names, sizeof names) == 0, "n=%d left '%s'", n,
+              names);
+    }
+    CHECK(n > 2 && n < 20, "expected a few allocation sites, got %d", n);
+    cleanup();
+}
+
 TESTS(TCASE(atomic_write), TCASE(refuse_existing),
       TCASE(force_replaces_at_finish), TCASE(free_without_finish),
       TCASE(pwrite_plain), TCASE(pwrite_plain_large),
       TCASE(pwrite_gzip_spool), TCASE(pwrite_zstd_spool_large),
-      TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
+      TCASE(source_sniff_limit), TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
       TCASE(compressed_xz), TCASE(compressed_bzip2),
       TCASE(gzip_reproducible), TCASE(stdout_pipe_seekable),
-      TCASE(write_error_enospc), TCASE(missing_directory))
+      TCASE(write_error_enospc), TCASE(missing_directory),
+      TCASE(failing_allocator))

@@ -443,6 +443,56 @@ TEST(stdin_pipe_empty)
     close(saved);
 }
 
+/* An allocator that fails the Nth allocation (1-based). */
+typedef struct {
+    int n, count;
+} failing;
+
+static void *fail_malloc(size_t size, void *ctx)
+{
+    failing *f = ctx;
+    return ++f->count == f->n ? NULL : malloc(size);
+}
+
+static void *fail_realloc(void *p, size_t size, void *ctx)
+{
+    failing *f = ctx;
+    return ++f->count == f->n ? NULL : realloc(p, size);
+}
+
+static void fail_free(void *p, void *ctx)
+{
+    (void)ctx;
+    free(p);
+}
+
+/* Every allocation site fails cleanly: ENOMEM, nothing leaked. */
+TEST(failing_allocator)
+{
+    int n;
+    for (n = 1; n < 20; n++) {
+        failing f = {n, 0};
+        tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
+        tfmt_source *src;
+        tfmt_error err = {0};
+        int rc = tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", &a,
+                                       &err);
+        unsigned char *got = NULL;
+        size_t glen = 0;
+        if (rc == TFMT_OK)
+            rc = drain(src, 100, 0, &got, &glen, &err);
+        if (rc == TFMT_OK)
+            rc = tfmt__source_seekable(src, NULL, &err);
+        if (rc != TFMT_OK)
+            CHECK(rc == TFMT_ENOMEM, "n=%d: rc %d %s", n, rc, err.msg);
+        free(got);
+        tfmt_source_free(src);
+        if (rc == TFMT_OK)
+            break;
+    }
+    CHECK(n > 2 && n < 20, "expected a few allocation sites, got %d", n);
+}
+
 TESTS(TCASE(memory_chunk_1), TCASE(memory_chunk_7), TCASE(memory_whole),
       TCASE(path_plain), TCASE(path_gzip), TCASE(path_zstd),
       TCASE(path_xz), TCASE(path_bzip2), TCASE(empty_plain),
@@ -453,4 +503,4 @@ TESTS(TCASE(memory_chunk_1), TCASE(memory_chunk_7), TCASE(memory_whole),
       TCASE(seekable_after_sniff), TCASE(seekable_plain_file),
       TCASE(memory_random_access), TCASE(stdin_pipe_plain),
       TCASE(stdin_pipe_gzip), TCASE(stdin_pipe_spool),
-      TCASE(stdin_pipe_empty))
+      TCASE(stdin_pipe_empty), TCASE(failing_allocator))
