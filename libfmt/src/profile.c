@@ -1,2 +1,313 @@
-/* profile.c - placeholder until the module lands. */
-#include "internal.h"
+/*
+ * profile.c - the aggregated profile: interning of strings, frames and
+ * threads, and the call tree that counts sample weights (see
+ * profile_internal.h for the layout). Binary logs are streamed in by
+ * profile_bin.c; exporters live in profile_*.c.
+ */
+#include "profile_internal.h"
+#include "json_escape.h"
+
+#define STRING_SEED 0x7461636879736eULL
+
+int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
+{
+    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    *out = NULL;
+    tfmt_profile *p = tfmt__calloc(o.alloc, 1, sizeof *p);
+    if (!p)
+        return TFMT_ENOMEM;
+    p->alloc = o.alloc;
+    p->opts = o;
+    tfmt__buf_init(&p->strbuf, o.alloc);
+    tfmt__buf_init(&p->scratch, o.alloc);
+    tfmt__idset_init(&p->string_set, o.alloc);
+    tfmt__idset_init(&p->frame_set, o.alloc);
+    tfmt__idset_init(&p->node_set, o.alloc);
+    tfmt__idset_init(&p->thread_set, o.alloc);
+    p->mode = TFMT_MODE_UNKNOWN;
+    *out = p;
+    return TFMT_OK;
+}
+
+void tfmt_profile_free(tfmt_profile *p)
+{
+    if (!p)
+        return;
+    tfmt__buf_free(&p->strbuf);
+    tfmt__buf_free(&p->scratch);
+    tfmt__free(p->alloc, p->strings);
+    tfmt__free(p->alloc, p->frames);
+    tfmt__free(p->alloc, p->nodes);
+    tfmt__free(p->alloc, p->threads);
+    tfmt__idset_free(&p->string_set);
+    tfmt__idset_free(&p->frame_set);
+    tfmt__idset_free(&p->node_set);
+    tfmt__idset_free(&p->thread_set);
+    tfmt__free(p->alloc, p);
+}
+
+uint64_t tfmt_profile_samples(const tfmt_profile *p)
+{
+    return p->samples_total;
+}
+
+uint64_t tfmt_profile_interval_us(const tfmt_profile *p)
+{
+    return p->interval_us;
+}
+
+int tfmt_profile_mode(const tfmt_profile *p)
+{
+    return p->mode;
+}
+
+const tfmt_error *tfmt_profile_error(const tfmt_profile *p)
+{
+    return &p->err;
+}
+
+static int nomem(tfmt_profile *p)
+{
+    return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
+}
+
+/* ---- strings ---- */
+
+typedef struct strkey {
+    const char *s;
+    size_t len;
+} strkey;
+
+static bool string_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_profile *p = ctx;
+    const strkey *k = key;
+    return p->strings[id].len == k->len &&
+           memcmp(p->strbuf.data + p->strings[id].off, k->s, k->len) == 0;
+}
+
+static int add_string(tfmt_profile *p, const char *s, size_t len,
+                      uint64_t h, uint32_t *out)
+{
+    if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID)
+        return tfmt__error(&p->err, TFMT_ELIMIT, "too many strings");
+    if (tfmt__grow(p->alloc, (void **)&p->strings, &p->capstrings,
+                   p->nstrings + 1, sizeof *p->strings) != TFMT_OK)
+        return nomem(p);
+    uint32_t id = (uint32_t)p->nstrings;
+    uint64_t off = p->strbuf.len;
+    if (tfmt__buf_put(&p->strbuf, s, len) != TFMT_OK ||
+        tfmt__idset_insert(&p->string_set, h, id) != TFMT_OK)
+        return nomem(p);
+    p->strings[id].off = off;
+    p->strings[id].len = (uint32_t)len;
+    p->nstrings++;
+    *out = id;
+    return TFMT_OK;
+}
+
+int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
+                                uint32_t *out)
+{
+    /* Store what Python would decode: repair invalid UTF-8 first. */
+    if (!tfmt__utf8_valid(s, len)) {
+        p->scratch.len = 0;
+        if (tfmt__utf8_repair(&p->scratch, s, len) != TFMT_OK)
+            return nomem(p);
+        s = p->scratch.data;
+        len = p->scratch.len;
+    }
+    strkey k = {s, len};
+    uint64_t h = tfmt__hash_bytes(s, len, STRING_SEED);
+    uint32_t id = tfmt__idset_find(&p->string_set, h, &k, string_eq, p);
+    if (id != TFMT_NO_ID) {
+        *out = id;
+        return TFMT_OK;
+    }
+    return add_string(p, s, len, h, out);
+}
+
+/* ---- frames ---- */
+
+static uint64_t frame_hash(const tfmt_frame *f)
+{
+    uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
+    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->lineno << 32) |
+                            (uint32_t)f->end_lineno));
+    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->column << 32) |
+                            (uint32_t)f->end_column));
+    return tfmt__hash_mix(h ^ f->opcode);
+}
+
+static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_frame *a = &((const tfmt_profile *)ctx)->frames[id];
+    const tfmt_frame *b = key;
+    return a->filename == b->filename && a->funcname == b->funcname &&
+           a->lineno == b->lineno && a->end_lineno == b->end_lineno &&
+           a->column == b->column && a->end_column == b->end_column &&
+           a->opcode == b->opcode;
+}
+
+int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
+                               uint32_t *out)
+{
+    uint64_t h = frame_hash(f);
+    uint32_t id = tfmt__idset_find(&p->frame_set, h, f, frame_eq, p);
+    if (id != TFMT_NO_ID) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (p->nframes >= TFMT_NO_ID)
+        return tfmt__error(&p->err, TFMT_ELIMIT, "too many frames");
+    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes,
+                   p->nframes + 1, sizeof *p->frames) != TFMT_OK)
+        return nomem(p);
+    id = (uint32_t)p->nframes;
+    if (tfmt__idset_insert(&p->frame_set, h, id) != TFMT_OK)
+        return nomem(p);
+    p->frames[id] = *f;
+    p->nframes++;
+    *out = id;
+    return TFMT_OK;
+}
+
+/* ---- nodes and threads ---- */
+
+typedef struct nodekey {
+    uint32_t parent;
+    uint32_t frame;
+} nodekey;
+
+static bool node_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_pnode *n = &((const tfmt_profile *)ctx)->nodes[id];
+    const nodekey *k = key;
+    return n->parent == k->parent && n->frame == k->frame;
+}
+
+static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
+                    uint32_t thread, uint32_t *out)
+{
+    if (p->nnodes >= TFMT_NO_ID)
+        return tfmt__error(&p->err, TFMT_ELIMIT, "too many call paths");
+    if (tfmt__grow(p->alloc, (void **)&p->nodes, &p->capnodes,
+                   p->nnodes + 1, sizeof *p->nodes) != TFMT_OK)
+        return nomem(p);
+    uint32_t id = (uint32_t)p->nnodes++;
+    tfmt_pnode *n = &p->nodes[id];
+    n->parent = parent;
+    n->frame = frame;
+    n->thread = thread;
+    n->depth = parent == TFMT_NO_ID ? 0 : p->nodes[parent].depth + 1;
+    n->self = 0;
+    n->leaf_seq = TFMT_NO_ID;
+    *out = id;
+    return TFMT_OK;
+}
+
+/* The child of `parent` for `frame`, created when absent. */
+int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
+                        uint32_t *out)
+{
+    nodekey k = {parent, frame};
+    uint64_t h = tfmt__hash_mix(((uint64_t)parent << 32) | frame);
+    uint32_t id = tfmt__idset_find(&p->node_set, h, &k, node_eq, p);
+    if (id != TFMT_NO_ID) {
+        *out = id;
+        return TFMT_OK;
+    }
+    int rc = new_node(p, parent, frame, p->nodes[parent].thread, &id);
+    if (rc != TFMT_OK)
+        return rc;
+    if (tfmt__idset_insert(&p->node_set, h, id) != TFMT_OK)
+        return nomem(p);
+    *out = id;
+    return TFMT_OK;
+}
+
+typedef struct threadkey {
+    uint64_t thread_id;
+    uint32_t interpreter_id;
+} threadkey;
+
+static bool thread_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_pthread *t = &((const tfmt_profile *)ctx)->threads[id];
+    const threadkey *k = key;
+    return t->thread_id == k->thread_id &&
+           t->interpreter_id == k->interpreter_id;
+}
+
+static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
+                      uint32_t *out)
+{
+    if (tfmt__grow(p->alloc, (void **)&p->threads, &p->capthreads,
+                   p->nthreads + 1, sizeof *p->threads) != TFMT_OK)
+        return nomem(p);
+    uint32_t id = (uint32_t)p->nthreads;
+    uint32_t root;
+    int rc = new_node(p, TFMT_NO_ID, TFMT_NO_ID, id, &root);
+    if (rc != TFMT_OK)
+        return rc;
+    if (tfmt__idset_insert(&p->thread_set, h, id) != TFMT_OK)
+        return nomem(p);
+    tfmt_pthread *t = &p->threads[id];
+    t->thread_id = k->thread_id;
+    t->interpreter_id = k->interpreter_id;
+    t->root = root;
+    t->samples = 0;
+    p->nthreads++;
+    *out = id;
+    return TFMT_OK;
+}
+
+/* Profile thread index of (thread_id, interpreter_id), created if new. */
+int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
+                         uint32_t interpreter_id, uint32_t *out)
+{
+    threadkey k = {thread_id, interpreter_id};
+    uint64_t h = tfmt__hash_mix(thread_id ^
+                                tfmt__hash_mix(interpreter_id + 1));
+    uint32_t id = tfmt__idset_find(&p->thread_set, h, &k, thread_eq, p);
+    if (id != TFMT_NO_ID) {
+        *out = id;
+        return TFMT_OK;
+    }
+    return add_thread(p, &k, h, out);
+}
+
+void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight)
+{
+    tfmt_pnode *n = &p->nodes[leaf];
+    if (n->leaf_seq == TFMT_NO_ID)
+        n->leaf_seq = p->nleaves++;
+    n->self += weight;
+    p->threads[n->thread].samples += weight;
+    p->samples_total += weight;
+}
+
+int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
+                            uint32_t interpreter_id, const uint32_t *stack,
+                            uint32_t depth, uint64_t weight)
+{
+    /* CPython's collectors never count an empty stack. */
+    if (depth == 0 || weight == 0)
+        return TFMT_OK;
+    uint32_t thread;
+    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, &thread);
+    if (rc != TFMT_OK)
+        return rc;
+    uint32_t node = p->threads[thread].root;
+    for (uint32_t i = 0; i < depth; i++) {
+        if (stack[i] >= p->nframes)
+            return tfmt__error(&p->err, TFMT_EINVAL, "frame id out of range");
+        rc = tfmt__profile_child(p, node, stack[i], &node);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    tfmt__profile_count(p, node, weight);
+    return TFMT_OK;
+}

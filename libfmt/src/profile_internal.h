@@ -13,6 +13,13 @@
  * order in which samples first show them, innermost first within a sample:
  * the order CPython's collectors assign ids in. Strings are interned by
  * content in the order frames first need them (filename, then funcname).
+ * Strings are stored as CPython sees them after decoding: invalid UTF-8 is
+ * replaced by U+FFFD (Python's "replace" rule) when a string is interned,
+ * so profile strings are always valid UTF-8 and two byte strings that
+ * decode alike are one string.
+ *
+ * Counting follows CPython's StackTraceCollector: empty stacks are never
+ * counted, and with skip_idle a sample without HAS_GIL or ON_CPU is not.
  */
 #ifndef TFMT_PROFILE_INTERNAL_H
 #define TFMT_PROFILE_INTERNAL_H
@@ -32,6 +39,9 @@ typedef struct tfmt_pnode {
     uint32_t thread;            /* index into profile.threads */
     uint32_t depth;             /* 0 for roots, 1 for outermost frames */
     uint64_t self;              /* weight of samples ending here */
+    uint32_t leaf_seq;          /* order in which nodes first got self > 0
+                                   (TFMT_NO_ID while self == 0): the
+                                   first-seen order of Python's Counters */
 } tfmt_pnode;
 
 typedef struct tfmt_pthread {
@@ -69,6 +79,9 @@ struct tfmt_profile {
     bool have_input;            /* interval/mode were set by an input */
     tfmt_stats stats;           /* of the first input, if it had any */
     uint64_t start_time_us;     /* of the first input */
+
+    uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
+    tfmt_buf scratch;           /* string repair space */
 };
 
 /* Borrow profile string `id`. */
@@ -87,10 +100,84 @@ int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
                             uint32_t interpreter_id, const uint32_t *stack,
                             uint32_t depth, uint64_t weight);
 
+/*
+ * Building blocks of tfmt__profile_add_stack for inputs that track their
+ * own paths (profile_bin.c): the thread index of (thread_id,
+ * interpreter_id) and the child node of `parent` for `frame`, each created
+ * when absent, and counting `weight` (> 0) samples ending at node `leaf`.
+ */
+int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
+                         uint32_t interpreter_id, uint32_t *out);
+int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
+                        uint32_t *out);
+void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight);
+
 /* Intern a string / frame (frame strings are profile ids) into `p`. */
 int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
                                 uint32_t *out);
 int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
                                uint32_t *out);
+
+
+/* ---- tree helpers (profile_tree.c), for the exporters ---- */
+
+/*
+ * Child lists and subtree totals of the call tree, derived in O(nodes)
+ * from the parent links. Children (and the thread roots) are chained in
+ * node-id order, i.e. in the order the samples first showed them.
+ */
+typedef struct tfmt_ptree {
+    uint32_t *first_child;      /* per node; TFMT_NO_ID for a leaf */
+    uint32_t *next_sibling;     /* per node; TFMT_NO_ID for the last */
+    uint32_t first_root;        /* first thread root; TFMT_NO_ID if none */
+    uint64_t *total;            /* per node: self plus all descendants */
+} tfmt_ptree;
+
+int tfmt__ptree_build(const tfmt_profile *p, tfmt_ptree *out);
+void tfmt__ptree_free(const tfmt_profile *p, tfmt_ptree *t);
+
+/*
+ * A depth-first walk over every thread's tree without recursion or a
+ * stack: tfmt__pwalk_next returns 1 when it enters *node (parents before
+ * children), -1 when it leaves it (after all its descendants), 0 at the
+ * end. Roots are visited too (their frame is TFMT_NO_ID).
+ */
+typedef struct tfmt_pwalk {
+    const tfmt_profile *p;
+    const tfmt_ptree *t;
+    uint32_t cur;
+    bool entering;
+} tfmt_pwalk;
+
+void tfmt__pwalk_init(tfmt_pwalk *w, const tfmt_profile *p,
+                      const tfmt_ptree *t);
+int tfmt__pwalk_next(tfmt_pwalk *w, uint32_t *node);
+
+/*
+ * Write the frames of `node` root first into out[0..depth-1] (depth =
+ * nodes[node].depth, at most `cap`); returns the depth, or 0 when the path
+ * does not fit.
+ */
+uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
+                            uint32_t *out, uint32_t cap);
+
+/*
+ * The location CPython's collectors see for a frame: a frame whose lineno
+ * is TFMT_NO_LOCATION has location None, which normalize_location turns
+ * into (0, 0, -1, -1); other frames keep their four values.
+ */
+static inline void tfmt__profile_norm_loc(const tfmt_frame *f, int32_t *line,
+                                          int32_t *end_line, int32_t *col,
+                                          int32_t *end_col)
+{
+    bool none = f->lineno == TFMT_NO_LOCATION;
+    *line = none ? 0 : f->lineno;
+    *end_line = none ? 0 : f->end_lineno;
+    *col = none ? -1 : f->column;
+    *end_col = none ? -1 : f->end_column;
+}
+
+/* Flush `b` to `sink` once it holds at least `min` bytes (0: always). */
+int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min);
 
 #endif

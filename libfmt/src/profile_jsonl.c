@@ -1,2 +1,392 @@
-/* profile_jsonl.c - placeholder until the module lands. */
-#include "internal.h"
+/*
+ * profile_jsonl.c - CPython's JSONL export (schema v0), byte for byte.
+ *
+ * JsonlCollector keys frames on (path, func, line, end_line, col, end_col)
+ * without the opcode, so several profile frames can share one JSONL frame;
+ * it interns funcname before filename, in the order frames are first seen.
+ * Iterating the profile's frames in id order (their first-seen order)
+ * reproduces both id sequences. Cumulative counts each JSONL frame once
+ * per stack; on the tree that is the subtree total of every node whose
+ * ancestors do not show the same JSONL frame.
+ */
+#include "profile_internal.h"
+#include <stdio.h>
+
+#include "json_escape.h"
+
+#define CHUNK 256
+#define FLUSH_AT (1u << 20)
+
+typedef struct jkey {
+    uint32_t path, func;
+    int32_t line, end_line, col, end_col;   /* absent: 0, 0, -1, -1 */
+} jkey;
+
+typedef struct jctx {
+    tfmt_profile *p;
+    tfmt_sink *sink;
+    const char *run_id;
+    uint32_t *jstr;         /* profile string -> JSONL string id */
+    uint32_t *strs;         /* JSONL string id -> profile string */
+    uint32_t nstrs;
+    uint32_t *jframe;       /* profile frame -> JSONL frame id */
+    jkey *keys;             /* per JSONL frame */
+    uint32_t nkeys;
+    tfmt_idset set;
+    uint64_t *self, *cum;   /* per JSONL frame */
+    tfmt_buf out;
+    bool io_failed;         /* the sink failed (else: out of memory) */
+} jctx;
+
+static bool jkey_eq(const void *ctx, uint32_t id, const void *key)
+{
+    return memcmp(&((const jctx *)ctx)->keys[id], key, sizeof(jkey)) == 0;
+}
+
+static uint64_t jkey_hash(const jkey *k)
+{
+    uint64_t h = tfmt__hash_mix(((uint64_t)k->path << 32) | k->func);
+    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)k->line << 32) |
+                            (uint32_t)k->end_line));
+    return tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)k->col << 32) |
+                               (uint32_t)k->end_col));
+}
+
+static uint32_t jstring(jctx *c, uint32_t s)
+{
+    if (c->jstr[s] == TFMT_NO_ID) {
+        c->strs[c->nstrs] = s;
+        c->jstr[s] = c->nstrs++;
+    }
+    return c->jstr[s];
+}
+
+static void make_key(jctx *c, const tfmt_frame *f, jkey *k)
+{
+    int32_t line, end_line, col, end_col;
+    tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
+    memset(k, 0, sizeof *k);
+    k->func = jstring(c, f->funcname);      /* funcname first */
+    k->path = jstring(c, f->filename);
+    k->line = line;
+    k->end_line = end_line > 0 ? end_line : 0;
+    k->col = col >= 0 ? col : -1;
+    k->end_col = end_col >= 0 ? end_col : -1;
+}
+
+/* Assign JSONL string and frame ids in CPython's first-seen order. */
+static int map_frames(jctx *c)
+{
+    const tfmt_profile *p = c->p;
+    for (size_t i = 0; i < p->nframes; i++) {
+        jkey k;
+        make_key(c, &p->frames[i], &k);
+        uint64_t h = jkey_hash(&k);
+        uint32_t id = tfmt__idset_find(&c->set, h, &k, jkey_eq, c);
+        if (id == TFMT_NO_ID) {
+            id = c->nkeys++;
+            c->keys[id] = k;
+            if (tfmt__idset_insert(&c->set, h, id) != TFMT_OK)
+                return TFMT_ENOMEM;
+        }
+        c->jframe[i] = id;
+    }
+    return TFMT_OK;
+}
+
+/* self and cumulative per JSONL frame (recursion counted once). */
+static int aggregate(jctx *c)
+{
+    const tfmt_profile *p = c->p;
+    tfmt_ptree t;
+    uint32_t *open = tfmt__calloc(p->alloc, c->nkeys + 1, sizeof *open);
+    if (!open || tfmt__ptree_build(p, &t) != TFMT_OK) {
+        tfmt__free(p->alloc, open);
+        return TFMT_ENOMEM;
+    }
+    tfmt_pwalk w;
+    uint32_t n = 0;
+    int ev;
+    tfmt__pwalk_init(&w, p, &t);
+    for (;;) {
+        ev = tfmt__pwalk_next(&w, &n);
+        if (ev == 0)
+            break;
+        if (p->nodes[n].frame == TFMT_NO_ID)
+            continue;
+        uint32_t jf = c->jframe[p->nodes[n].frame];
+        if (ev < 0) {
+            open[jf]--;
+            continue;
+        }
+        c->self[jf] += p->nodes[n].self;
+        if (open[jf]++ == 0)
+            c->cum[jf] += t.total[n];
+    }
+    tfmt__ptree_free(p, &t);
+    tfmt__free(p->alloc, open);
+    return TFMT_OK;
+}
+
+/* ---- emission: hand-written JSON into one buffer, flushed in MBs ---- */
+
+#define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
+
+static char *put_u64(char *o, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *o++ = tmp[--n];
+    return o;
+}
+
+static char *put_i64(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return put_u64(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(o, (uint64_t)v);
+}
+
+/* Make room for `n` more bytes, flushing first when the buffer is big. */
+static char *room(jctx *c, size_t n)
+{
+    if (c->out.len >= FLUSH_AT &&
+        tfmt__profile_flush(&c->out, c->sink, 0) != TFMT_OK) {
+        c->io_failed = true;
+        return NULL;
+    }
+    if (tfmt__buf_reserve(&c->out, n) != TFMT_OK)
+        return NULL;
+    return c->out.data + c->out.len;
+}
+
+static void commit(jctx *c, char *o)
+{
+    c->out.len = (size_t)(o - c->out.data);
+}
+
+/* {"type":"<type>","v":0,"run_id":"<run_id>" */
+static int head(jctx *c, const char *type)
+{
+    if (tfmt__buf_puts(&c->out, "{\"type\":\"") != TFMT_OK ||
+        tfmt__buf_puts(&c->out, type) != TFMT_OK ||
+        tfmt__buf_puts(&c->out, "\",\"v\":0,\"run_id\":") != TFMT_OK ||
+        tfmt__json_put_string(&c->out, c->run_id, strlen(c->run_id)))
+        return TFMT_ENOMEM;
+    return TFMT_OK;
+}
+
+/*
+ * CPython's PROFILING_MODE_NAMES. Kept here rather than calling
+ * tfmt_mode_name, which no module defines yet.
+ */
+static const char *mode_name(int mode)
+{
+    static const char *const names[] = {"wall", "cpu", "gil", "all",
+                                        "exception"};
+    if (mode < 0 || mode >= (int)(sizeof names / sizeof names[0]))
+        return NULL;
+    return names[mode];
+}
+
+static int put_meta(jctx *c)
+{
+    const tfmt_profile *p = c->p;
+    if (head(c, "meta") != TFMT_OK ||
+        tfmt__buf_puts(&c->out, ",\"sample_interval_usec\":") != TFMT_OK ||
+        tfmt__buf_put_u64(&c->out, p->interval_us) != TFMT_OK)
+        return TFMT_ENOMEM;
+    if (p->mode != TFMT_MODE_UNKNOWN) {
+        /* CPython: _MODE_NAMES.get(mode, str(mode)). */
+        const char *name = mode_name(p->mode);
+        char num[16];
+        if (!name) {
+            snprintf(num, sizeof num, "%d", p->mode);
+            name = num;
+        }
+        if (tfmt__buf_puts(&c->out, ",\"mode\":") != TFMT_OK ||
+            tfmt__json_put_string(&c->out, name, strlen(name)) != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
+    return tfmt__buf_puts(&c->out, "}\n");
+}
+
+static int put_string(jctx *c, uint32_t id)
+{
+    char *o = room(c, 48);
+    if (!o)
+        return TFMT_ENOMEM;
+    o = LIT(o, "{\"str_id\":");
+    o = put_u64(o, id);
+    o = LIT(o, ",\"value\":");
+    commit(c, o);
+    tfmt_str s = tfmt__profile_str(c->p, c->strs[id]);
+    if (tfmt__json_put_string(&c->out, s.ptr, s.len) != TFMT_OK)
+        return TFMT_ENOMEM;
+    return tfmt__buf_putc(&c->out, '}');
+}
+
+static int put_frame(jctx *c, uint32_t id)
+{
+    const jkey *k = &c->keys[id];
+    char *o = room(c, 192);
+    if (!o)
+        return TFMT_ENOMEM;
+    o = LIT(o, "{\"frame_id\":");
+    o = put_u64(o, id);
+    o = LIT(o, ",\"path_str_id\":");
+    o = put_u64(o, k->path);
+    o = LIT(o, ",\"func_str_id\":");
+    o = put_u64(o, k->func);
+    o = LIT(o, ",\"line\":");
+    o = put_i64(o, k->line);
+    if (k->end_line > 0) {
+        o = LIT(o, ",\"end_line\":");
+        o = put_i64(o, k->end_line);
+    }
+    if (k->col >= 0) {
+        o = LIT(o, ",\"col\":");
+        o = put_i64(o, k->col);
+    }
+    if (k->end_col >= 0) {
+        o = LIT(o, ",\"end_col\":");
+        o = put_i64(o, k->end_col);
+    }
+    *o++ = '}';
+    commit(c, o);
+    return TFMT_OK;
+}
+
+static int put_agg(jctx *c, uint32_t id)
+{
+    char *o = room(c, 96);
+    if (!o)
+        return TFMT_ENOMEM;
+    o = LIT(o, "{\"frame_id\":");
+    o = put_u64(o, id);
+    o = LIT(o, ",\"self\":");
+    o = put_u64(o, c->self[id]);
+    o = LIT(o, ",\"cumulative\":");
+    o = put_u64(o, c->cum[id]);
+    *o++ = '}';
+    commit(c, o);
+    return TFMT_OK;
+}
+
+typedef int (*put_fn)(jctx *c, uint32_t id);
+
+/* One record per CHUNK entries; none for an empty list. */
+static int put_chunks(jctx *c, const char *type, const char *extra,
+                      const char *field, uint32_t n, put_fn put)
+{
+    for (uint32_t i = 0; i < n; i += CHUNK) {
+        uint32_t end = n - i > CHUNK ? i + CHUNK : n;
+        if (head(c, type) != TFMT_OK ||
+            tfmt__buf_puts(&c->out, extra) != TFMT_OK ||
+            tfmt__buf_puts(&c->out, field) != TFMT_OK)
+            return TFMT_ENOMEM;
+        for (uint32_t j = i; j < end; j++) {
+            if (j > i && tfmt__buf_putc(&c->out, ',') != TFMT_OK)
+                return TFMT_ENOMEM;
+            int rc = put(c, j);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+        if (tfmt__buf_puts(&c->out, "]}\n") != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
+    return TFMT_OK;
+}
+
+static int put_all(jctx *c)
+{
+    char total[48], agg[96];
+    snprintf(total, sizeof total, ",\"samples_total\":%llu",
+             (unsigned long long)c->p->samples_total);
+    snprintf(agg, sizeof agg, ",\"kind\":\"frame\",\"scope\":\"final\"%s",
+             total);
+    int rc = put_meta(c);
+    if (rc == TFMT_OK)
+        rc = put_chunks(c, "string_table", "", ",\"strings\":[", c->nstrs,
+                        put_string);
+    if (rc == TFMT_OK)
+        rc = put_chunks(c, "frame_table", "", ",\"frames\":[", c->nkeys,
+                        put_frame);
+    if (rc == TFMT_OK)
+        rc = put_chunks(c, "agg", agg, ",\"entries\":[", c->nkeys, put_agg);
+    if (rc == TFMT_OK && (head(c, "end") != TFMT_OK ||
+                          tfmt__buf_puts(&c->out, total) != TFMT_OK ||
+                          tfmt__buf_puts(&c->out, "}\n") != TFMT_OK))
+        rc = TFMT_ENOMEM;
+    return rc;
+}
+
+static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
+                    const char *run_id)
+{
+    const tfmt_allocator *a = p->alloc;
+    size_t ns = p->nstrings ? p->nstrings : 1;
+    size_t nf = p->nframes ? p->nframes : 1;
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->sink = sink;
+    c->run_id = run_id;
+    tfmt__buf_init(&c->out, a);
+    tfmt__idset_init(&c->set, a);
+    c->jstr = tfmt__malloc(a, ns * sizeof *c->jstr);
+    c->strs = tfmt__malloc(a, ns * sizeof *c->strs);
+    c->jframe = tfmt__malloc(a, nf * sizeof *c->jframe);
+    c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
+    c->self = tfmt__calloc(a, nf, sizeof *c->self);
+    c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
+    if (!c->jstr || !c->strs || !c->jframe || !c->keys || !c->self ||
+        !c->cum || tfmt__buf_reserve(&c->out, FLUSH_AT + 4096) != TFMT_OK)
+        return TFMT_ENOMEM;
+    memset(c->jstr, 0xff, ns * sizeof *c->jstr);
+    return TFMT_OK;
+}
+
+static void ctx_free(jctx *c)
+{
+    const tfmt_allocator *a = c->p->alloc;
+    tfmt__free(a, c->jstr);
+    tfmt__free(a, c->strs);
+    tfmt__free(a, c->jframe);
+    tfmt__free(a, c->keys);
+    tfmt__free(a, c->self);
+    tfmt__free(a, c->cum);
+    tfmt__idset_free(&c->set);
+    tfmt__buf_free(&c->out);
+}
+
+int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
+                             const char *run_id)
+{
+    if (!p || !sink || !run_id)
+        return TFMT_EINVAL;
+    jctx c;
+    int rc = ctx_init(&c, p, sink, run_id);
+    if (rc == TFMT_OK)
+        rc = map_frames(&c);
+    if (rc == TFMT_OK)
+        rc = aggregate(&c);
+    if (rc == TFMT_OK)
+        rc = put_all(&c);
+    if (rc == TFMT_OK && tfmt__profile_flush(&c.out, sink, 0) != TFMT_OK)
+        c.io_failed = true;
+    if (c.io_failed) {
+        p->err = *tfmt_sink_error(sink);
+        rc = p->err.code < 0 ? p->err.code : TFMT_EIO;
+    } else if (rc != TFMT_OK) {
+        rc = tfmt__error(&p->err, rc, "out of memory");
+    }
+    ctx_free(&c);
+    return rc;
+}

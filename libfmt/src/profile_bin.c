@@ -1,0 +1,223 @@
+/*
+ * profile_bin.c - stream a binary log's samples into a profile.
+ *
+ * Work per sample is proportional to the frames that changed, not to the
+ * depth: each reader thread keeps the node path of its last counted stack,
+ * and the reader says how many outermost frames a sample shares with the
+ * thread's previous one. Reader frame and string indices are mapped to
+ * profile ids lazily, the first time a counted sample shows them, so the
+ * profile's frame order is CPython's collectors' id order.
+ */
+#include "profile_internal.h"
+
+/* Per reader thread (indexed by tfmt_sample.thread_index). */
+typedef struct tstate {
+    uint32_t thread;    /* profile thread; TFMT_NO_ID until counted */
+    uint32_t valid;     /* outermost path entries that still equal the
+                           reader's previous stack of this thread */
+    size_t cap;
+    uint32_t *path;     /* node ids of the last counted stack, root first */
+} tstate;
+
+typedef struct binctx {
+    tfmt_profile *p;
+    tfmt_bin_reader *r;
+    uint32_t *fmap;     /* reader frame -> profile frame, or TFMT_NO_ID */
+    uint32_t *smap;     /* reader string -> profile string, or TFMT_NO_ID */
+    uint32_t nframes;
+    uint32_t nstrings;
+    tstate *ts;
+    size_t nts, capts;
+} binctx;
+
+static int nomem(tfmt_profile *p)
+{
+    return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
+}
+
+static uint32_t *new_map(const tfmt_allocator *a, uint32_t n)
+{
+    /* n was checked by the reader against the bytes of its table. */
+    uint32_t *m = tfmt__malloc(a, (n ? n : 1) * sizeof *m);
+    if (m)
+        memset(m, 0xff, (n ? n : 1) * sizeof *m);
+    return m;
+}
+
+static int ctx_init(binctx *c, tfmt_profile *p, tfmt_bin_reader *r)
+{
+    const tfmt_info *info = tfmt_bin_info(r);
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->r = r;
+    c->nframes = info->frame_count;
+    c->nstrings = info->string_count;
+    c->fmap = new_map(p->alloc, c->nframes);
+    c->smap = new_map(p->alloc, c->nstrings);
+    if (!c->fmap || !c->smap)
+        return nomem(p);
+    return TFMT_OK;
+}
+
+static void ctx_free(binctx *c)
+{
+    for (size_t i = 0; i < c->nts; i++)
+        tfmt__free(c->p->alloc, c->ts[i].path);
+    tfmt__free(c->p->alloc, c->ts);
+    tfmt__free(c->p->alloc, c->fmap);
+    tfmt__free(c->p->alloc, c->smap);
+}
+
+/* The first input sets the profile's interval, mode and statistics. */
+static void take_info(tfmt_profile *p, const tfmt_info *info)
+{
+    if (p->have_input)
+        return;
+    p->have_input = true;
+    p->interval_us = info->sample_interval_us;
+    p->mode = info->mode;
+    p->stats = info->stats;
+    p->start_time_us = info->start_time_us;
+}
+
+static int map_string(binctx *c, uint32_t idx, uint32_t *out)
+{
+    if (idx >= c->nstrings)
+        return tfmt__error(&c->p->err, TFMT_EFORMAT,
+                           "string index %u out of range", idx);
+    if (c->smap[idx] == TFMT_NO_ID) {
+        tfmt_str s;
+        if (tfmt_bin_string(c->r, idx, &s) != TFMT_OK)
+            return tfmt__error(&c->p->err, TFMT_EFORMAT,
+                               "string index %u out of range", idx);
+        int rc = tfmt__profile_intern_string(c->p, s.ptr, s.len,
+                                             &c->smap[idx]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    *out = c->smap[idx];
+    return TFMT_OK;
+}
+
+static int map_frame(binctx *c, uint32_t idx)
+{
+    const tfmt_frame *f = idx < c->nframes ? tfmt_bin_frame(c->r, idx)
+                                           : NULL;
+    if (!f)
+        return tfmt__error(&c->p->err, TFMT_EFORMAT,
+                           "frame index %u out of range", idx);
+    /* Filename before funcname: the order of CPython's writer. */
+    tfmt_frame pf = *f;
+    int rc = map_string(c, f->filename, &pf.filename);
+    if (rc == TFMT_OK)
+        rc = map_string(c, f->funcname, &pf.funcname);
+    if (rc == TFMT_OK)
+        rc = tfmt__profile_intern_frame(c->p, &pf, &c->fmap[idx]);
+    return rc;
+}
+
+static int get_state(binctx *c, uint32_t index, tstate **out)
+{
+    if (index > c->nts)
+        return tfmt__error(&c->p->err, TFMT_EINVAL,
+                           "thread index %u out of order", index);
+    if (index == c->nts) {
+        if (tfmt__grow(c->p->alloc, (void **)&c->ts, &c->capts,
+                       c->nts + 1, sizeof *c->ts) != TFMT_OK)
+            return nomem(c->p);
+        memset(&c->ts[c->nts], 0, sizeof *c->ts);
+        c->ts[c->nts].thread = TFMT_NO_ID;
+        c->nts++;
+    }
+    *out = &c->ts[index];
+    return TFMT_OK;
+}
+
+static bool counted(const tfmt_profile *p, const tfmt_sample *s)
+{
+    if (s->depth == 0 || s->weight == 0)
+        return false;
+    return !p->opts.skip_idle ||
+           (s->status & (TFMT_STATUS_HAS_GIL | TFMT_STATUS_ON_CPU));
+}
+
+/* Map the frames at [k, depth) to profile ids, innermost first. */
+static int map_frames(binctx *c, const tfmt_sample *s, uint32_t k)
+{
+    for (uint32_t i = s->depth; i-- > k;) {
+        uint32_t idx = s->stack[i];
+        if (idx >= c->nframes || c->fmap[idx] == TFMT_NO_ID) {
+            int rc = map_frame(c, idx);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+    }
+    return TFMT_OK;
+}
+
+/* Extend t's path from depth k to the sample's depth. */
+static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
+                      uint32_t k)
+{
+    tfmt_profile *p = c->p;
+    if (s->depth > t->cap &&
+        tfmt__grow(p->alloc, (void **)&t->path, &t->cap, s->depth,
+                   sizeof *t->path) != TFMT_OK)
+        return nomem(p);
+    uint32_t node = k ? t->path[k - 1] : p->threads[t->thread].root;
+    for (uint32_t i = k; i < s->depth; i++) {
+        int rc = tfmt__profile_child(p, node, c->fmap[s->stack[i]], &node);
+        if (rc != TFMT_OK)
+            return rc;
+        t->path[i] = node;
+    }
+    return TFMT_OK;
+}
+
+static int add_sample(binctx *c, const tfmt_sample *s)
+{
+    tstate *t = NULL;
+    int rc = get_state(c, s->thread_index, &t);
+    if (rc != TFMT_OK)
+        return rc;
+    uint32_t k = s->unchanged < t->valid ? s->unchanged : t->valid;
+    if (k > s->depth)
+        k = s->depth;
+    /* A skipped sample still becomes the reader's "previous stack". */
+    t->valid = k;
+    if (!counted(c->p, s))
+        return TFMT_OK;
+    if (t->thread == TFMT_NO_ID) {
+        rc = tfmt__profile_thread(c->p, s->thread_id, s->interpreter_id,
+                                  &t->thread);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    rc = map_frames(c, s, k);
+    if (rc == TFMT_OK)
+        rc = build_path(c, t, s, k);
+    if (rc != TFMT_OK)
+        return rc;
+    t->valid = s->depth;
+    tfmt__profile_count(c->p, t->path[s->depth - 1], s->weight);
+    return TFMT_OK;
+}
+
+int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
+{
+    binctx c;
+    int rc = ctx_init(&c, p, r);
+    if (rc == TFMT_OK)
+        take_info(p, tfmt_bin_info(r));
+    while (rc == TFMT_OK) {
+        const tfmt_sample *s;
+        rc = tfmt_bin_next(r, &s);
+        if (rc == TFMT_OK) {
+            rc = add_sample(&c, s);
+        } else if (rc < 0) {
+            p->err = *tfmt_bin_error(r);
+        }
+    }
+    ctx_free(&c);
+    return rc == TFMT_DONE ? TFMT_OK : rc;
+}

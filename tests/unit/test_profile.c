@@ -1,0 +1,518 @@
+/*
+ * test_profile.c - the aggregated profile and its CPython-identical JSONL
+ * and collapsed exporters: JSON string escaping and UTF-8 repair against
+ * Python's own results, hand-built stacks against hand-derived outputs,
+ * and every CPython fixture (all four binary variants) byte for byte.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "json_escape.h"
+#include "profile_internal.h"
+
+static const char *const fixture_cases[] = {
+    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "interleaved_threads", "synthetic_frames", "workload",
+};
+static const char *const variants[] = {
+    "none.bin", "zstd.bin", "none.hdr-u32.bin", "zstd.hdr-u32.bin",
+};
+#define NCASES (sizeof fixture_cases / sizeof fixture_cases[0])
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+#define RUN_ID "00000000000000000000000000000000"
+
+/* ---- helpers ---- */
+
+static char outpath[512];
+
+static void make_outpath(void)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(outpath, sizeof outpath, "%s/test_profile_%ld.out",
+             t && *t ? t : "/tmp", (long)getpid());
+}
+
+enum { JSONL, COLLAPSED };
+
+/* Export `p` through a path sink and return the bytes (malloc'd). */
+static unsigned char *export(tfmt_profile *p, int which, size_t *len,
+                             int *rc)
+{
+    tfmt_sink *sink;
+    tfmt_error err;
+    make_outpath();
+    *rc = tfmt_sink_open(&sink, outpath, TFMT_SINK_FORCE, NULL, &err);
+    if (*rc != TFMT_OK)
+        return NULL;
+    if (which == JSONL)
+        *rc = tfmt_profile_write_jsonl(p, sink, RUN_ID);
+    else
+        *rc = tfmt_profile_write_collapsed(p, sink);
+    int frc = tfmt_sink_finish(sink);
+    tfmt_sink_free(sink);
+    if (*rc == TFMT_OK)
+        *rc = frc;
+    unsigned char *data = harness_slurp(outpath, len);
+    unlink(outpath);
+    return data;
+}
+
+static void check_export(tfmt_profile *p, int which, const char *want,
+                         const char *what)
+{
+    size_t len;
+    int rc;
+    unsigned char *got = export(p, which, &len, &rc);
+    CHECK(rc == TFMT_OK, "%s: export status %d", what, rc);
+    CHECK(got && len == strlen(want) && memcmp(got, want, len) == 0,
+          "%s: got\n%.*s\nwant\n%s", what, got ? (int)len : 0,
+          got ? (const char *)got : "", want);
+    free(got);
+}
+
+/* Compare an export with a fixture file, byte for byte. */
+static void check_export_file(tfmt_profile *p, int which, const char *path)
+{
+    size_t wlen, glen;
+    int rc;
+    unsigned char *want = harness_slurp(path, &wlen);
+    unsigned char *got = export(p, which, &glen, &rc);
+    CHECK(want != NULL, "cannot read %s", path);
+    CHECK(rc == TFMT_OK, "%s: export status %d", path, rc);
+    if (want && got) {
+        size_t i = 0;
+        while (i < wlen && i < glen && want[i] == got[i])
+            i++;
+        CHECK(wlen == glen && i == wlen,
+              "%s: differs at byte %zu (got %zu bytes, want %zu): "
+              "got \"%.60s\"", path, i, glen, wlen,
+              (const char *)got + (i < glen ? i : glen));
+    }
+    free(want);
+    free(got);
+}
+
+/* Build a profile from a binary log path. */
+static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
+{
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    tfmt_profile *p = NULL;
+    tfmt_error err;
+    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    o.skip_idle = skip_idle;
+    *rc = tfmt_source_open_path(&src, path, NULL, &err);
+    if (*rc == TFMT_OK)
+        *rc = tfmt_bin_open(&r, src, NULL, &err);
+    if (*rc == TFMT_OK)
+        *rc = tfmt_profile_new(&p, &o);
+    if (*rc == TFMT_OK)
+        *rc = tfmt_profile_add_bin(p, r);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    if (*rc != TFMT_OK) {
+        tfmt_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* ---- escaping and UTF-8 repair ---- */
+
+/*
+ * Expected values derived with CPython 3.11:
+ *   python3 -c 'import json; print(json.dumps(B.decode("utf-8","replace"),
+ *               separators=(",",":")))'
+ * for each input B below.
+ */
+static const struct {
+    const char *in;
+    size_t len;
+    const char *json;
+} escapes[] = {
+    {"plain ascii", 11, "\"plain ascii\""},
+    {"quote\" back\\ slash/", 19, "\"quote\\\" back\\\\ slash/\""},
+    {"\n\r\t\b\f\0\x01\x1f\x7f", 9,
+     "\"\\n\\r\\t\\b\\f\\u0000\\u0001\\u001f\\u007f\""},
+    /* "Привет" */
+    {"\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82", 12,
+     "\"\\u041f\\u0440\\u0438\\u0432\\u0435\\u0442\""},
+    /* "漢字テスト" */
+    {"\xe6\xbc\xa2\xe5\xad\x97\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88", 15,
+     "\"\\u6f22\\u5b57\\u30c6\\u30b9\\u30c8\""},
+    /* "x😀y": U+1F600 as a surrogate pair */
+    {"x\xf0\x9f\x98\x80y", 6, "\"x\\ud83d\\ude00y\""},
+    {"a\xff" "b", 3, "\"a\\ufffdb\""},
+    {"\xe2\x82", 2, "\"\\ufffd\""},
+    {"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\""},
+    {"\xf0\x9f\x98", 3, "\"\\ufffd\""},
+    {"\xc0\xaf\xf4\x90\x80\x80", 6,
+     "\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\""},
+    /* "é\u2028\ufeff" */
+    {"\xc3\xa9\xe2\x80\xa8\xef\xbb\xbf", 8, "\"\\u00e9\\u2028\\ufeff\""},
+    {"", 0, "\"\""},
+};
+
+TEST(json_escape_matches_python)
+{
+    for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+        tfmt_buf b;
+        tfmt__buf_init(&b, NULL);
+        int rc = tfmt__json_put_string(&b, escapes[i].in, escapes[i].len);
+        CHECK(rc == TFMT_OK, "case %zu: status %d", i, rc);
+        CHECK(b.len == strlen(escapes[i].json) &&
+                  memcmp(b.data, escapes[i].json, b.len) == 0,
+              "case %zu: got %.*s want %s", i, (int)b.len, b.data,
+              escapes[i].json);
+        tfmt__buf_free(&b);
+    }
+}
+
+/*
+ * Python: B.decode("utf-8", "replace").encode("utf-8").hex() - one
+ * U+FFFD (ef bf bd) per maximal invalid subpart.
+ */
+static const struct {
+    const char *in;
+    size_t len;
+    const char *out;
+    size_t outlen;
+} repairs[] = {
+    {"a\xff" "b", 3, "a\xef\xbf\xbd" "b", 5},
+    {"\xe2\x82", 2, "\xef\xbf\xbd", 3},
+    {"\xe2\x82" "A", 3, "\xef\xbf\xbd" "A", 4},
+    {"\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9},
+    {"\xf0\x80", 2, "\xef\xbf\xbd\xef\xbf\xbd", 6},
+    {"\xe0\x80\xaf", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9},
+    {"ok \xd0\x9f", 5, "ok \xd0\x9f", 5},
+};
+
+TEST(utf8_repair_matches_python)
+{
+    for (size_t i = 0; i < sizeof repairs / sizeof repairs[0]; i++) {
+        tfmt_buf b;
+        tfmt__buf_init(&b, NULL);
+        CHECK(tfmt__utf8_repair(&b, repairs[i].in, repairs[i].len) ==
+                  TFMT_OK, "case %zu", i);
+        CHECK(b.len == repairs[i].outlen &&
+                  memcmp(b.data, repairs[i].out, b.len) == 0,
+              "case %zu: got %zu bytes", i, b.len);
+        CHECK(tfmt__utf8_valid(repairs[i].in, repairs[i].len) ==
+                  (i == 6), "case %zu validity", i);
+        tfmt__buf_free(&b);
+    }
+}
+
+TEST(intern_string_repairs_and_dedups)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    uint32_t a, b, c;
+    CHECK(tfmt__profile_intern_string(p, "a\xff" "b", 3, &a) == TFMT_OK,
+          "a");
+    CHECK(tfmt__profile_intern_string(p, "a\xfe" "b", 3, &b) == TFMT_OK,
+          "b");
+    CHECK(tfmt__profile_intern_string(p, "a\xef\xbf\xbd" "b", 5, &c) ==
+              TFMT_OK, "c");
+    /* All three decode to "a\ufffdb" in Python: one string. */
+    CHECK(a == 0 && b == 0 && c == 0, "ids %u %u %u", a, b, c);
+    tfmt_str s = tfmt__profile_str(p, a);
+    CHECK(s.len == 5 && memcmp(s.ptr, "a\xef\xbf\xbd" "b", 5) == 0,
+          "stored %zu bytes", s.len);
+    tfmt_profile_free(p);
+}
+
+/* ---- hand-built stacks ---- */
+
+static uint32_t str_id(tfmt_profile *p, const char *s)
+{
+    uint32_t id = TFMT_NO_ID;
+    tfmt__profile_intern_string(p, s, strlen(s), &id);
+    return id;
+}
+
+static uint32_t frame_id(tfmt_profile *p, const char *file,
+                         const char *func, int32_t line, int32_t end_line,
+                         int32_t col, int32_t end_col, uint8_t opcode)
+{
+    tfmt_frame f = {str_id(p, file), str_id(p, func), line, end_line,
+                    col, end_col, opcode};
+    uint32_t id = TFMT_NO_ID;
+    tfmt__profile_intern_frame(p, &f, &id);
+    return id;
+}
+
+/*
+ * F0 = x.py f line 1 (1,1,0,5); F1 = x.py g line 2 (2,2,-1,-1);
+ * F2 = F0 with another opcode (same JSONL and collapsed frame);
+ * F3 = "~" <GC> without location; F4 = /b/x.py f line 1 (1,0,3,-1),
+ * which renders like F0 in collapsed output but is another key.
+ */
+static tfmt_profile *small_profile(void)
+{
+    tfmt_profile *p;
+    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
+        return NULL;
+    uint32_t f0 = frame_id(p, "/a/x.py", "f", 1, 1, 0, 5, 10);
+    uint32_t f1 = frame_id(p, "/a/x.py", "g", 2, 2, -1, -1, 10);
+    uint32_t f2 = frame_id(p, "/a/x.py", "f", 1, 1, 0, 5, 11);
+    uint32_t f3 = frame_id(p, "~", "<GC>", -1, -1, -1, -1, 255);
+    uint32_t f4 = frame_id(p, "/b/x.py", "f", 1, 0, 3, -1, 255);
+    const uint32_t s1[] = {f0, f1, f0}, s2[] = {f0}, s3[] = {f2, f1};
+    const uint32_t s4[] = {f0, f1}, s5[] = {f0, f3}, s6[] = {f4};
+    int rc = tfmt__profile_add_stack(p, 7, 0, s1, 3, 2);
+    rc |= tfmt__profile_add_stack(p, 7, 0, s2, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 7, 0, s3, 2, 3);
+    rc |= tfmt__profile_add_stack(p, 8, 0, s4, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 8, 0, s5, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 9, 0, s6, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 9, 1, s2, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 9, 0, s2, 0, 5);  /* empty: ignored */
+    p->interval_us = 1234;
+    p->mode = TFMT_MODE_CPU;
+    if (rc != TFMT_OK) {
+        tfmt_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/*
+ * Derived by hand from the stacks above. JSONL frames: J0 = {F0, F2},
+ * J1 = F1, J2 = F3, J3 = F4; strings funcname first: f, /a/x.py, g, <GC>,
+ * ~, /b/x.py. self: J0 2+1+1, J1 3+1, J2 1, J3 1. cumulative: J0 counts
+ * every stack once (10 - 1 for F4's stack = 9), J1 2+3+1, J2 1, J3 1.
+ */
+static const char small_jsonl[] =
+    "{\"type\":\"meta\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+    "\"sample_interval_usec\":1234,\"mode\":\"cpu\"}\n"
+    "{\"type\":\"string_table\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+    "\"strings\":[{\"str_id\":0,\"value\":\"f\"},"
+    "{\"str_id\":1,\"value\":\"/a/x.py\"},{\"str_id\":2,\"value\":\"g\"},"
+    "{\"str_id\":3,\"value\":\"<GC>\"},{\"str_id\":4,\"value\":\"~\"},"
+    "{\"str_id\":5,\"value\":\"/b/x.py\"}]}\n"
+    "{\"type\":\"frame_table\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+    "\"frames\":[{\"frame_id\":0,\"path_str_id\":1,\"func_str_id\":0,"
+    "\"line\":1,\"end_line\":1,\"col\":0,\"end_col\":5},"
+    "{\"frame_id\":1,\"path_str_id\":1,\"func_str_id\":2,\"line\":2,"
+    "\"end_line\":2},"
+    "{\"frame_id\":2,\"path_str_id\":4,\"func_str_id\":3,\"line\":0},"
+    "{\"frame_id\":3,\"path_str_id\":5,\"func_str_id\":0,\"line\":1,"
+    "\"col\":3}]}\n"
+    "{\"type\":\"agg\",\"v\":0,\"run_id\":\"" RUN_ID "\",\"kind\":\"frame\","
+    "\"scope\":\"final\",\"samples_total\":10,\"entries\":["
+    "{\"frame_id\":0,\"self\":4,\"cumulative\":9},"
+    "{\"frame_id\":1,\"self\":4,\"cumulative\":6},"
+    "{\"frame_id\":2,\"self\":1,\"cumulative\":1},"
+    "{\"frame_id\":3,\"self\":1,\"cumulative\":1}]}\n"
+    "{\"type\":\"end\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+    "\"samples_total\":10}\n";
+
+/*
+ * Collapsed keys ignore columns, opcodes and interpreters: F2 == F0, and
+ * thread 9's two interpreters merge; F4 renders like F0 but is its own
+ * line. Sorted by count, then text ('<' < 'x').
+ */
+static const char small_collapsed[] =
+    "tid:7;x.py:f:1;x.py:g:2 3\n"
+    "tid:7;x.py:f:1;x.py:g:2;x.py:f:1 2\n"
+    "tid:7;x.py:f:1 1\n"
+    "tid:8;x.py:f:1;<GC> 1\n"
+    "tid:8;x.py:f:1;x.py:g:2 1\n"
+    "tid:9;x.py:f:1 1\n"
+    "tid:9;x.py:f:1 1\n";
+
+TEST(small_profile_jsonl)
+{
+    tfmt_profile *p = small_profile();
+    REQUIRE(p != NULL, "building the profile failed");
+    CHECK(tfmt_profile_samples(p) == 10, "samples %llu",
+          (unsigned long long)tfmt_profile_samples(p));
+    check_export(p, JSONL, small_jsonl, "small jsonl");
+    tfmt_profile_free(p);
+}
+
+TEST(small_profile_collapsed)
+{
+    tfmt_profile *p = small_profile();
+    REQUIRE(p != NULL, "building the profile failed");
+    check_export(p, COLLAPSED, small_collapsed, "small collapsed");
+    tfmt_profile_free(p);
+}
+
+TEST(tree_walk_visits_parents_first)
+{
+    tfmt_profile *p = small_profile();
+    REQUIRE(p != NULL, "building the profile failed");
+    tfmt_ptree t;
+    REQUIRE(tfmt__ptree_build(p, &t) == TFMT_OK, "ptree");
+    /* Thread 7's root holds 6 samples, thread 8's 2; totals add up. */
+    CHECK(t.total[p->threads[0].root] == 6, "t7 total %llu",
+          (unsigned long long)t.total[p->threads[0].root]);
+    CHECK(t.total[p->threads[1].root] == 2, "t8 total");
+    tfmt_pwalk w;
+    uint32_t n, enters = 0, leaves = 0, depth = 0, maxdepth = 0;
+    int ev;
+    tfmt__pwalk_init(&w, p, &t);
+    while ((ev = tfmt__pwalk_next(&w, &n)) != 0) {
+        if (ev > 0) {
+            CHECK(p->nodes[n].depth == depth, "node %u depth", n);
+            enters++;
+            depth++;
+        } else {
+            leaves++;
+            depth--;
+        }
+        maxdepth = depth > maxdepth ? depth : maxdepth;
+    }
+    CHECK(enters == p->nnodes && leaves == p->nnodes, "%u/%u of %zu",
+          enters, leaves, p->nnodes);
+    CHECK(maxdepth == 4, "max depth %u (root + 3 frames)", maxdepth);
+    uint32_t path[8];
+    uint32_t d = tfmt__profile_path(p, 3, path, 8);
+    CHECK(d == 3 && path[0] == 0 && path[1] == 1 && path[2] == 0,
+          "path of node 3: depth %u", d);
+    tfmt__ptree_free(p, &t);
+    tfmt_profile_free(p);
+}
+
+TEST(empty_profile)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    p->interval_us = 100;
+    check_export(p, COLLAPSED, "", "empty collapsed");
+    check_export(p, JSONL,
+                 "{\"type\":\"meta\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+                 "\"sample_interval_usec\":100}\n"
+                 "{\"type\":\"end\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+                 "\"samples_total\":0}\n",
+                 "empty jsonl");
+    tfmt_profile_free(p);
+}
+
+/* 300 frames: records of 256 then 44 entries, samples_total on each. */
+TEST(jsonl_chunks_of_256)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    for (int i = 0; i < 300; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "fn%d", i);
+        uint32_t f = frame_id(p, "m.py", name, i + 1, i + 1, 0, 1, 0);
+        tfmt__profile_add_stack(p, 1, 0, &f, 1, 1);
+    }
+    size_t len;
+    int rc;
+    char *out = (char *)export(p, JSONL, &len, &rc);
+    REQUIRE(rc == TFMT_OK && out, "export %d", rc);
+    int lines = 0, aggs = 0, strs = 0, totals = 0;
+    for (char *l = out; l < out + len; l = strchr(l, '\n') + 1) {
+        lines++;
+        aggs += strncmp(l, "{\"type\":\"agg\"", 13) == 0;
+        totals += strstr(l, "\"samples_total\":300") != NULL &&
+                  strstr(l, "\"samples_total\":300") < strchr(l, '\n');
+        strs += strncmp(l, "{\"type\":\"string_table\"", 22) == 0;
+    }
+    /* meta, 2 strings (301 strings), 2 frames, 2 agg, end. */
+    CHECK(lines == 8 && aggs == 2 && strs == 2 && totals == 3,
+          "lines %d aggs %d strs %d totals %d", lines, aggs, strs, totals);
+    CHECK(strstr(out, "{\"str_id\":255,\"value\":\"fn254\"}]}\n") != NULL,
+          "first string chunk ends at id 255");
+    CHECK(strstr(out, "{\"frame_id\":256,\"self\":1,\"cumulative\":1}") !=
+              NULL, "second agg chunk");
+    free(out);
+    tfmt_profile_free(p);
+}
+
+/* ---- CPython fixtures ---- */
+
+TEST(fixtures_jsonl_and_collapsed)
+{
+    char path[512], want[512];
+    for (size_t c = 0; c < NCASES; c++) {
+        for (size_t v = 0; v < NVARIANTS; v++) {
+            snprintf(path, sizeof path, "%s/cpython/%s/%s", TESTDATA,
+                     fixture_cases[c], variants[v]);
+            int rc;
+            tfmt_profile *p = profile_of(path, false, &rc);
+            CHECK(p != NULL, "%s: status %d", path, rc);
+            if (!p)
+                continue;
+            snprintf(want, sizeof want, "%s/cpython/%s/expected.jsonl",
+                     TESTDATA, fixture_cases[c]);
+            check_export_file(p, JSONL, want);
+            snprintf(want, sizeof want, "%s/cpython/%s/expected.collapsed",
+                     TESTDATA, fixture_cases[c]);
+            check_export_file(p, COLLAPSED, want);
+            tfmt_profile_free(p);
+        }
+    }
+}
+
+/*
+ * skip_idle expectations come from tests/tools/profile_expect.py, a
+ * Python model of CPython's collectors over input.json that first
+ * reproduces every CPython-written expected.* file exactly.
+ */
+TEST(fixtures_skip_idle)
+{
+    char path[512], want[512];
+    for (size_t c = 0; c < NCASES; c++) {
+        snprintf(path, sizeof path, "%s/cpython/%s/zstd.bin", TESTDATA,
+                 fixture_cases[c]);
+        int rc;
+        tfmt_profile *p = profile_of(path, true, &rc);
+        CHECK(p != NULL, "%s: status %d", path, rc);
+        if (!p)
+            continue;
+        snprintf(want, sizeof want, "%s/profile/%s.skip_idle.jsonl",
+                 TESTDATA, fixture_cases[c]);
+        check_export_file(p, JSONL, want);
+        snprintf(want, sizeof want, "%s/profile/%s.skip_idle.collapsed",
+                 TESTDATA, fixture_cases[c]);
+        check_export_file(p, COLLAPSED, want);
+        tfmt_profile_free(p);
+    }
+}
+
+/* Two inputs merge by content: every count doubles, ids stay. */
+TEST(two_readers_merge)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cpython/repeat_rle/none.bin",
+             TESTDATA);
+    int rc;
+    tfmt_profile *p = profile_of(path, false, &rc);
+    REQUIRE(p != NULL, "first: %d", rc);
+    tfmt_source *src;
+    tfmt_bin_reader *r;
+    tfmt_error err;
+    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK, "s");
+    REQUIRE(tfmt_bin_open(&r, src, NULL, &err) == TFMT_OK, "open");
+    CHECK(tfmt_profile_add_bin(p, r) == TFMT_OK, "second add");
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    CHECK(tfmt_profile_samples(p) == 92, "samples %llu",
+          (unsigned long long)tfmt_profile_samples(p));
+    CHECK(p->nframes == 4 && p->nstrings == 7 && p->nthreads == 1,
+          "frames %zu strings %zu threads %zu", p->nframes, p->nstrings,
+          p->nthreads);
+    /* repeat_rle's expected.collapsed, counts doubled. */
+    check_export(p, COLLAPSED,
+                 "tid:1;main.py:main:10;hot.py:outer:3;hot.py:spin:7 90\n"
+                 "tid:1;main.py:main:10;cold.py:cold:1 2\n",
+                 "merged collapsed");
+    tfmt_profile_free(p);
+}
+
+TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
+      TCASE(intern_string_repairs_and_dedups), TCASE(small_profile_jsonl),
+      TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
+      TCASE(empty_profile), TCASE(jsonl_chunks_of_256),
+      TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
+      TCASE(two_readers_merge))
