@@ -935,5 +935,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(repeat_split_16k), TCASE(depth_300_keeps_innermost_256),
       TCASE(encoding_choice), TCASE(timestamp_wraps),
       TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
-      TCASE(sink_error_reported), TCASE(copy_equals_none), TCASE(round_trip_none),
-      TCASE(round_trip_zstd))
+      TCASE(sink_error_reported), TCASE(copy_equals_none),
+      TCASE(round_trip_none), TCASE(round_trip_zstd))
