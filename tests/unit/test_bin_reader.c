@@ -160,6 +160,26 @@ TEST(fixtures_decode_to_their_input)
     }
 }
 
+/* testdata/bigendian: each fixture byte-swapped by tests/tools/bin_bswap
+ * (regenerate with tests/tools/make_bigendian.sh). */
+TEST(big_endian_twins_decode_to_the_same_input)
+{
+    static const char *const V[3] = {"none", "zstd", "none.hdr-u32"};
+    for (size_t c = 0; c < NCASES; c++) {
+        fx_input in;
+        REQUIRE(fx_input_load(&in, path_of(CASES[c], "input.json")) == 0,
+                "cannot load %s input.json", CASES[c]);
+        for (size_t v = 0; v < 3; v++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/bigendian/%s.%s.bin", TESTDATA,
+                     CASES[c], V[v]);
+            uint64_t n = check_against(path, &in);
+            CHECK(n == in.nsamples, "%s: %" PRIu64 " samples", path, n);
+        }
+        fx_input_free(&in);
+    }
+}
+
 TEST(layouts_are_detected)
 {
     tfmt_source *src = NULL;
@@ -361,7 +381,9 @@ TEST(every_allocation_failure_is_reported)
     free(d);
 }
 
-TESTS(TCASE(fixtures_decode_to_their_input), TCASE(layouts_are_detected),
+TESTS(TCASE(fixtures_decode_to_their_input),
+      TCASE(big_endian_twins_decode_to_the_same_input),
+      TCASE(layouts_are_detected),
       TCASE(every_truncation_fails_cleanly),
       TCASE(every_byte_flip_is_survived), TCASE(cpython_validation_messages),
       TCASE(stricter_than_cpython), TCASE(chunked_sources_decode_identically),
