@@ -464,18 +464,17 @@ int tfmt_sink_finish(tfmt_sink *sink)
 {
     if (!sink)
         return TFMT_EINVAL;
-    if (sink->status != TFMT_OK)
-        return sink->status;
     if (sink->finished)
         return sink_fail(sink, TFMT_EINVAL, "sink already finished");
-    int rc = finish_output(sink);
-    if (rc == TFMT_OK && sink->tmp_path) {
+    int rc = sink->status;
+    if (rc == TFMT_OK)
+        rc = finish_output(sink);
+    if (rc == TFMT_OK && sink->tmp_path)
         rc = commit_path(sink);
-        if (rc == TFMT_OK) {
-            tfmt__free(&sink->alloc, sink->tmp_path);
-            sink->tmp_path = NULL;
-        }
-    }
+    if (rc != TFMT_OK && sink->tmp_path)
+        unlink(sink->tmp_path);
+    tfmt__free(&sink->alloc, sink->tmp_path);
+    sink->tmp_path = NULL;
     sink->finished = rc == TFMT_OK;
     return rc;
 }
