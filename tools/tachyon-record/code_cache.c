@@ -1,0 +1,196 @@
+/*
+ * code_cache.c - an open-addressing table of code objects. CPython 3.11 to
+ * 3.13 have no code-object generation counter, so an entry is re-checked
+ * on each use against the object's current head (file, name and line
+ * table pointers and first line), which the sampler reads for every frame
+ * in one batched system call anyway.
+ */
+#include "code_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pystr.h"
+#include "remote_mem.h"
+
+#define CACHE_INITIAL 1024u
+#define CACHE_MAX_ENTRIES (1u << 17)
+
+/* Slots hold pointers so entries stay put while the table grows. */
+struct code_cache {
+    code_entry **slots;
+    size_t cap, used;
+    uint64_t next_serial, loads;
+};
+
+static uint64_t u64_at(const uint8_t *p, uint64_t off)
+{
+    uint64_t v;
+    memcpy(&v, p + off, 8);
+    return v;
+}
+
+static size_t slot_of(uint64_t addr, size_t cap)
+{
+    uint64_t h = (addr >> 4) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+code_cache *code_cache_new(void)
+{
+    code_cache *c = calloc(1, sizeof *c);
+    if (c)
+        c->slots = calloc(CACHE_INITIAL, sizeof *c->slots);
+    if (!c || !c->slots) {
+        free(c);
+        return NULL;
+    }
+    c->cap = CACHE_INITIAL;
+    return c;
+}
+
+static void entry_release(code_entry *e)
+{
+    free(e->filename);
+    free(e->qualname);
+    free(e->linetable);
+    e->filename = e->qualname = NULL;
+    e->linetable = NULL;
+}
+
+static void clear_all(code_cache *c)
+{
+    for (size_t i = 0; i < c->cap; i++) {
+        if (c->slots[i])
+            entry_release(c->slots[i]);
+        free(c->slots[i]);
+        c->slots[i] = NULL;
+    }
+    c->used = 0;
+}
+
+void code_cache_free(code_cache *c)
+{
+    if (!c)
+        return;
+    clear_all(c);
+    free(c->slots);
+    free(c);
+}
+
+void code_cache_maintain(code_cache *c)
+{
+    if (c->used >= CACHE_MAX_ENTRIES)
+        clear_all(c);
+}
+
+size_t code_head_len(const py_offsets *o)
+{
+    uint64_t end = o->ob_type + 8;
+    uint64_t ends[] = {o->co_filename + 8, o->co_qualname + 8,
+                       o->co_linetable + 8, o->co_firstlineno + 4};
+    for (size_t i = 0; i < 4; i++)
+        if (ends[i] > end)
+            end = ends[i];
+    return (size_t)end;
+}
+
+static int grow(code_cache *c)
+{
+    size_t cap = c->cap * 2;
+    code_entry **slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < c->cap; i++) {
+        if (!c->slots[i])
+            continue;
+        size_t j = slot_of(c->slots[i]->addr, cap);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = c->slots[i];
+    }
+    free(c->slots);
+    c->slots = slots;
+    c->cap = cap;
+    return 0;
+}
+
+static code_entry **find_slot(code_cache *c, uint64_t addr)
+{
+    size_t i = slot_of(addr, c->cap);
+    while (c->slots[i] && c->slots[i]->addr != addr)
+        i = (i + 1) & (c->cap - 1);
+    return &c->slots[i];
+}
+
+static int same_identity(const code_entry *e, const py_offsets *o,
+                         const uint8_t *head)
+{
+    int32_t first;
+    memcpy(&first, head + o->co_firstlineno, 4);
+    return e->filename && e->filename_ptr == u64_at(head, o->co_filename) &&
+           e->qualname_ptr == u64_at(head, o->co_qualname) &&
+           e->linetable_ptr == u64_at(head, o->co_linetable) &&
+           e->firstlineno == first;
+}
+
+/* Read names and line table into `e`, whose old contents are released. */
+static int load(code_cache *c, pid_t pid, const py_offsets *o,
+                const uint8_t *head, code_entry *e)
+{
+    entry_release(e);
+    e->filename_ptr = u64_at(head, o->co_filename);
+    e->qualname_ptr = u64_at(head, o->co_qualname);
+    e->linetable_ptr = u64_at(head, o->co_linetable);
+    memcpy(&e->firstlineno, head + o->co_firstlineno, 4);
+    e->filename_idx = e->qualname_idx = CODE_IDX_UNSET;
+    e->serial = ++c->next_serial;
+    int rc = pystr_read(pid, o, e->filename_ptr, &e->filename,
+                        &e->filename_len);
+    if (rc == RMEM_OK)
+        rc = pystr_read(pid, o, e->qualname_ptr, &e->qualname,
+                        &e->qualname_len);
+    if (rc == RMEM_OK)
+        rc = pybytes_read(pid, o, e->linetable_ptr, &e->linetable,
+                          &e->linetable_len);
+    if (rc != RMEM_OK) {
+        entry_release(e);   /* filename NULL: never matches */
+        return rc;
+    }
+    c->loads++;
+    return RMEM_OK;
+}
+
+int code_cache_get(code_cache *c, pid_t pid, const py_offsets *o,
+                   uint64_t code_type, uint64_t addr, const uint8_t *head,
+                   code_entry **out)
+{
+    if (u64_at(head, o->ob_type) != code_type)
+        return RMEM_FAULT;
+    code_entry **slot = find_slot(c, addr);
+    if (*slot && same_identity(*slot, o, head)) {
+        *out = *slot;
+        return RMEM_OK;
+    }
+    if (!*slot) {
+        if ((c->used + 1) * 4 > c->cap * 3) {
+            if (grow(c) != 0)
+                return RMEM_OTHER;
+            slot = find_slot(c, addr);
+        }
+        *slot = calloc(1, sizeof **slot);
+        if (!*slot)
+            return RMEM_OTHER;
+        (*slot)->addr = addr;
+        c->used++;
+    }
+    int rc = load(c, pid, o, head, *slot);
+    if (rc == RMEM_OK)
+        *out = *slot;
+    return rc;
+}
+
+uint64_t code_cache_loads(const code_cache *c)
+{
+    return c->loads;
+}

@@ -1,0 +1,81 @@
+/*
+ * emit.c - turn resolved frames into writer frame indices. Strings are
+ * interned once per code object (indices kept in the code cache) and the
+ * location of each (code object, instruction) pair is decoded once, then
+ * remembered in a direct-mapped memo: a steady-state sample costs no
+ * line-table decoding and no string hashing.
+ */
+#include "emit.h"
+
+#include <string.h>
+
+#include "linetable.h"
+
+static int intern_names(tfmt_bin_writer *w, code_entry *c)
+{
+    int rc = TFMT_OK;
+    if (c->filename_idx == CODE_IDX_UNSET)
+        rc = tfmt_bin_writer_string(w, c->filename, c->filename_len,
+                                    &c->filename_idx);
+    if (rc == TFMT_OK && c->qualname_idx == CODE_IDX_UNSET)
+        rc = tfmt_bin_writer_string(w, c->qualname, c->qualname_len,
+                                    &c->qualname_idx);
+    return rc;
+}
+
+static emit_memo *memo_slot(emitter *e, uint64_t serial, int64_t addrq)
+{
+    uint64_t h = (serial * 0x9e3779b97f4a7c15ull) ^ (uint64_t)addrq;
+    h *= 0xff51afd7ed558ccdull;
+    return &e->memo[(h >> 40) % EMIT_MEMO_SLOTS];
+}
+
+/* The writer frame index of one raw frame. */
+static int frame_index(emitter *e, const unwinder *u, const raw_frame *f,
+                       uint32_t *out)
+{
+    code_entry *c = f->entry;
+    int64_t addrq = unwind_addrq(u, f);
+    int rc = intern_names(e->w, c);
+    if (rc != TFMT_OK)
+        return rc;
+    emit_memo *m = memo_slot(e, c->serial, addrq);
+    if (m->serial == c->serial && m->addrq == addrq) {
+        *out = m->frame;
+        return TFMT_OK;
+    }
+    py_location loc = linetable_lookup(c->linetable, c->linetable_len,
+                                       c->firstlineno, addrq);
+    tfmt_frame fr = {c->filename_idx, c->qualname_idx, loc.lineno,
+                     loc.end_lineno, loc.column, loc.end_column,
+                     TFMT_NO_OPCODE};
+    rc = tfmt_bin_writer_frame(e->w, &fr, out);
+    if (rc == TFMT_OK)
+        *m = (emit_memo){c->serial, addrq, *out};
+    return rc;
+}
+
+static int emit_thread(emitter *e, const unwinder *u, const raw_thread *t,
+                       uint64_t timestamp_us)
+{
+    uint32_t stack[UNWIND_MAX_DEPTH];
+    for (uint32_t i = 0; i < t->depth; i++) {
+        /* Frames come innermost first; the writer wants root first. */
+        int rc = frame_index(e, u, &t->frames[i],
+                             &stack[t->depth - 1 - i]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    return tfmt_bin_writer_sample(e->w, t->tid, t->interp_id, timestamp_us,
+                                  t->status, stack, t->depth);
+}
+
+int emit_sample(emitter *e, const unwinder *u, uint64_t timestamp_us)
+{
+    for (uint32_t i = 0; i < u->nthreads; i++) {
+        int rc = emit_thread(e, u, &u->threads[i], timestamp_us);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    return TFMT_OK;
+}

@@ -1,0 +1,33 @@
+/*
+ * emit.h - hand a sample taken by the unwinder to the binary log writer.
+ */
+#ifndef TREC_EMIT_H
+#define TREC_EMIT_H
+
+#include <stdint.h>
+
+#include <tachyon/fmt.h>
+
+#include "unwind.h"
+
+#define EMIT_MEMO_SLOTS 8192u
+
+typedef struct emit_memo {
+    uint64_t serial;            /* code entry serial; 0 = empty */
+    int64_t addrq;
+    uint32_t frame;             /* writer frame index */
+} emit_memo;
+
+typedef struct emitter {
+    tfmt_bin_writer *w;
+    emit_memo memo[EMIT_MEMO_SLOTS];
+} emitter;
+
+/*
+ * Intern the frames of every thread in u->threads (innermost first, file
+ * name before function name, as CPython does) and append one
+ * thread-sample per thread at `timestamp_us`. Returns a tfmt status.
+ */
+int emit_sample(emitter *e, const unwinder *u, uint64_t timestamp_us);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * options.c - tachyon-record's option table (tools/common/cli.h) and the
+ * checks on the values.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
+static const char *opt_compression;
+static int opt_all_threads, opt_quiet, opt_verbose;
+static cli_list operands;
+
+static const cli_option options[] = {
+    {"output", 'o', CLI_ARG_REQUIRED, &opt_output,
+     "write the log to FILE (default tachyon_PID.bin)", "FILE", NULL},
+    {"rate", 'r', CLI_ARG_REQUIRED, &opt_rate,
+     "samples per second (default 1000)", "HZ", NULL},
+    {"duration", 'd', CLI_ARG_REQUIRED, &opt_duration,
+     "stop after S seconds (default: when the target exits)", "S", NULL},
+    {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
+     "sample every thread, not only the one holding the GIL", NULL, NULL},
+    {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
+     "compress the sample data (default none)", "KIND", "none|zstd"},
+    {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
+     "attach to the running process PID", "PID", NULL},
+    {"quiet", 'q', CLI_ARG_NONE, &opt_quiet,
+     "print no summary or warnings", NULL, NULL},
+    {"verbose", 'v', CLI_ARG_NONE, &opt_verbose,
+     "print timing and cache figures at the end", NULL, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, NULL}
+};
+
+static const cli_spec spec = {
+    "tachyon-record",
+    "[OPTIONS] (-p PID | -- COMMAND [ARGS...])",
+    "Record a running CPython 3.11, 3.12 or 3.13 process into a Tachyon "
+    "binary sample log.",
+    options, &operands,
+    "The log is finalized whatever ends the recording: the target's exit,\n"
+    "--duration, or SIGINT (Ctrl-C). Reading another process needs the\n"
+    "same user or CAP_SYS_PTRACE."
+};
+
+/* A positive finite number no larger than `max`, or -1. */
+static double parse_positive(const char *s, double max)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > max)
+        return -1;
+    return v;
+}
+
+static int check_values(rec_options *o)
+{
+    if (opt_rate && (o->rate_hz = parse_positive(opt_rate, 100000)) < 0)
+        return cli_usage("invalid --rate '%s' (1 to 100000 Hz)", opt_rate);
+    if (opt_duration &&
+        (o->duration_s = parse_positive(opt_duration, 1e7)) < 0)
+        return cli_usage("invalid --duration '%s'", opt_duration);
+    if (opt_pid) {
+        double pid = parse_positive(opt_pid, 4194304);
+        if (pid < 0 || pid != (double)(pid_t)pid)
+            return cli_usage("invalid --pid '%s'", opt_pid);
+        o->pid = (pid_t)pid;
+    }
+    if (!opt_pid == (operands.count == 0))
+        return cli_usage("give either -p PID or -- COMMAND ARGS...");
+    return REC_PARSE_RUN;
+}
+
+int rec_parse_options(int argc, char **argv, rec_options *o)
+{
+    cli_parse_error perr;
+    memset(o, 0, sizeof *o);
+    o->rate_hz = 1000;
+    switch (cli_parse(&spec, argc, argv, &perr)) {
+    case CLI_PARSE_HELP:
+        return cli_print_help(&spec);
+    case CLI_PARSE_VERSION:
+        return cli_print_version();
+    case CLI_PARSE_ERROR:
+        return cli_usage("%s", perr.msg);
+    default:
+        break;
+    }
+    o->output = opt_output;
+    o->all_threads = opt_all_threads > 0;
+    o->zstd = opt_compression && strcmp(opt_compression, "zstd") == 0;
+    o->quiet = opt_quiet > 0;
+    o->verbose = opt_verbose;
+    cli_set_quiet(o->quiet);
+    int rc = check_values(o);
+    if (rc != REC_PARSE_RUN)
+        return rc;
+    if (operands.count) {
+        /* argv-backed strings; the list's array is NULL-terminated here. */
+        o->command = calloc(operands.count + 1, sizeof *o->command);
+        if (!o->command)
+            return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+        for (size_t i = 0; i < operands.count; i++)
+            o->command[i] = (char *)operands.items[i];
+    }
+    return REC_PARSE_RUN;
+}

@@ -1,0 +1,81 @@
+/*
+ * py_offsets.h - where the recorder finds things inside a CPython
+ * interpreter of one minor version: struct member offsets plus the few
+ * rules that differ between versions. 3.11 and 3.12 come from static
+ * tables (derived from the interpreters' DWARF, re-checked by a test);
+ * 3.13 comes from the target's own _Py_DebugOffsets.
+ */
+#ifndef TREC_PY_OFFSETS_H
+#define TREC_PY_OFFSETS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PYOFF_NONE UINT64_MAX
+
+typedef struct py_offsets {
+    const char *source;         /* "table 3.11", "_Py_DebugOffsets" */
+    /* _PyRuntimeState */
+    uint64_t rt_interpreters_head;
+    uint64_t rt_gil;            /* 3.11: GIL state inside the runtime */
+    /* PyInterpreterState */
+    uint64_t is_id;
+    uint64_t is_next;
+    uint64_t is_threads_head;
+    uint64_t is_gil_ptr;        /* 3.12+: pointer to the GIL state */
+    /* struct _gil_runtime_state */
+    uint64_t gil_locked;        /* int */
+    uint64_t gil_holder;        /* PyThreadState * */
+    /* PyThreadState */
+    uint64_t ts_size;
+    uint64_t ts_next;
+    uint64_t ts_native_tid;
+    uint64_t ts_cframe;         /* 3.11/3.12: _PyCFrame *, else NONE */
+    uint64_t ts_current_frame;  /* in tstate (3.13) or in _PyCFrame */
+    /* _PyInterpreterFrame */
+    uint64_t fr_size;
+    uint64_t fr_previous;
+    uint64_t fr_code;           /* f_code / f_executable */
+    uint64_t fr_instr;          /* prev_instr (3.11/3.12), instr_ptr */
+    uint64_t fr_owner;          /* char */
+    int owner_cstack;           /* owner of C-stack shim frames, -1 none */
+    int owner_max;              /* largest valid owner value */
+    /* PyCodeObject */
+    uint64_t co_size;
+    uint64_t co_filename;
+    uint64_t co_qualname;
+    uint64_t co_linetable;
+    uint64_t co_firstlineno;    /* int */
+    uint64_t co_code_adaptive;
+    /* str / bytes / object */
+    uint64_t ob_type;
+    uint64_t u_length;
+    uint64_t u_state;
+    uint64_t u_ascii_size;      /* sizeof(PyASCIIObject) */
+    uint64_t u_compact_size;    /* sizeof(PyCompactUnicodeObject) */
+    uint64_t b_size;
+    uint64_t b_sval;
+} py_offsets;
+
+/* The static tables. */
+extern const py_offsets py_offsets_311;
+extern const py_offsets py_offsets_312;
+
+/*
+ * Fill `out` from the target's _Py_DebugOffsets at `runtime` (the start of
+ * the .PyRuntime section, `section_size` bytes). Checks the cookie, the
+ * version (3.13.x), the free-threading flag and that every offset used
+ * lies inside its struct. Returns 0, or -1 with a message in `msg`.
+ */
+int py_offsets_313_load(pid_t pid, uint64_t runtime, uint64_t section_size,
+                        py_offsets *out, char *msg, size_t msg_len);
+
+/*
+ * Choose the offsets for PY_VERSION_HEX `hexversion`. Returns 0, or -1 with
+ * a message in `msg` for a version that is not supported.
+ */
+int py_offsets_select(pid_t pid, uint32_t hexversion, uint64_t runtime,
+                      uint64_t section_size, py_offsets *out, char *msg,
+                      size_t msg_len);
+
+#endif

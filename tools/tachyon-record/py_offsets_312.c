@@ -1,0 +1,44 @@
+/*
+ * py_offsets_312.c - CPython 3.12 layout (x86_64, GIL build), from the
+ * pyenv 3.12.1 build's DWARF; tests/record/check_offsets.sh re-checks it.
+ * New in 3.12: the GIL moved to the interpreter (ceval.gil), frames owned
+ * by the C stack (owner 3) are shims to skip.
+ */
+#include "py_offsets.h"
+
+const py_offsets py_offsets_312 = {
+    .source = "table 3.12",
+    .rt_interpreters_head = 40,
+    .rt_gil = PYOFF_NONE,
+    .is_id = 8,
+    .is_next = 0,
+    .is_threads_head = 72,
+    .is_gil_ptr = 384,              /* ceval.gil */
+    .gil_locked = 16,
+    .gil_holder = 8,
+    .ts_size = 288,
+    .ts_next = 8,
+    .ts_native_tid = 144,
+    .ts_cframe = 56,
+    .ts_current_frame = 0,          /* _PyCFrame.current_frame */
+    .fr_size = 80,
+    .fr_previous = 8,
+    .fr_code = 0,                   /* f_code */
+    .fr_instr = 56,                 /* prev_instr */
+    .fr_owner = 70,
+    .owner_cstack = 3,
+    .owner_max = 3,
+    .co_size = 200,
+    .co_filename = 112,
+    .co_qualname = 128,
+    .co_linetable = 136,
+    .co_firstlineno = 68,
+    .co_code_adaptive = 192,
+    .ob_type = 8,
+    .u_length = 16,
+    .u_state = 32,
+    .u_ascii_size = 40,
+    .u_compact_size = 56,
+    .b_size = 16,
+    .b_sval = 32,
+};

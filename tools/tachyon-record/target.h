@@ -1,0 +1,33 @@
+/*
+ * target.h - the process being recorded: started by us or attached to.
+ */
+#ifndef TREC_TARGET_H
+#define TREC_TARGET_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+typedef struct target {
+    pid_t pid;
+    bool spawned;           /* our child: reaped by target_alive */
+    bool exited;
+    int wait_status;        /* waitpid status once exited */
+} target;
+
+/* Start argv[0] with argv (PATH search) as a child. 0 or -1 (errno). */
+int target_spawn(target *t, char *const argv[]);
+
+/* Attach to an existing process. 0, or -1 if it does not exist. */
+int target_attach(target *t, pid_t pid);
+
+/* Whether the process still runs (reaps our child once it exits). */
+bool target_alive(target *t);
+
+/*
+ * End a spawned child that is still running when recording stops
+ * (SIGTERM, then SIGKILL after a grace period) and reap it. No-op for an
+ * attached process.
+ */
+void target_finish(target *t);
+
+#endif

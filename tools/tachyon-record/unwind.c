@@ -1,0 +1,224 @@
+/*
+ * unwind.c - walk interpreters -> threads -> frames of a live CPython
+ * 3.11-3.13 process without stopping it. The target keeps running, so
+ * every pointer may be stale: frames must be aligned, owners in range,
+ * code objects of code type, and walks bounded; any failed check drops
+ * the whole sample rather than write a torn stack.
+ */
+#include "unwind.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <tachyon/fmt.h>
+
+#include "remote_mem.h"
+
+#define FRAME_BUF 256
+#define MAX_STEPS 4096              /* frames incl. skipped shims */
+#define TSTATE_BUF 4096
+
+static uint64_t u64_at(const uint8_t *p, uint64_t off)
+{
+    uint64_t v;
+    memcpy(&v, p + off, 8);
+    return v;
+}
+
+int unwind_init(unwinder *u)
+{
+    u->codes = code_cache_new();
+    u->tstat = tstat_new(u->pid);
+    u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
+    if (!u->codes || !u->tstat || !u->threads || u->off.fr_size >
+        FRAME_BUF || u->off.ts_size > TSTATE_BUF) {
+        unwind_free(u);
+        return -1;
+    }
+    return 0;
+}
+
+void unwind_free(unwinder *u)
+{
+    code_cache_free(u->codes);
+    tstat_free(u->tstat);
+    free(u->threads);
+    u->codes = NULL;
+    u->tstat = NULL;
+    u->threads = NULL;
+}
+
+/* Follow the frame chain from `addr`, filling t->frames (code, instr). */
+static int walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
+{
+    const py_offsets *o = &u->off;
+    uint8_t fr[FRAME_BUF];
+    t->depth = 0;
+    for (int steps = 0; addr && t->depth < UNWIND_MAX_DEPTH; steps++) {
+        if (steps >= MAX_STEPS || (addr & 7))
+            return RMEM_FAULT;
+        int rc = rmem_read(u->pid, addr, fr, o->fr_size);
+        if (rc != RMEM_OK)
+            return rc;
+        int owner = fr[o->fr_owner];
+        if (owner > o->owner_max)
+            return RMEM_FAULT;
+        addr = u64_at(fr, o->fr_previous);
+        if (owner == o->owner_cstack)
+            continue;
+        raw_frame *f = &t->frames[t->depth++];
+        f->code = u64_at(fr, o->fr_code);
+        f->instr = u64_at(fr, o->fr_instr);
+        if (!f->code || (f->code & 7))
+            return RMEM_FAULT;
+    }
+    return RMEM_OK;
+}
+
+/* Read the heads of all frames' code objects (batched) and resolve them
+ * through the cache. */
+static int resolve_codes(unwinder *u, raw_thread *t)
+{
+    enum { BATCH = 32 };
+    size_t hl = code_head_len(&u->off);
+    uint8_t heads[BATCH][256];
+    rmem_piece pieces[BATCH];
+    if (hl > sizeof heads[0])
+        return RMEM_OTHER;
+    for (uint32_t base = 0; base < t->depth; base += BATCH) {
+        uint32_t n = t->depth - base < BATCH ? t->depth - base : BATCH;
+        for (uint32_t i = 0; i < n; i++)
+            pieces[i] = (rmem_piece){t->frames[base + i].code, heads[i], hl};
+        int rc = rmem_readv(u->pid, pieces, n);
+        for (uint32_t i = 0; rc == RMEM_OK && i < n; i++)
+            rc = code_cache_get(u->codes, u->pid, &u->off, u->code_type,
+                                t->frames[base + i].code, heads[i],
+                                &t->frames[base + i].entry);
+        if (rc != RMEM_OK)
+            return rc;
+    }
+    return RMEM_OK;
+}
+
+/* The innermost frame pointer of a thread state held in `ts`. */
+static int top_frame(unwinder *u, const uint8_t *ts, uint64_t *out)
+{
+    const py_offsets *o = &u->off;
+    if (o->ts_cframe == PYOFF_NONE) {
+        *out = u64_at(ts, o->ts_current_frame);
+        return RMEM_OK;
+    }
+    uint64_t cframe = u64_at(ts, o->ts_cframe);
+    if (!cframe) {
+        *out = 0;
+        return RMEM_OK;
+    }
+    return rmem_read_u64(u->pid, cframe + o->ts_current_frame, out);
+}
+
+static uint8_t thread_status(unwinder *u, uint64_t tstate, uint64_t tid,
+                             uint64_t gil_holder)
+{
+    uint8_t status = 0;
+    if (gil_holder && gil_holder == tstate)
+        status |= TFMT_STATUS_HAS_GIL;
+    if (tid == (uint64_t)u->pid)
+        status |= TFMT_STATUS_MAIN_THREAD;
+    int cpu = tstat_on_cpu(u->tstat, tid);
+    if (cpu > 0)
+        status |= TFMT_STATUS_ON_CPU;
+    else if (cpu < 0)
+        status |= TFMT_STATUS_UNKNOWN;
+    return status;
+}
+
+/* Sample the thread state at `tstate`; *next gets the next one. */
+static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
+                         uint64_t gil_holder, uint64_t *next)
+{
+    uint8_t ts[TSTATE_BUF];
+    uint64_t frame;
+    if (u->nthreads >= UNWIND_MAX_THREADS || (tstate & 7))
+        return RMEM_FAULT;
+    int rc = rmem_read(u->pid, tstate, ts, u->off.ts_size);
+    if (rc == RMEM_OK)
+        rc = top_frame(u, ts, &frame);
+    if (rc != RMEM_OK)
+        return rc;
+    raw_thread *t = &u->threads[u->nthreads];
+    *next = u64_at(ts, u->off.ts_next);
+    t->tid = u64_at(ts, u->off.ts_native_tid);
+    t->interp_id = interp_id;
+    rc = walk_frames(u, frame, t);
+    if (rc == RMEM_OK)
+        rc = resolve_codes(u, t);
+    if (rc != RMEM_OK)
+        return rc;
+    t->status = thread_status(u, tstate, t->tid, gil_holder);
+    u->nthreads++;
+    return RMEM_OK;
+}
+
+/* The thread state holding the GIL of interpreter `interp`, or 0. */
+static int gil_holder_of(unwinder *u, uint64_t interp, uint64_t *out)
+{
+    const py_offsets *o = &u->off;
+    uint64_t gil = u->runtime + o->rt_gil;
+    int32_t locked;
+    int rc = RMEM_OK;
+    if (o->rt_gil == PYOFF_NONE)
+        rc = rmem_read_u64(u->pid, interp + o->is_gil_ptr, &gil);
+    if (rc != RMEM_OK || !gil) {
+        *out = 0;
+        return rc;
+    }
+    rmem_piece p[2] = {{gil + o->gil_locked, &locked, 4},
+                       {gil + o->gil_holder, out, 8}};
+    rc = rmem_readv(u->pid, p, 2);
+    if (rc == RMEM_OK && locked != 1)
+        *out = 0;
+    return rc;
+}
+
+static int sample_interp(unwinder *u, uint64_t interp, uint64_t *next)
+{
+    const py_offsets *o = &u->off;
+    uint64_t head, id, holder;
+    rmem_piece p[3] = {{interp + o->is_threads_head, &head, 8},
+                       {interp + o->is_id, &id, 8},
+                       {interp + o->is_next, next, 8}};
+    int rc = rmem_readv(u->pid, p, 3);
+    if (rc == RMEM_OK)
+        rc = gil_holder_of(u, interp, &holder);
+    if (rc != RMEM_OK)
+        return rc;
+    if (!u->all_threads) {
+        uint64_t unused;
+        return holder ? sample_thread(u, holder, (uint32_t)id, holder,
+                                      &unused) : RMEM_OK;
+    }
+    for (uint64_t ts = head; ts && rc == RMEM_OK;)
+        rc = sample_thread(u, ts, (uint32_t)id, holder, &ts);
+    return rc;
+}
+
+int unwind_sample(unwinder *u)
+{
+    uint64_t interp;
+    u->nthreads = 0;
+    code_cache_maintain(u->codes);
+    int rc = rmem_read_u64(u->pid, u->runtime + u->off.rt_interpreters_head,
+                           &interp);
+    for (int i = 0; interp && rc == RMEM_OK; i++) {
+        if (i >= UNWIND_MAX_INTERPS || (interp & 7))
+            return RMEM_FAULT;
+        rc = sample_interp(u, interp, &interp);
+    }
+    return rc;
+}
+
+int64_t unwind_addrq(const unwinder *u, const raw_frame *f)
+{
+    uint64_t first = f->code + u->off.co_code_adaptive;
+    return ((int64_t)(f->instr - first)) / 2;
+}

@@ -1,0 +1,60 @@
+/*
+ * unwind.h - one sample of a CPython process: its threads and, for each,
+ * the Python frames innermost first, resolved to cached code objects.
+ */
+#ifndef TREC_UNWIND_H
+#define TREC_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "code_cache.h"
+#include "py_offsets.h"
+#include "thread_status.h"
+
+#define UNWIND_MAX_DEPTH 256        /* the binary format keeps 256 */
+#define UNWIND_MAX_THREADS 256
+#define UNWIND_MAX_INTERPS 64
+
+typedef struct raw_frame {
+    uint64_t code;
+    uint64_t instr;             /* prev_instr / instr_ptr */
+    code_entry *entry;
+} raw_frame;
+
+typedef struct raw_thread {
+    uint64_t tid;               /* native thread id */
+    uint32_t interp_id;
+    uint8_t status;             /* TFMT_STATUS_* bits */
+    uint32_t depth;
+    raw_frame frames[UNWIND_MAX_DEPTH];     /* innermost first */
+} raw_thread;
+
+typedef struct unwinder {
+    pid_t pid;
+    py_offsets off;
+    uint64_t runtime;
+    uint64_t code_type;
+    bool all_threads;
+    code_cache *codes;
+    tstat_cache *tstat;
+    raw_thread *threads;        /* UNWIND_MAX_THREADS */
+    uint32_t nthreads;          /* filled by unwind_sample */
+} unwinder;
+
+/* Set up `u` (offsets and addresses already filled in). 0 or -1. */
+int unwind_init(unwinder *u);
+void unwind_free(unwinder *u);
+
+/*
+ * Take one sample into u->threads/u->nthreads. Returns RMEM_OK, or the
+ * remote_mem status of the first failed read or check; a failed sample
+ * must be dropped whole (it may be torn).
+ */
+int unwind_sample(unwinder *u);
+
+/* The code-unit index of a frame's instruction (may be negative). */
+int64_t unwind_addrq(const unwinder *u, const raw_frame *f);
+
+#endif
