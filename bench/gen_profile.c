@@ -1,0 +1,333 @@
+/*
+ * gen_profile.c - tachyon-gen: writes a realistic, deterministic Tachyon
+ * binary log through the public writer API, for benchmarks.
+ *
+ * A synthetic program of a few hundred functions over ~40 files is
+ * "executed" by several threads as a random walk over call stacks 10-60
+ * deep: most ticks keep the stack (REPEAT), calls and returns near the
+ * leaf give SUFFIX and POP_PUSH, and occasional jumps give FULL. Every
+ * thread is sampled each tick, about 1 ms apart.
+ *
+ * usage: tachyon-gen -o OUT.bin [--samples N] [--threads T]
+ *                    [--compression none|zstd] [--seed S] [--report]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tachyon/fmt.h>
+
+#define NFILES 40
+#define NFUNCS 360
+#define MAXSITES 12
+#define MIN_DEPTH 10
+#define MAX_DEPTH_WALK 60
+
+typedef struct gen_opts {
+    const char *out;
+    uint64_t samples;
+    unsigned threads;
+    uint32_t compression;
+    uint64_t seed;
+    int report;
+} gen_opts;
+
+typedef struct func {
+    unsigned file;
+    int32_t line;               /* first line */
+    unsigned nsites;
+    unsigned callees[6];
+} func;
+
+typedef struct program {
+    func funcs[NFUNCS];
+    uint32_t ids[NFUNCS][MAXSITES];     /* writer frame ids, lazily */
+} program;
+
+typedef struct thread {
+    uint16_t fn[MAX_DEPTH_WALK + 8];    /* root first */
+    uint8_t site[MAX_DEPTH_WALK + 8];
+    uint32_t stack[MAX_DEPTH_WALK + 8]; /* writer frame ids, root first */
+    uint32_t depth;
+} thread;
+
+static uint64_t rng(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static unsigned pick(uint64_t *s, unsigned n)
+{
+    return (unsigned)(rng(s) % n);
+}
+
+static const char *const pkgs[] = {"json", "re", "email", "http", "asyncio",
+                                   "app", "core", "db"};
+static const char *const mods[] = {"decoder", "parser", "client", "models",
+                                   "views", "utils"};
+static const char *const verbs[] = {"parse", "handle", "load", "render",
+                                    "compute", "dispatch", "read", "encode",
+                                    "validate", "fetch", "update", "run"};
+static const char *const nouns[] = {"request", "header", "token", "row",
+                                    "event", "config", "node", "buffer",
+                                    "query", "value", "block", "item",
+                                    "frame", "record", "chunk"};
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static void build_program(program *p, uint64_t *s)
+{
+    for (unsigned f = 0; f < NFUNCS; f++) {
+        func *fn = &p->funcs[f];
+        fn->file = pick(s, NFILES);
+        fn->line = (int32_t)(10 + pick(s, 900));
+        fn->nsites = 3 + pick(s, MAXSITES - 3);
+        /* Callees are mostly "deeper" functions, so stacks layer. */
+        for (unsigned c = 0; c < 6; c++)
+            fn->callees[c] = (f + 1 + pick(s, 40)) % NFUNCS;
+    }
+    memset(p->ids, 0xff, sizeof p->ids);
+}
+
+static int intern_site(tfmt_bin_writer *w, program *p, unsigned f,
+                       unsigned site, uint32_t *out)
+{
+    if (p->ids[f][site] != UINT32_MAX) {
+        *out = p->ids[f][site];
+        return TFMT_OK;
+    }
+    char file[96], name[64];
+    const func *fn = &p->funcs[f];
+    snprintf(file, sizeof file, "/usr/lib/python3.15/%s/%s%u.py",
+             pkgs[fn->file % NELEM(pkgs)], mods[fn->file % NELEM(mods)],
+             fn->file);
+    snprintf(name, sizeof name, "%s_%s%s", verbs[f % NELEM(verbs)],
+             nouns[(f / NELEM(verbs)) % NELEM(nouns)], f >= 180 ? "_2" : "");
+    int32_t line = fn->line + 1 + (int32_t)site * 3;
+    int rc = tfmt_bin_writer_location(w, file, strlen(file), name,
+                                      strlen(name), line, line + site % 2,
+                                      4, 20 + (int32_t)site,
+                                      (int)(site * 17 + f) % 200, out);
+    if (rc == TFMT_OK)
+        p->ids[f][site] = *out;
+    return rc;
+}
+
+static int push(tfmt_bin_writer *w, program *p, thread *t, unsigned f,
+                unsigned site)
+{
+    uint32_t d = t->depth;
+    t->fn[d] = (uint16_t)f;
+    t->site[d] = (uint8_t)site;
+    t->depth++;
+    return intern_site(w, p, f, site, &t->stack[d]);
+}
+
+/* Call one of the leaf's callees. */
+static int call(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+{
+    unsigned caller = t->depth ? t->fn[t->depth - 1] : pick(s, NFUNCS);
+    unsigned f = p->funcs[caller].callees[pick(s, 6)];
+    return push(w, p, t, f, pick(s, p->funcs[f].nsites));
+}
+
+/* Return: pop the leaf and move the caller to its next line. */
+static int ret(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+{
+    t->depth--;
+    unsigned f = t->fn[t->depth - 1];
+    t->depth--;
+    return push(w, p, t, f, pick(s, p->funcs[f].nsites));
+}
+
+/* Unwind to a random shallow frame and call down again. */
+static int jump(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+{
+    uint32_t keep = 1 + pick(s, t->depth / 3 + 1);
+    if (keep > t->depth)
+        keep = t->depth;
+    uint32_t target = MIN_DEPTH + pick(s, MAX_DEPTH_WALK - MIN_DEPTH);
+    t->depth = keep;
+    int rc = TFMT_OK;
+    while (rc == TFMT_OK && t->depth < target)
+        rc = call(w, p, t, s);
+    return rc;
+}
+
+static int step(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+{
+    unsigned r = pick(s, 1000);
+    if (r < 780)
+        return TFMT_OK;                             /* same stack */
+    if (r < 860 && t->depth < MAX_DEPTH_WALK)
+        return call(w, p, t, s);
+    if (r < 930 && t->depth > MIN_DEPTH)
+        return ret(w, p, t, s);
+    if (r < 990) {                                  /* next line */
+        unsigned f = t->fn[--t->depth];
+        return push(w, p, t, f, pick(s, p->funcs[f].nsites));
+    }
+    return jump(w, p, t, s);
+}
+
+static uint8_t status_of(unsigned ti, unsigned gil_holder, uint64_t *s)
+{
+    uint8_t st = 0;
+    if (ti == gil_holder)
+        st |= 0x01 | 0x02;                          /* HAS_GIL, ON_CPU */
+    else if (pick(s, 4) == 0)
+        st |= 0x08;                                 /* GIL_REQUESTED */
+    if (pick(s, 50) == 0)
+        st |= 0x10;                                 /* HAS_EXCEPTION */
+    if (ti == 0)
+        st |= 0x20;                                 /* MAIN_THREAD */
+    return st;
+}
+
+static int run(tfmt_bin_writer *w, const gen_opts *o, uint64_t start)
+{
+    uint64_t s = o->seed;
+    program *p = malloc(sizeof *p);
+    thread *ts = calloc(o->threads, sizeof *ts);
+    int rc = p && ts ? TFMT_OK : TFMT_ENOMEM;
+    if (rc == TFMT_OK)
+        build_program(p, &s);
+    for (unsigned i = 0; i < o->threads && rc == TFMT_OK; i++)
+        rc = jump(w, p, &ts[i], &s);
+    unsigned holder = 0;
+    for (uint64_t n = 0, tick = 1; n < o->samples && rc == TFMT_OK; tick++) {
+        if (pick(&s, 8) == 0)
+            holder = pick(&s, o->threads);
+        for (unsigned i = 0; i < o->threads && n < o->samples; i++, n++) {
+            thread *t = &ts[i];
+            rc = step(w, p, t, &s);
+            uint64_t when = start + tick * 1000 + pick(&s, 40);
+            if (rc == TFMT_OK)
+                rc = tfmt_bin_writer_sample(w, 0x7f0000001000ULL + i * 0x1000,
+                                            0, when, status_of(i, holder, &s),
+                                            t->stack, t->depth);
+        }
+    }
+    free(ts);
+    free(p);
+    return rc;
+}
+
+static int usage(const char *msg)
+{
+    fprintf(stderr, "tachyon-gen: %s\nusage: tachyon-gen -o OUT.bin "
+            "[--samples N] [--threads T] [--compression none|zstd] "
+            "[--seed S] [--report]\n", msg);
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, gen_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--report")) {
+            o->report = 1;
+            continue;
+        }
+        if (!v)
+            return usage("missing option or value");
+        i++;
+        if (!strcmp(a, "-o"))
+            o->out = v;
+        else if (!strcmp(a, "--samples"))
+            o->samples = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--threads"))
+            o->threads = (unsigned)strtoul(v, NULL, 10);
+        else if (!strcmp(a, "--seed"))
+            o->seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--compression") && !strcmp(v, "none"))
+            o->compression = TFMT_COMPRESSION_NONE;
+        else if (!strcmp(a, "--compression") && !strcmp(v, "zstd"))
+            o->compression = TFMT_COMPRESSION_ZSTD;
+        else
+            return usage("unknown option or value");
+    }
+    if (!o->out || !o->threads)
+        return usage("-o OUT and at least one thread are required");
+    return 0;
+}
+
+/* Read the log back and print its encoding mix. */
+static int report(const char *path)
+{
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    tfmt_error err;
+    if (tfmt_source_open_path(&src, path, NULL, &err) != TFMT_OK ||
+        tfmt_bin_open(&r, src, NULL, &err) != TFMT_OK) {
+        fprintf(stderr, "tachyon-gen: %s: %s\n", path, err.msg);
+        tfmt_source_free(src);
+        return 1;
+    }
+    uint64_t rec[4] = {0}, weight[4] = {0};
+    const tfmt_sample *s;
+    int rc;
+    while ((rc = tfmt_bin_next(r, &s)) == TFMT_OK) {
+        rec[s->encoding & 3]++;
+        weight[s->encoding & 3] += s->weight;
+    }
+    const tfmt_info *in = tfmt_bin_info(r);
+    printf("samples %llu threads %u strings %u frames %u size %llu\n"
+           "FULL %llu SUFFIX %llu POP_PUSH %llu REPEAT samples %llu\n",
+           (unsigned long long)in->sample_count, in->thread_count,
+           in->string_count, in->frame_count,
+           (unsigned long long)in->file_size, (unsigned long long)rec[1],
+           (unsigned long long)rec[2], (unsigned long long)rec[3],
+           (unsigned long long)weight[0]);
+    if (rc != TFMT_DONE)
+        fprintf(stderr, "tachyon-gen: %s\n", tfmt_bin_error(r)->msg);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    return rc == TFMT_DONE ? 0 : 1;
+}
+
+/* Write the whole log; on failure *err says why. */
+static int write_log(const gen_opts *o, tfmt_error *err)
+{
+    tfmt_sink *sink = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_bin_writer_options wo = TFMT_BIN_WRITER_OPTIONS_INIT;
+    wo.start_time_us = 1000000000;
+    wo.sample_interval_us = 1000;
+    wo.compression = o->compression;
+    wo.config = 1 | 8;          /* wall mode, no capture features */
+    int rc = tfmt_sink_open(&sink, o->out,
+                            TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL, err);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_open(&w, sink, &wo, err);
+    if (rc == TFMT_OK)
+        rc = run(w, o, wo.start_time_us);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    if (rc != TFMT_OK && w)
+        *err = *tfmt_bin_writer_error(w);
+    if (rc == TFMT_OK) {
+        rc = tfmt_sink_finish(sink);
+        if (rc != TFMT_OK)
+            *err = *tfmt_sink_error(sink);
+    }
+    tfmt_bin_writer_free(w);
+    tfmt_sink_free(sink);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    gen_opts o = {NULL, 4000000, 8, TFMT_COMPRESSION_NONE, 1, 0};
+    if (parse_args(argc, argv, &o))
+        return 2;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    if (write_log(&o, &err) != TFMT_OK) {
+        fprintf(stderr, "tachyon-gen: %s: %s\n", o.out, err.msg);
+        return 2;
+    }
+    return o.report ? report(o.out) : 0;
+}
