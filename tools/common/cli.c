@@ -116,16 +116,13 @@ int cli_exit_code(int status)
 {
     switch (status) {
     case TFMT_OK:
-    case TFMT_DONE:
-        return CLI_EXIT_OK;
+    case TFMT_DONE: return CLI_EXIT_OK;
     case TFMT_EFORMAT:
     case TFMT_ETRUNC:
     case TFMT_EVERSION:
     case TFMT_ELIMIT:
-    case TFMT_ESCHEMA:
-        return CLI_EXIT_DATA;
-    default:
-        return CLI_EXIT_TROUBLE;
+    case TFMT_ESCHEMA: return CLI_EXIT_DATA;
+    default: return CLI_EXIT_TROUBLE;
     }
 }
 
@@ -136,8 +133,7 @@ static void begin_located(const char *file, const tfmt_error *e)
     if (e->line > 0)
         fprintf(stderr, "%s:%llu: ", file, (unsigned long long)e->line);
     else if (e->has_offset)
-        fprintf(stderr, "%s: byte %llu: ", file,
-                (unsigned long long)e->offset);
+        fprintf(stderr, "%s: byte %llu: ", file, (unsigned long long)e->offset);
     else
         fprintf(stderr, "%s: ", file);
 }

@@ -54,9 +54,9 @@
 
 /* Exit codes, the same for every tool (modelled on diff(1) and cmp(1)). */
 enum {
-    CLI_EXIT_OK = 0,        /* converted, identical, valid */
-    CLI_EXIT_DATA = 1,      /* the data verdict is negative */
-    CLI_EXIT_TROUBLE = 2    /* usage, I/O, out of memory, internal error */
+    CLI_EXIT_OK = 0,     /* converted, identical, valid */
+    CLI_EXIT_DATA = 1,   /* the data verdict is negative */
+    CLI_EXIT_TROUBLE = 2 /* usage, I/O, out of memory, internal error */
 };
 
 #if defined(__GNUC__)
@@ -71,11 +71,11 @@ enum {
 
 /* What an option takes, and what its `target` points to. */
 typedef enum {
-    CLI_ARG_NONE,       /* a flag; target is an int, incremented per use
+    CLI_ARG_NONE,      /* a flag; target is an int, incremented per use
                            (so -v -v gives 2) */
-    CLI_ARG_REQUIRED,   /* one value; target is a const char *, the last
+    CLI_ARG_REQUIRED,  /* one value; target is a const char *, the last
                            use wins */
-    CLI_ARG_REPEATABLE  /* a value per use; target is a cli_list */
+    CLI_ARG_REPEATABLE /* a value per use; target is a cli_list */
 } cli_arg_kind;
 
 /*
@@ -95,35 +95,35 @@ void cli_list_free(cli_list *list);
  * -h/--help and -V/--version are built in and must not appear in it.
  */
 typedef struct cli_option {
-    const char *long_name;  /* without the dashes, e.g. "output" */
-    char short_name;        /* e.g. 'o', or 0 for none */
+    const char *long_name; /* without the dashes, e.g. "output" */
+    char short_name;       /* e.g. 'o', or 0 for none */
     cli_arg_kind kind;
-    void *target;           /* see cli_arg_kind */
-    const char *help;       /* one line for --help */
-    const char *metavar;    /* value name in --help ("FILE"); NULL: "ARG" */
-    const char *choices;    /* "jsonl|collapsed|bin": allowed values, checked
+    void *target;        /* see cli_arg_kind */
+    const char *help;    /* one line for --help */
+    const char *metavar; /* value name in --help ("FILE"); NULL: "ARG" */
+    const char *choices; /* "jsonl|collapsed|bin": allowed values, checked
                                by the parser; NULL: any value */
 } cli_option;
 
 /* A whole command line: drives both cli_parse and cli_print_help. */
 typedef struct cli_spec {
-    const char *name;           /* program name used in every message */
-    const char *synopsis;       /* after the name: "[OPTIONS] FILE..." */
-    const char *summary;        /* one sentence under the usage line */
+    const char *name;     /* program name used in every message */
+    const char *synopsis; /* after the name: "[OPTIONS] FILE..." */
+    const char *summary;  /* one sentence under the usage line */
     const cli_option *options;
-    cli_list *operands;         /* receives the non-option arguments */
-    const char *epilog;         /* text after the option list, or NULL */
+    cli_list *operands; /* receives the non-option arguments */
+    const char *epilog; /* text after the option list, or NULL */
 } cli_spec;
 
 typedef enum {
     CLI_PARSE_OK = 0,
-    CLI_PARSE_HELP,         /* -h/--help seen: print help, exit 0 */
-    CLI_PARSE_VERSION,      /* -V/--version seen: print version, exit 0 */
-    CLI_PARSE_ERROR         /* usage error: message in cli_parse_error */
+    CLI_PARSE_HELP,    /* -h/--help seen: print help, exit 0 */
+    CLI_PARSE_VERSION, /* -V/--version seen: print version, exit 0 */
+    CLI_PARSE_ERROR    /* usage error: message in cli_parse_error */
 } cli_parse_status;
 
 typedef struct cli_parse_error {
-    char msg[256];          /* "unknown option '--frob'" */
+    char msg[256]; /* "unknown option '--frob'" */
 } cli_parse_error;
 
 /*
@@ -220,9 +220,9 @@ int cli_close_stdout(int code);
 typedef struct cli_progress {
     bool on;
     const char *label;
-    uint64_t total;         /* 0: unknown, show a count only */
-    uint64_t start_ms;      /* monotonic time of cli_progress_start */
-    uint64_t last_ms;       /* monotonic time of the last redraw, 0 none */
+    uint64_t total;    /* 0: unknown, show a count only */
+    uint64_t start_ms; /* monotonic time of cli_progress_start */
+    uint64_t last_ms;  /* monotonic time of the last redraw, 0 none */
 } cli_progress;
 
 void cli_progress_start(cli_progress *p, const char *label, uint64_t total);

@@ -15,7 +15,7 @@ static const cli_option builtin_help = {
     "help", 'h', CLI_ARG_NONE, NULL, "show this help and exit", NULL, NULL};
 static const cli_option builtin_version = {
     "version", 'V', CLI_ARG_NONE, NULL, "show version information and exit",
-    NULL, NULL};
+    NULL,      NULL};
 
 void cli_list_free(cli_list *list)
 {
@@ -86,8 +86,7 @@ static void choices_text(const char *choices, char *out, size_t cap)
 }
 
 /* Store one use of `opt`; `value` is NULL for flags. */
-static int apply(const cli_option *opt, const char *value,
-                 cli_parse_error *err)
+static int apply(const cli_option *opt, const char *value, cli_parse_error *err)
 {
     char alts[160];
 
@@ -98,8 +97,10 @@ static int apply(const cli_option *opt, const char *value,
     }
     if (opt->choices && !choice_ok(opt->choices, value)) {
         choices_text(opt->choices, alts, sizeof alts);
-        return set_error(err, "invalid argument '%s' for '--%s' "
-                         "(expected %s)", value, opt->long_name, alts);
+        return set_error(err,
+                         "invalid argument '%s' for '--%s' "
+                         "(expected %s)",
+                         value, opt->long_name, alts);
     }
     if (opt->kind == CLI_ARG_REPEATABLE)
         return list_push(opt->target, value, err);
@@ -123,8 +124,8 @@ static const cli_option *find_long(const cli_spec *spec, const char *name,
     const cli_option *o;
 
     for (o = spec->options; o->long_name; o++)
-        if (strlen(o->long_name) == len && strncmp(o->long_name, name, len)
-            == 0)
+        if (strlen(o->long_name) == len &&
+            strncmp(o->long_name, name, len) == 0)
             return o;
     if (len == 4 && strncmp(name, "help", 4) == 0)
         return &builtin_help;
@@ -191,8 +192,7 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
             if (p[1])
                 return apply(opt, p + 1, err);
             if (*i + 1 >= argc)
-                return set_error(err, "option '-%c' requires an argument",
-                                 *p);
+                return set_error(err, "option '-%c' requires an argument", *p);
             return apply(opt, argv[++*i], err);
         }
         rc = apply(opt, NULL, err);
@@ -202,8 +202,7 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
     return CLI_PARSE_OK;
 }
 
-int cli_parse(const cli_spec *spec, int argc, char **argv,
-              cli_parse_error *err)
+int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
 {
     bool options_done = false;
 

@@ -15,7 +15,7 @@
 #include "cli.h"
 
 #define REDRAW_MS 100
-#define FIRST_DRAW_MS 300   /* quick runs never show a bar */
+#define FIRST_DRAW_MS 300 /* quick runs never show a bar */
 #define BAR_WIDTH 30
 
 /* Whether a progress line is currently on screen. */
@@ -45,8 +45,7 @@ static void draw(const cli_progress *p, uint64_t done)
     uint64_t filled;
 
     if (!p->total) {
-        fprintf(stderr, "\r%s: %llu\033[K", p->label,
-                (unsigned long long)done);
+        fprintf(stderr, "\r%s: %llu\033[K", p->label, (unsigned long long)done);
         return;
     }
     if (done > p->total)

@@ -49,11 +49,15 @@ static int check_output(const conv_options *o, conv_format f)
 
     if (is_stdout(o->output)) {
         if (f == CONV_BIN && isatty(STDOUT_FILENO))
-            return cli_fail(CLI_EXIT_TROUBLE, "refusing to write binary "
+            return cli_fail(CLI_EXIT_TROUBLE,
+                            "refusing to write binary "
                             "output to a terminal (use -o FILE or a "
                             "redirection)");
         return CLI_EXIT_OK;
     }
+    /* As the sink: /dev/null, FIFOs and such are written in place. */
+    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+        return CLI_EXIT_OK;
     if (!o->force && lstat(o->output, &st) == 0)
         return cli_file_fail(CLI_EXIT_TROUBLE, o->output,
                              "file exists (use --force to replace it)");

@@ -12,11 +12,11 @@ typedef enum { CONV_JSONL, CONV_COLLAPSED, CONV_BIN } conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
 typedef struct conv_options {
-    cli_list inputs;            /* IN... ("-" is stdin) */
-    const char *to;             /* "jsonl" (default), "collapsed", "bin" */
-    const char *output;         /* -o; NULL or "-" is stdout */
-    const char *run_id;         /* 32 hex digits, "random" or NULL */
-    const char *compression;    /* "none", "zstd" or NULL (keep input's) */
+    cli_list inputs;         /* IN... ("-" is stdin) */
+    const char *to;          /* "jsonl" (default), "collapsed", "bin" */
+    const char *output;      /* -o; NULL or "-" is stdout */
+    const char *run_id;      /* 32 hex digits, "random" or NULL */
+    const char *compression; /* "none", "zstd" or NULL (keep input's) */
     int force;
     int quiet;
     int verbose;
@@ -26,13 +26,13 @@ typedef struct conv_options {
 typedef struct conv_job {
     const conv_options *opts;
     conv_format format;
-    char run_id[33];            /* fixed run id, or "" for the default */
-    int compression;            /* tfmt_compression, or -1: keep input's */
+    char run_id[33]; /* fixed run id, or "" for the default */
+    int compression; /* tfmt_compression, or -1: keep input's */
 } conv_job;
 
 /* An opened input: its source and binary reader. */
 typedef struct conv_input {
-    const char *path;           /* as given ("-" for stdin) */
+    const char *path; /* as given ("-" for stdin) */
     tfmt_source *src;
     tfmt_bin_reader *reader;
 } conv_input;

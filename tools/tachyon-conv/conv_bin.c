@@ -9,19 +9,18 @@
 #include "conv.h"
 
 /* Writer settings: the input's header, the chosen compression. */
-static void writer_options(tfmt_bin_writer_options *wo,
-                           const tfmt_info *info, int compression)
+static void writer_options(tfmt_bin_writer_options *wo, const tfmt_info *info,
+                           int compression)
 {
     tfmt_bin_writer_options init = TFMT_BIN_WRITER_OPTIONS_INIT;
 
     *wo = init;
     wo->start_time_us = info->start_time_us;
     wo->sample_interval_us = info->sample_interval_us;
-    memcpy(wo->python_version, info->python_version,
-           sizeof wo->python_version);
+    memcpy(wo->python_version, info->python_version, sizeof wo->python_version);
     wo->config = info->config;
-    wo->compression = compression >= 0 ? (uint32_t)compression
-                                       : info->compression;
+    wo->compression =
+        compression >= 0 ? (uint32_t)compression : info->compression;
 }
 
 /* Report a failed tfmt_bin_copy or finish against the side that failed. */
@@ -43,8 +42,7 @@ static int report_copy(const conv_input *in, tfmt_bin_writer *w,
 }
 
 /* Copy `in` into the already opened `sink`. */
-static int copy_into(const conv_input *in, tfmt_sink *sink,
-                     const conv_job *job)
+static int copy_into(const conv_input *in, tfmt_sink *sink, const conv_job *job)
 {
     tfmt_bin_writer_options wo;
     tfmt_bin_writer *w = NULL;

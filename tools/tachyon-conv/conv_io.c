@@ -3,6 +3,7 @@
  * binary reader with reader notes shown as warnings, opening and finishing
  * the output sink, and turning library errors into located messages.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "conv.h"
@@ -99,27 +100,33 @@ int conv_sink_finish(tfmt_sink *sink, const conv_job *job)
     return CLI_EXIT_OK;
 }
 
+/* "gzip file, " when the whole input was compressed, else "". */
+static void file_compression(const tfmt_source *src, char *out, size_t cap)
+{
+    const char *name = tfmt_source_compression(src);
+
+    out[0] = '\0';
+    if (strcmp(name, "none") != 0)
+        snprintf(out, cap, "%s file, ", name);
+}
+
 /* -v: one line describing an opened input. */
 void conv_summary(const conv_input *in)
 {
     const tfmt_info *i = tfmt_bin_info(in->reader);
     const char *mode = tfmt_mode_name(i->mode);
+    char wrap[32];
 
-    cli_file_info(cli_input_name(in->path),
-                  "Python %u.%u.%u, %s layout, %s%s, %llu samples, %u "
-                  "threads, %u frames, %u strings, interval %llu us, "
-                  "mode %s%s",
-                  i->python_version[0], i->python_version[1],
-                  i->python_version[2],
-                  i->layout == TFMT_LAYOUT_U32_COUNT ? "u32" : "u64",
-                  i->compression == TFMT_COMPRESSION_ZSTD ? "zstd"
-                                                          : "uncompressed",
-                  strcmp(tfmt_source_compression(in->src), "none") == 0
-                      ? ""
-                      : " (file compressed)",
-                  (unsigned long long)i->sample_count, i->thread_count,
-                  i->frame_count, i->string_count,
-                  (unsigned long long)i->sample_interval_us,
-                  mode ? mode : "unknown",
-                  i->stats.present ? ", statistics block" : "");
+    file_compression(in->src, wrap, sizeof wrap);
+    cli_file_info(
+        cli_input_name(in->path),
+        "%sPython %u.%u.%u log, %s header, %s, "
+        "%llu samples, %u threads, %u frames, %u strings, "
+        "interval %llu us, mode %s%s",
+        wrap, i->python_version[0], i->python_version[1], i->python_version[2],
+        i->layout == TFMT_LAYOUT_U32_COUNT ? "u32" : "u64",
+        i->compression == TFMT_COMPRESSION_ZSTD ? "zstd" : "uncompressed",
+        (unsigned long long)i->sample_count, i->thread_count, i->frame_count,
+        i->string_count, (unsigned long long)i->sample_interval_us,
+        mode ? mode : "unknown", i->stats.present ? ", statistics block" : "");
 }

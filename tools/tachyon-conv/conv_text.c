@@ -76,7 +76,7 @@ static int export_profile(tfmt_profile *p, const conv_job *job,
 int conv_text(const conv_job *job)
 {
     size_t n = job->opts->inputs.count;
-    char (*fingerprints)[33] = calloc(n, sizeof *fingerprints);
+    char(*fingerprints)[33] = calloc(n, sizeof *fingerprints);
     tfmt_profile *p = NULL;
     char run_id[33];
     int code = CLI_EXIT_OK;

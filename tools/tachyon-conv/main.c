@@ -14,19 +14,18 @@ static const cli_option options[] = {
      "jsonl|collapsed|bin"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
      "write to FILE instead of stdout", "FILE", NULL},
-    {"force", 'f', CLI_ARG_NONE, &opts.force,
-     "replace an existing output FILE", NULL, NULL},
+    {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
+     NULL, NULL},
     {"run-id", 0, CLI_ARG_REQUIRED, &opts.run_id,
      "jsonl run id: 32 hex digits or 'random'", "HEX", NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opts.compression,
-     "bin output compression (default: the input's)", "none|zstd",
+     "bin compression: none or zstd (default: input's)", "METHOD",
      "none|zstd"},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
      "print a summary of each input on stderr", NULL, NULL},
-    {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}
-};
+    {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
 static const char epilog[] =
     "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
@@ -41,10 +40,12 @@ static const char epilog[] =
     "Exit status: 0 success, 1 bad input data, 2 usage or I/O trouble.\n";
 
 static const cli_spec spec = {
-    "tachyon-conv", "[OPTIONS] IN...",
+    "tachyon-conv",
+    "[OPTIONS] IN...",
     "Convert Tachyon sample logs to JSONL, collapsed stacks or binary.",
-    options, &opts.inputs, epilog
-};
+    options,
+    &opts.inputs,
+    epilog};
 
 int main(int argc, char **argv)
 {
@@ -52,15 +53,9 @@ int main(int argc, char **argv)
     int code;
 
     switch (cli_parse(&spec, argc, argv, &perr)) {
-    case CLI_PARSE_HELP:
-        code = cli_print_help(&spec);
-        break;
-    case CLI_PARSE_VERSION:
-        code = cli_print_version();
-        break;
-    case CLI_PARSE_ERROR:
-        code = cli_usage("%s", perr.msg);
-        break;
+    case CLI_PARSE_HELP: code = cli_print_help(&spec); break;
+    case CLI_PARSE_VERSION: code = cli_print_version(); break;
+    case CLI_PARSE_ERROR: code = cli_usage("%s", perr.msg); break;
     default:
         cli_set_quiet(opts.quiet > 0);
         code = run_conv(&opts);

@@ -73,7 +73,8 @@ int conv_run_id_parse(const char *arg, char out[33])
     }
     if (i != 32 || arg[i] != '\0')
         return cli_usage("invalid run id '%s' (expected 32 hex digits or "
-                         "'random')", arg);
+                         "'random')",
+                         arg);
     out[32] = '\0';
     return CLI_EXIT_OK;
 }

@@ -1,0 +1,48 @@
+# Convenience entry points; the build itself is CMake (CMakeLists.txt).
+#
+#   make run        install missing deps, build, convert the bundled example
+#   make test       install missing deps, build with -Werror, run every test
+#   make sanitize   clang + ASan/UBSan build in build-asan, run every test
+#
+# Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
+SHELL := /bin/bash
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all run test sanitize deps deps-sanitize build clean format-check
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+deps-sanitize:
+	@scripts/install-deps.sh --sanitize
+
+build: deps
+	cmake -S . -B $(BUILD)
+	cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/example.sh $(BUILD)
+
+test: deps
+	cmake -S . -B $(BUILD) -DTACHYON_WERROR=ON
+	cmake --build $(BUILD) -j $(JOBS)
+	@scripts/ctest-summary.sh $(BUILD) $(JOBS)
+
+sanitize: deps deps-sanitize
+	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_BUILD_TYPE=Debug -DTACHYON_WERROR=ON \
+	  -DTACHYON_SANITIZE=address,undefined
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@scripts/ctest-summary.sh $(ASAN_BUILD) $(JOBS)
+
+# Report (do not fix) C files that differ from .clang-format.
+format-check:
+	@git ls-files '*.c' '*.h' | xargs clang-format --dry-run 2>&1 | \
+	  grep -c 'warning:' | sed 's/$$/ formatting differences/'
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,1 @@
+mkdir d && tachyon-conv d

@@ -1,0 +1,1 @@
+tachyon-conv --force=yes in.bin

@@ -1,0 +1,1 @@
+d=$TESTDATA/cpython/interleaved_threads; for v in none zstd none.hdr-u32 zstd.hdr-u32; do tachyon-conv --run-id 00000000000000000000000000000000 $d/$v.bin >out.jsonl && cmp out.jsonl $d/expected.jsonl && echo "$v.bin ok"; done

@@ -1,0 +1,1 @@
+tachyon-conv nope.bin

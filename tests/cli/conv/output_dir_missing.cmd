@@ -1,0 +1,1 @@
+tachyon-conv -o nodir/out.jsonl "$TESTDATA/cpython/single_full/none.bin"

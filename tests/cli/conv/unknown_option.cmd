@@ -1,0 +1,1 @@
+tachyon-conv --frob "$TESTDATA/cpython/single_full/none.bin"

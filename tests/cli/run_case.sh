@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# run_case.sh - run CLI golden test cases and compare exit code, stdout and
+# stderr with the committed expectations.
+#
+# usage: tests/cli/run_case.sh [--update] CASE.cmd...
+#
+# A case is tests/cli/<tool>/<name>.cmd: one bash command line run in an
+# empty scratch directory with the tools on PATH, $TESTDATA pointing at
+# testdata/, stdin from /dev/null, LC_ALL=C and CI=1 (no progress lines).
+# Expectations sit next to it: <name>.exit (the exit code), <name>.stdout
+# and <name>.stderr (exact bytes). A <name>.stdout.glob or
+# <name>.stderr.glob (a bash pattern) may replace the exact file for output
+# that legitimately varies.
+#
+# A case that cannot run here (a missing helper program) exits 77; the
+# runner then reports SKIP and exits 77, which ctest counts as skipped.
+#
+# --update rewrites .exit/.stdout/.stderr from the actual run. Review the
+# resulting diff before committing: an expectation is a claim about the
+# right behaviour, not a copy of whatever the tool printed.
+#
+# Environment: TOOLS_DIR (default: build/tools of this checkout), TESTDATA
+# (default: testdata/ of this checkout).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+: "${TOOLS_DIR:=$root/build/tools}"
+: "${TESTDATA:=$root/testdata}"
+TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd) || exit 2
+TESTDATA=$(cd "$TESTDATA" && pwd) || exit 2
+update=0
+
+# Compare actual output file $1 with expectation base $2 (exact or glob).
+check_stream() {
+    local actual=$1 base=$2
+    if [ -f "$base.glob" ]; then
+        local pattern text
+        pattern=$(cat "$base.glob")
+        text=$(cat "$actual")
+        # shellcheck disable=SC2053
+        [[ $text == $pattern ]] && return 0
+        echo "--- $base.glob does not match; actual output:"
+        cat "$actual"
+        return 1
+    fi
+    if [ ! -f "$base" ]; then
+        echo "--- missing $base (run with --update, then review)"
+        return 1
+    fi
+    cmp -s "$base" "$actual" && return 0
+    echo "--- $base differs:"
+    diff -u "$base" "$actual" | head -n 60
+    return 1
+}
+
+# Run one case; print a verdict line; return 0 on pass.
+run_one() {
+    local cmd base scratch code fail=0
+    if [ ! -f "$1" ]; then
+        echo "FAIL $1: no such case"
+        return 1
+    fi
+    cmd=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+    base=${cmd%.cmd}
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/tachyon-cli.XXXXXX") || return 2
+    mkdir "$scratch/work" || return 2
+    (
+        cd "$scratch/work" &&
+        PATH="$TOOLS_DIR:$PATH" TESTDATA="$TESTDATA" LC_ALL=C CI=1 \
+            bash -c "$(cat "$cmd")" >../stdout.out 2>../stderr.out </dev/null
+        echo $? >../exit.out
+    )
+    code=$(cat "$scratch/exit.out")
+    if [ "$code" = 77 ] && [ "$(cat "$base.exit" 2>/dev/null)" != 77 ]; then
+        echo "SKIP $base: $(head -n 1 "$scratch/stderr.out")"
+        rm -rf "$scratch"
+        return 77
+    fi
+    if [ "$update" = 1 ]; then
+        echo "$code" >"$base.exit"
+        [ -f "$base.stdout.glob" ] || cp "$scratch/stdout.out" "$base.stdout"
+        [ -f "$base.stderr.glob" ] || cp "$scratch/stderr.out" "$base.stderr"
+        echo "updated $base"
+    else
+        if [ "$code" != "$(cat "$base.exit" 2>/dev/null)" ]; then
+            echo "--- exit code $code, expected $(cat "$base.exit" 2>/dev/null)"
+            fail=1
+        fi
+        check_stream "$scratch/stdout.out" "$base.stdout" || fail=1
+        check_stream "$scratch/stderr.out" "$base.stderr" || fail=1
+        if [ $fail = 0 ]; then echo "PASS $base"; else echo "FAIL $base"; fi
+    fi
+    rm -rf "$scratch"
+    return $fail
+}
+
+if [ "${1:-}" = "--update" ]; then
+    update=1
+    shift
+fi
+if [ $# -eq 0 ]; then
+    echo "usage: $0 [--update] CASE.cmd..." >&2
+    exit 2
+fi
+status=0
+skipped=0
+for c in "$@"; do
+    run_one "$c"
+    case $? in
+    0) ;;
+    77) skipped=$((skipped + 1)) ;;
+    *) status=1 ;;
+    esac
+done
+if [ $status = 0 ] && [ $skipped -gt 0 ] && [ $skipped = $# ]; then
+    exit 77
+fi
+exit $status
