@@ -52,6 +52,16 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
         tfmt_jsonl_free(r);
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     }
+    if (opts->head_len > r->lines.cap) {
+        tfmt_jsonl_free(r);
+        return tfmt__error(err, TFMT_EINVAL, "head longer than %zu bytes",
+                           r->lines.cap);
+    }
+    if (opts->head_len) {
+        memcpy(r->lines.block, opts->head, opts->head_len);
+        r->lines.len = opts->head_len;
+    }
+    r->opts.head = NULL;
     json_tokener_set_flags(r->tok,
                            JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     *out = r;

@@ -393,18 +393,19 @@ static int envelope(field_ctx *c, json_object *o)
     tfmt_jsonl_record *rec = &c->r->rec;
     json_object *v;
     int rc = get_str(c, o, "type", true, &rec->type_name);
-    if (rc < 0)
-        return rc;
-    const struct rtype *t = find_rtype(rec->type_name);
+    const struct rtype *t = rc < 0 ? NULL : find_rtype(rec->type_name);
     if (t)
         c->rtype = t->name;
-    rc = member(c, o, "v", json_type_int, true, &v);
-    if (rc < 0)
+    if (rc >= 0)
+        rc = member(c, o, "v", json_type_int, true, &v);
+    if (rc >= 0) {
+        rec->v = json_object_get_int64(v);
+        rc = get_str(c, o, "run_id", true, &rec->run_id);
+    }
+    if (rc < 0) {
+        c->r->err.check = TFMT_JCHK_ENVELOPE;
         return rc;
-    rec->v = json_object_get_int64(v);
-    rc = get_str(c, o, "run_id", true, &rec->run_id);
-    if (rc < 0)
-        return rc;
+    }
     if (!t) {
         rec->type = TFMT_JREC_UNKNOWN;
         return TFMT_OK;

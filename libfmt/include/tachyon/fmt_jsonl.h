@@ -139,9 +139,16 @@ typedef struct tfmt_jsonl_options {
     bool keep_going;
     tfmt_jsonl_note_fn on_note; /* NULL: notes are dropped */
     void *note_ctx;
+    /*
+     * Bytes the caller already read from the source (to sniff its format),
+     * read before the source's remaining bytes. Copied at open; at most
+     * 64 KiB.
+     */
+    const void *head;
+    size_t head_len;
 } tfmt_jsonl_options;
 #define TFMT_JSONL_OPTIONS_INIT \
-    {TFMT_JSONL_OPTIONS_VERSION, NULL, 0, false, NULL, NULL}
+    {TFMT_JSONL_OPTIONS_VERSION, NULL, 0, false, NULL, NULL, NULL, 0}
 
 /*
  * Start reading JSONL from `src` (borrowed; it must outlive the reader).

@@ -1,0 +1,57 @@
+/*
+ * check_bin.c - the binary rules of tachyon-validate. The library reader
+ * makes every check (CPython's and the extra ones: footer size, statistics
+ * block, thread count, trailing bytes, zstd frame, indices, sample count);
+ * this file decodes the whole file, maps each check to its rule id, and
+ * says whether a failure means "truncated" or "corrupt". Decoding stops at
+ * the first structural error; non-fatal findings arrive as notes.
+ */
+#include "check.h"
+
+typedef struct bstate {
+    tv_report *rep;
+    tv_file *f;
+} bstate;
+
+static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
+{
+    bstate *s = ctx;
+    tv_add(s->rep, s->f, tv_bin_note_rule((int)kind), 0, where->has_offset,
+           where->offset, "%s", where->msg);
+}
+
+static void bin_error(bstate *s, int rc, const tfmt_error *e)
+{
+    if (rc == TFMT_EIO || rc == TFMT_ENOMEM || rc == TFMT_EINVAL) {
+        tv_trouble(s->rep, s->f, e->msg);
+        return;
+    }
+    const char *what = rc == TFMT_ETRUNC ? "truncated: "
+                       : rc == TFMT_EFORMAT ? "corrupt: "
+                                            : "";
+    tv_add(s->rep, s->f, tv_bin_check_rule(e->check), 0, e->has_offset,
+           e->offset, "%s%s", what, e->msg);
+}
+
+void tv_check_bin(tv_report *rep, tv_file *f, const tv_input *in)
+{
+    bstate s = {rep, f};
+    f->format = "binary";
+    tfmt_bin_options o = TFMT_BIN_OPTIONS_INIT;
+    o.on_note = on_note;
+    o.note_ctx = &s;
+    tfmt_bin_reader *r = NULL;
+    tfmt_error err;
+    int rc = tfmt_bin_open(&r, in->src, &o, &err);
+    if (rc < 0) {
+        bin_error(&s, rc, &err);
+        return;
+    }
+    const tfmt_sample *sample;
+    do {
+        rc = tfmt_bin_next(r, &sample);
+    } while (rc == TFMT_OK);
+    if (rc < 0)
+        bin_error(&s, rc, tfmt_bin_error(r));
+    tfmt_bin_free(r);
+}

@@ -1,0 +1,125 @@
+/*
+ * validate.c - runs tachyon-validate: checks the settings, opens each FILE,
+ * tells a binary log from JSONL by its first four bytes, hands it to the
+ * matching checker and turns the findings into the exit status.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "validate.h"
+
+/* A non-negative decimal number, fully parsed. */
+static bool parse_count(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int list_rules(void)
+{
+    static const char *const sev[] = {"note", "warning", "error"};
+    for (size_t i = 0; i < tv_rule_count; i++)
+        printf("%s  %-7s  %s\n", tv_rules[i].id, sev[tv_rules[i].severity],
+               tv_rules[i].summary);
+    return cli_close_stdout(CLI_EXIT_OK);
+}
+
+static tv_format format_of(const char *name)
+{
+    if (!name || strcmp(name, "text") == 0)
+        return FMT_TEXT;
+    if (strcmp(name, "json") == 0)
+        return FMT_JSON;
+    if (strcmp(name, "junit") == 0)
+        return FMT_JUNIT;
+    return FMT_GITHUB;
+}
+
+/* Read up to `cap` bytes (fewer only at the end of the input). */
+static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
+                 size_t *got, tfmt_error *err)
+{
+    *got = 0;
+    while (*got < cap) {
+        size_t n = 0;
+        int rc = tfmt_source_read(src, buf + *got, cap - *got, &n, err);
+        if (rc < 0)
+            return rc;
+        if (n == 0)
+            break;
+        *got += n;
+    }
+    return TFMT_OK;
+}
+
+static bool is_binary(const unsigned char *b, size_t n)
+{
+    return n == 4 && (memcmp(b, "HCAT", 4) == 0 || memcmp(b, "TACH", 4) == 0);
+}
+
+static void validate_one(tv_report *rep, const char *path, size_t max_line)
+{
+    tv_file *f = tv_report_file(rep, cli_input_name(path));
+    if (!f)
+        return;
+    tfmt_source *src = NULL;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    int rc = tfmt_source_open_path(&src, path, NULL, &err);
+    unsigned char head[4];
+    size_t n = 0;
+    if (rc == TFMT_OK)
+        rc = sniff(src, head, sizeof head, &n, &err);
+    if (rc < 0) {
+        tv_trouble(rep, f, err.msg);
+        tfmt_source_free(src);
+        return;
+    }
+    tv_input in = {src, head, n, max_line};
+    if (n > 0 && !is_binary(head, n) && !strchr("{ \t\r\n", head[0]))
+        tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
+               "neither a Tachyon binary log nor JSONL (first byte 0x%02x)",
+               head[0]);
+    else if (is_binary(head, n))
+        tv_check_bin(rep, f, &in);
+    else
+        tv_check_jsonl(rep, f, &in);
+    tfmt_source_free(src);
+}
+
+int run_validate(const tv_options *opts)
+{
+    if (opts->list_rules)
+        return list_rules();
+    tv_settings set = {format_of(opts->format), opts->strict > 0,
+                       opts->verbose, opts->quiet > 0, 100};
+    uint64_t max_line = 0;
+    if (opts->max_errors &&
+        !parse_count(opts->max_errors, UINT32_MAX, &set.max_errors))
+        return cli_usage("invalid --max-errors '%s'", opts->max_errors);
+    if (opts->max_line && (!parse_count(opts->max_line,
+                                        TFMT_JSONL_MAX_LINE_LIMIT,
+                                        &max_line) || max_line == 0))
+        return cli_usage("invalid --max-line '%s' (1..%zu)", opts->max_line,
+                         TFMT_JSONL_MAX_LINE_LIMIT);
+    if (opts->files.count == 0)
+        return cli_usage("no input files");
+    tv_report rep;
+    tv_report_init(&rep, &set);
+    for (size_t i = 0; i < opts->files.count; i++)
+        validate_one(&rep, opts->files.items[i], (size_t)max_line);
+    tv_report_finish(&rep);
+    int status = tv_report_status(&rep);
+    tv_report_free(&rep);
+    return cli_close_stdout(status);
+}

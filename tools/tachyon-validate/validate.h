@@ -1,0 +1,21 @@
+/* validate.h - tachyon-validate's options and its run function. */
+#ifndef TV_VALIDATE_H
+#define TV_VALIDATE_H
+
+#include "cli.h"
+
+typedef struct tv_options {
+    cli_list files;
+    const char *format;         /* text|json|junit|github */
+    const char *max_errors;     /* decimal, default 100, 0 = no limit */
+    const char *max_line;       /* JSONL line limit in bytes */
+    int strict;
+    int quiet;
+    int verbose;
+    int list_rules;
+} tv_options;
+
+/* Validate every file; returns the exit status (0 valid, 1 invalid, 2). */
+int run_validate(const tv_options *opts);
+
+#endif
