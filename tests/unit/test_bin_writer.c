@@ -163,11 +163,33 @@ static json_object *load_input(const char *name)
     return json_object_from_file(path_of(name, "input.json"));
 }
 
+/* An allocator that fails its Nth call (0: never), for every case. */
+static long fail_at, alloc_calls;
+
+static void *fail_malloc(size_t n, void *ctx)
+{
+    return ++alloc_calls == fail_at ? NULL : malloc(n);
+}
+
+static void *fail_realloc(void *p, size_t n, void *ctx)
+{
+    return ++alloc_calls == fail_at ? NULL : realloc(p, n);
+}
+
+static void fail_free(void *p, void *ctx)
+{
+    free(p);
+}
+
+static const tfmt_allocator failing = {fail_malloc, fail_realloc, fail_free,
+                                       NULL};
+
 static void case_options(json_object *in, tfmt_bin_writer_options *o,
                          uint32_t compression)
 {
     tfmt_bin_writer_options d = TFMT_BIN_WRITER_OPTIONS_INIT;
     *o = d;
+    o->alloc = &failing;
     o->start_time_us =
         json_object_get_uint64(json_object_object_get(in, "start_time_us"));
     o->sample_interval_us = json_object_get_uint64(
@@ -341,6 +363,35 @@ TEST(fixtures_zstd_region)
         free(exp);
         free(m.data);
     }
+}
+
+/* Every allocation failing in turn: ENOMEM, no leak, no crash. */
+TEST(alloc_failures)
+{
+    size_t elen = 0;
+    uint8_t *exp = harness_slurp(path_of("interleaved_threads", "none.bin"),
+                                 &elen);
+    REQUIRE(exp, "none.bin");
+    for (fail_at = 1;; fail_at++) {
+        alloc_calls = 0;
+        membuf m;
+        int rc = write_case("interleaved_threads", fail_at % 2, &m, NULL);
+        bool hit = alloc_calls >= fail_at;
+        if (hit)
+            CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", fail_at,
+                  rc);
+        else
+            CHECK(rc == TFMT_OK, "no failure: status %d", rc);
+        if (!hit && !(fail_at % 2))
+            CHECK(m.len == elen && memcmp(m.data, exp, elen) == 0,
+                  "output after %ld allocations", fail_at);
+        free(m.data);
+        if (!hit)
+            break;
+    }
+    CHECK(fail_at > 10, "the writer allocates: %ld", fail_at);
+    fail_at = 0;
+    free(exp);
 }
 
 /* ---- hand-computed layouts ---- */
@@ -930,7 +981,7 @@ TEST(round_trip_zstd)
 }
 
 TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
-      TCASE(fixtures_zstd_region), TCASE(stats_block_56),
+      TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
       TCASE(repeat_split_16k), TCASE(depth_300_keeps_innermost_256),
       TCASE(encoding_choice), TCASE(timestamp_wraps),
