@@ -752,6 +752,40 @@ TEST(limit_keeps_file_valid)
     free(m.data);
 }
 
+TEST(frame_and_thread_limits)
+{
+    membuf m;
+    tfmt_bin_writer *w = open_mem(&m, NULL);
+    REQUIRE(w, "open");
+    tfmt__bin_writer_set_limits(w, UINT32_MAX, 1, 1);
+    uint32_t f = one_frame(w, 1), g = 0;
+    CHECK(f == 0, "first frame");
+    CHECK(one_frame(w, 1) == 0, "a known frame is not a new one");
+    CHECK(tfmt_bin_writer_location(w, "f.py", 4, "fn", 2, 2, 2, 0, 4, 1,
+                                   &g) == TFMT_ELIMIT,
+          "second frame over the limit");
+    CHECK(strcmp(tfmt_bin_writer_error(w)->msg,
+                 "too many frames for binary format") == 0, "message");
+    CHECK(tfmt_bin_writer_finish(w) == TFMT_OK, "finish after the limit");
+    done(w, &m);
+    CHECK(m.len == 64 + 5 + 3 + 7 + 32, "one frame, no samples: %zu",
+          m.len);
+    free(m.data);
+
+    w = open_mem(&m, NULL);
+    REQUIRE(w, "open");
+    tfmt__bin_writer_set_limits(w, UINT32_MAX, UINT32_MAX, 1);
+    f = one_frame(w, 1);
+    CHECK(tfmt_bin_writer_sample(w, 1, 0, 5, 0, &f, 1) == TFMT_OK, "t1");
+    CHECK(tfmt_bin_writer_sample(w, 1, 1, 5, 0, &f, 1) == TFMT_ELIMIT,
+          "a second (thread, interpreter) pair is over the limit");
+    CHECK(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    done(w, &m);
+    CHECK(m.len > 64 && ld32(m.data + 36) == 1 && ld64(m.data + 28) == 1,
+          "one thread, one sample");
+    free(m.data);
+}
+
 TEST(misuse)
 {
     membuf m;
@@ -986,5 +1020,6 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(repeat_split_16k), TCASE(depth_300_keeps_innermost_256),
       TCASE(encoding_choice), TCASE(timestamp_wraps),
       TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
+      TCASE(frame_and_thread_limits),
       TCASE(sink_error_reported), TCASE(copy_equals_none),
       TCASE(round_trip_none), TCASE(round_trip_zstd))
