@@ -38,10 +38,10 @@ def main():
     stop = threading.Event()
     t = threading.Thread(target=sleeper, args=(stop,), name="sleeper")
     t.start()
-    Klass().method(time.monotonic() + seconds)
+    Klass().method(time.monotonic() + seconds)  # MAIN_CALL
     stop.set()
     t.join()
 
 
 if __name__ == "__main__":
-    main()
+    main()  # MODULE_CALL

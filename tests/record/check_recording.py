@@ -1,0 +1,217 @@
+"""Record tests/record/busy.py with tachyon-record and check the log.
+
+Run by record_test.sh with the interpreter under test, so the expected
+locations come from that interpreter: the marker comments in busy.py give
+the lines, and busy's own code objects (co_positions) give the columns.
+The log is decoded by record_dump (libtachyonfmt); optional tachyon-validate
+and tachyon-conv runs check the file with the toolkit's own tools.
+
+Modes: spawn (record -- python busy.py), gil (spawn without --all-threads),
+attach (record -p PID of a running busy.py), sigint (SIGINT ends the
+recording), zstd (spawn with --compression zstd).
+"""
+import argparse
+import collections
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUSY = os.path.join(HERE, "busy.py")
+HAS_GIL, ON_CPU, MAIN_THREAD = 1, 2, 32
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL:", msg)
+
+
+def markers():
+    lines = collections.defaultdict(set)
+    with open(BUSY) as f:
+        for no, text in enumerate(f, 1):
+            if "  # " in text:
+                lines[text.rsplit("# ", 1)[1].strip()].add(no)
+    return lines
+
+
+def busy_positions():
+    """Every location the interpreter can report for each busy function."""
+    spec = importlib.util.spec_from_file_location("busy_target", BUSY)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    codes = {"leaf": mod.leaf.__code__, "mid": mod.mid.__code__,
+             "top": mod.top.__code__, "Klass.method": mod.Klass.method.__code__,
+             "sleeper": mod.sleeper.__code__}
+    return {name: {tuple(-1 if v is None else v for v in p)
+                   for p in code.co_positions()}
+            for name, code in codes.items()}
+
+
+def parse_dump(text):
+    info, stats, samples = {}, {}, []
+    for line in text.splitlines():
+        head, *frames = line.split("\t")
+        words = head.split()
+        if words[0] in ("info", "stats"):
+            target = info if words[0] == "info" else stats
+            target.update(w.split("=", 1) for w in words[1:])
+            continue
+        tid, status, weight, depth = map(int, words[1:5])
+        stack = []
+        for fr in frames:
+            func, rest = fr.split("@", 1)
+            path, *nums = rest.rsplit(":", 4)
+            stack.append((func, path, *map(int, nums)))
+        assert len(stack) == depth
+        samples.append((tid, status, weight, stack))
+    return info, stats, samples
+
+
+def record(args, extra, target_cmd=None, pid=None):
+    cmd = [args.recorder, "-q", "-o", args.out, "--rate", "1000"] + extra
+    cmd += ["-p", str(pid)] if pid else ["--"] + target_cmd
+    return cmd
+
+
+def run_mode(args):
+    busy = [sys.executable, BUSY, "1.5"]
+    if args.mode in ("spawn", "gil", "zstd"):
+        extra = [] if args.mode == "gil" else ["--all-threads"]
+        if args.mode == "zstd":
+            extra += ["--compression", "zstd"]
+        p = subprocess.run(record(args, extra, busy), timeout=30)
+        check(p.returncode == 0, f"recorder exit {p.returncode}")
+        return None
+    if args.mode == "attach":
+        target = subprocess.Popen([sys.executable, BUSY, "4"])
+        time.sleep(0.5)
+        p = subprocess.run(record(args, ["--all-threads", "--duration",
+                                         "1.2"], pid=target.pid), timeout=30)
+        check(p.returncode == 0, f"recorder exit {p.returncode}")
+        check(target.poll() is None, "attached target did not survive")
+        target.wait(timeout=30)
+        check(target.returncode == 0, "target failed after attach")
+        return target.pid
+    rec = subprocess.Popen(record(args, ["--all-threads"],
+                                  [sys.executable, BUSY, "20"]))
+    time.sleep(1.2)
+    rec.send_signal(signal.SIGINT)
+    rc = rec.wait(timeout=30)
+    check(rc == 0, f"recorder exit {rc} after SIGINT")
+    return None
+
+
+def share(samples, pred):
+    total = sum(w for _, _, w, _ in samples)
+    return sum(w for s in samples for w in [s[2]] if pred(s)) / max(total, 1)
+
+
+def check_main_thread(samples, lines, pos, mode):
+    busy_main = [s for s in samples if s[1] & MAIN_THREAD and s[3]]
+    check(busy_main, "no main-thread samples")
+
+    def hot(s):
+        st = s[3]
+        names = [(f[0], os.path.basename(f[1]), f[2]) for f in st[-4:]]
+        return (len(st) >= 6 and names[3][0] == "leaf" and
+                names[3][2] in lines["LEAF_LOOP"] and
+                names[:3] == [("Klass.method", "busy.py",
+                               min(lines["METHOD_CALL"])),
+                              ("top", "busy.py", min(lines["TOP_CALL"])),
+                              ("mid", "busy.py", min(lines["MID_CALL"]))] and
+                st[-1][1] == BUSY)
+    frac = share(busy_main, hot)
+    print(f"main thread: {frac:.1%} of samples in leaf's loop")
+    check(frac >= 0.8, f"only {frac:.1%} of main-thread samples in leaf")
+    if mode != "attach":
+        roots = [s for s in busy_main if hot(s)]
+        check(all((s[3][0][0], s[3][0][2]) ==
+                  ("<module>", min(lines["MODULE_CALL"])) and
+                  (s[3][1][0], s[3][1][2]) == ("main", min(lines["MAIN_CALL"]))
+                  for s in roots), "hot stacks do not start at busy.py main")
+    for s in busy_main:
+        for f in s[3]:
+            if f[1] == BUSY and f[0] in pos:
+                check(tuple(f[2:6]) in pos[f[0]],
+                      f"{f[0]} location {f[2:6]} not in co_positions")
+    gil = share(busy_main, lambda s: s[1] & HAS_GIL)
+    check(gil >= 0.8, f"main thread holds the GIL in only {gil:.1%}")
+
+
+def check_sleeper(samples, lines, all_threads):
+    others = [s for s in samples if not s[1] & MAIN_THREAD and s[3]]
+    if not all_threads:
+        check(all(s[1] & HAS_GIL for s in samples if s[3]),
+              "a sample without --all-threads lacks HAS_GIL")
+        return
+    sleeping = share(others, lambda s: (s[3][-1][0], s[3][-1][2]) ==
+                     ("sleeper", min(lines["SLEEP_LINE"])))
+    print(f"sleeper thread: {sleeping:.1%} of samples in time.sleep")
+    check(others and sleeping >= 0.8, f"sleeper share {sleeping:.1%}")
+    idle = share(others, lambda s: not s[1] & HAS_GIL)
+    check(idle >= 0.8, f"sleeper thread without GIL only {idle:.1%}")
+
+
+def check_header(info, stats, args):
+    want = ".".join(map(str, sys.version_info[:3]))
+    check(info["py"] == want, f"python version {info['py']} != {want}")
+    check(info["interval"] == "1000", f"interval {info['interval']}")
+    config = 1 | 8 | (16 if args.mode != "gil" else 0)
+    check(int(info["config"]) == config, f"config {info['config']}")
+    check(info["compression"] == ("1" if args.mode == "zstd" else "0"),
+          "compression field")
+    check(stats.get("present") == "1" and stats["flags"] == "3",
+          "statistics block missing or without error/missed flags")
+    rate, err = float(stats["rate"]), float(stats["error"])
+    print(f"rate {rate:.0f} Hz, failed {err:.2f}%, duration "
+          f"{float(stats['duration']):.2f} s")
+    check(200 <= rate <= 1050, f"implausible rate {rate}")
+    check(err < 5, f"failed samples {err}%")
+
+
+def toolkit_checks(args):
+    if args.validate:
+        p = subprocess.run([args.validate, "--strict", args.out])
+        check(p.returncode == 0, f"tachyon-validate exit {p.returncode}")
+    if args.conv:
+        for fmt in args.formats.split(","):
+            out = f"{args.out}.{fmt}"
+            p = subprocess.run([args.conv, "--to", fmt, "-o", out, args.out])
+            check(p.returncode == 0 and os.path.getsize(out) > 0,
+                  f"tachyon-conv --to {fmt} exit {p.returncode}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--recorder", required=True)
+    ap.add_argument("--dump", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--mode", default="spawn")
+    ap.add_argument("--validate")
+    ap.add_argument("--conv")
+    ap.add_argument("--formats", default="jsonl,collapsed")
+    args = ap.parse_args()
+    if os.path.exists(args.out):
+        os.unlink(args.out)
+    run_mode(args)
+    p = subprocess.run([args.dump, args.out], capture_output=True, text=True)
+    check(p.returncode == 0, f"record_dump exit {p.returncode}: {p.stderr}")
+    if p.returncode == 0:
+        info, stats, samples = parse_dump(p.stdout)
+        lines, pos = markers(), busy_positions()
+        check_header(info, stats, args)
+        check_main_thread(samples, lines, pos, args.mode)
+        check_sleeper(samples, lines, args.mode != "gil")
+    toolkit_checks(args)
+    print(f"{1 if not failures else 0} passed, {1 if failures else 0} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+#!/bin/sh
+# record_test.sh VERSION SCRIPT ARGS... - run a record test SCRIPT with the
+# CPython VERSION (e.g. 3.13.0) it is about. The interpreter comes from
+# $PY311/$PY312/$PY313 when set, else from pyenv (`pyenv prefix VERSION`,
+# or $PYENV_ROOT/versions/VERSION). A missing interpreter skips the test
+# (exit 77, ctest's SKIP_RETURN_CODE).
+ver=$1
+script=$2
+shift 2
+minor=${ver%.*}
+var=PY$(echo "$minor" | tr -d .)
+eval "py=\${$var:-}"
+if [ -z "$py" ]; then
+    prefix=$(pyenv prefix "$ver" 2>/dev/null) ||
+        prefix=${PYENV_ROOT:-$HOME/.pyenv}/versions/$ver
+    py=$prefix/bin/python$minor
+fi
+if [ ! -x "$py" ]; then
+    echo "SKIP: CPython $ver not found (set $var or install it with pyenv)"
+    exit 77
+fi
+exec "$py" "$script" "$@"
