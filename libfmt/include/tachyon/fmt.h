@@ -12,5 +12,6 @@
 #include "fmt_bin.h"
 #include "fmt_profile.h"
 #include "fmt_jsonl.h"
+#include "fmt_match.h"
 
 #endif
