@@ -1,0 +1,29 @@
+/*
+ * py_offsets_313.h - the layout of CPython 3.13's _Py_DebugOffsets as
+ * u64 word indices (tests/record/check_offsets.sh checks each index
+ * against the interpreter's DWARF).
+ */
+#ifndef TREC_PY_OFFSETS_313_H
+#define TREC_PY_OFFSETS_313_H
+
+#define DBG_WORDS 73
+#define DBG_BYTES (DBG_WORDS * 8)
+
+/* Word indices in 3.13's _Py_DebugOffsets. */
+enum {
+    W_VERSION = 1, W_FREE_THREADED = 2,
+    W_RT_SIZE = 3, W_RT_INTERP_HEAD = 5,
+    W_IS_SIZE = 6, W_IS_ID = 7, W_IS_NEXT = 8, W_IS_THREADS = 9,
+    W_IS_CEVAL_GIL = 14, W_IS_GIL = 15, W_IS_GIL_LOCKED = 17,
+    W_IS_GIL_HOLDER = 18,
+    W_TS_SIZE = 19, W_TS_NEXT = 21, W_TS_FRAME = 23, W_TS_NATIVE = 25,
+    W_FR_SIZE = 28, W_FR_PREV = 29, W_FR_EXEC = 30, W_FR_INSTR = 31,
+    W_FR_OWNER = 33,
+    W_CO_SIZE = 34, W_CO_FILE = 35, W_CO_QUAL = 37, W_CO_LINES = 38,
+    W_CO_FIRST = 39, W_CO_CODE = 43,
+    W_OB_TYPE = 45,
+    W_BY_SIZE = 64, W_BY_OBSIZE = 65, W_BY_SVAL = 66,
+    W_UN_SIZE = 67, W_UN_STATE = 68, W_UN_LENGTH = 69, W_UN_ASCII = 70
+};
+
+#endif
