@@ -123,10 +123,9 @@ static int new_thread(tfmt_bin_reader *r, const thread_key *k, uint64_t h,
     t->interp = k->interp;
     t->index = (uint32_t)r->nthreads;
     t->prev_ts = r->fx.info.start_time_us;
-    r->threads[r->nthreads] = t;
+    r->threads[r->nthreads++] = t;
     if (tfmt__idset_insert(&r->thread_set, h, t->index) != TFMT_OK)
         return TFMT_ENOMEM;
-    r->nthreads++;
     *out = t;
     return TFMT_OK;
 }

@@ -13,6 +13,7 @@
 #include "bin_internal.h"
 
 #define WINDOW_SIZE (1u << 20)
+#define MIN_WINDOW (16u << 10)
 #define INPUT_SIZE (256u << 10)
 
 int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
@@ -35,10 +36,14 @@ int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
         s->eof = true;
         return TFMT_OK;
     }
-    s->win_cap = WINDOW_SIZE;
+    /* Small regions get a small window: the window only amortizes reads,
+     * it must merely hold the largest record. */
+    uint64_t want = s->zstd ? n * 8 : n;
+    want = want < MIN_WINDOW ? MIN_WINDOW : want;
+    s->win_cap = want < WINDOW_SIZE ? (size_t)want : WINDOW_SIZE;
     s->win = tfmt__malloc(a, s->win_cap);
     if (s->zstd) {
-        s->in_cap = INPUT_SIZE;
+        s->in_cap = n < INPUT_SIZE ? (size_t)n + 1 : INPUT_SIZE;
         s->in = tfmt__malloc(a, s->in_cap);
         s->dctx = ZSTD_createDCtx();
     }

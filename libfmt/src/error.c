@@ -27,6 +27,9 @@ const char *tfmt_version(void)
 }
 
 static int verror(tfmt_error *err, int code, bool located, uint64_t offset,
+                  const char *fmt, va_list ap) TFMT_PRINTF(5, 0);
+
+static int verror(tfmt_error *err, int code, bool located, uint64_t offset,
                   const char *fmt, va_list ap)
 {
     if (!err)

@@ -258,8 +258,8 @@ TEST(every_byte_flip_is_survived)
     uint8_t *d = load("workload", "zstd.bin", &n);
     REQUIRE(d, "fixture");
     /* Each flipped byte must give DONE or a located error, never a crash
-     * (run under ASan/UBSan in CI). */
-    for (size_t i = 0; i < n; i += 3) {
+     * (run under ASan/UBSan in CI). Every 7th byte keeps it quick there. */
+    for (size_t i = 0; i < n; i += 7) {
         d[i] ^= 0x5a;
         tfmt_error err = {0};
         int rc = decode_memory(d, n, 0, NULL, &err);
