@@ -845,23 +845,21 @@ static tfmt_bin_reader *open_reader(const uint8_t *data, size_t len,
     return r;
 }
 
-/* Copy `file` of case `name` into an uncompressed writer. */
-static int copy_file(const char *name, const char *file, membuf *m)
+/* Copy the log in[0..len) into a writer with `compression`. */
+static int copy_bytes(const uint8_t *in, size_t len, uint32_t compression,
+                      membuf *m)
 {
-    size_t len = 0;
-    uint8_t *in = harness_slurp(path_of(name, file), &len);
     tfmt_source *src = NULL;
-    tfmt_bin_reader *r = in ? open_reader(in, len, &src) : NULL;
-    if (!r) {
-        free(in);
-        return TFMT_EIO;
-    }
+    tfmt_bin_reader *r = open_reader(in, len, &src);
+    if (!r)
+        return TFMT_EFORMAT;
     const tfmt_info *info = tfmt_bin_info(r);
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     o.start_time_us = info->start_time_us;
     o.sample_interval_us = info->sample_interval_us;
     memcpy(o.python_version, info->python_version, 3);
     o.config = info->config;
+    o.compression = compression;
     tfmt_bin_writer *w = open_mem(m, &o);
     int rc = w ? tfmt_bin_copy(r, w) : TFMT_ENOMEM;
     if (rc == TFMT_OK)
@@ -869,8 +867,79 @@ static int copy_file(const char *name, const char *file, membuf *m)
     done(w, m);
     tfmt_bin_free(r);
     tfmt_source_free(src);
+    return rc;
+}
+
+/* Copy `file` of case `name` into an uncompressed writer. */
+static int copy_file(const char *name, const char *file, membuf *m)
+{
+    size_t len = 0;
+    uint8_t *in = harness_slurp(path_of(name, file), &len);
+    int rc = in ? copy_bytes(in, len, TFMT_COMPRESSION_NONE, m) : TFMT_EIO;
     free(in);
     return rc;
+}
+
+/*
+ * Records of one thread that the writer delays (REPEAT groups, flushed by
+ * the 16 KiB rule, by a stack change or at finish) land between other
+ * threads' records; a copy must put them back in the same places.
+ */
+/* A sample as CPython takes it: frames interned innermost first. */
+static void sample_cp(tfmt_bin_writer *w, uint64_t tid, uint32_t iid,
+                      uint64_t ts, uint8_t status, const int *lines,
+                      uint32_t depth)
+{
+    uint32_t st[8];
+    for (uint32_t i = depth; i-- > 0;)
+        st[i] = one_frame(w, lines[i]);
+    tfmt_bin_writer_sample(w, tid, iid, ts, status, st, depth);
+}
+
+static void write_interleaved(tfmt_bin_writer *w)
+{
+    static const int lines[] = {1, 2, 3, 4, 5, 6, 7};
+    for (uint64_t i = 0; i < 12000; i++) {
+        uint64_t ts = 2000 + i * 1000;
+        if (i < 7000 || i % 500 == 0)       /* fresh and empty first */
+            sample_cp(w, 1, 0, ts, 0, lines, i < 7000 ? 0 : 2);
+        sample_cp(w, 2, 0, ts + 3, (uint8_t)(i / 700 % 2), lines + 4,
+                  3);                       /* long runs of one stack */
+        if (i % 3 == 0)
+            sample_cp(w, 3, 0, ts + 5, 1, lines + (i / 3) % 4, 2);
+        if (i == 11990)
+            sample_cp(w, 4, 1, ts, 0, NULL, 0);
+    }
+    tfmt_stats st = {true, 56, 1, 12.0, 2500.0, 0.5, 1.0, 3};
+    tfmt_bin_writer_stats(w, &st);
+}
+
+TEST(copy_reproduces_interleaving)
+{
+    membuf orig, none, z, back;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1500;
+    o.config = 0x13;
+    tfmt_bin_writer *w = open_mem(&orig, &o);
+    REQUIRE(w, "open");
+    write_interleaved(w);
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    done(w, &orig);
+    REQUIRE(orig.data, "output");
+    CHECK(copy_bytes(orig.data, orig.len, 0, &none) == TFMT_OK, "copy");
+    CHECK(none.len == orig.len && memcmp(none.data, orig.data,
+                                         orig.len) == 0,
+          "uncompressed copy is identical");
+    CHECK(copy_bytes(orig.data, orig.len, 1, &z) == TFMT_OK, "to zstd");
+    CHECK(z.data && copy_bytes(z.data, z.len, 0, &back) == TFMT_OK,
+          "back from zstd");
+    CHECK(back.len == orig.len && memcmp(back.data, orig.data,
+                                         orig.len) == 0,
+          "zstd and back is identical");
+    free(orig.data);
+    free(none.data);
+    free(z.data);
+    free(back.data);
 }
 
 TEST(copy_equals_none)
@@ -1022,4 +1091,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
       TCASE(frame_and_thread_limits),
       TCASE(sink_error_reported), TCASE(copy_equals_none),
+      TCASE(copy_reproduces_interleaving),
       TCASE(round_trip_none), TCASE(round_trip_zstd))
