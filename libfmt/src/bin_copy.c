@@ -11,6 +11,7 @@ typedef struct copier {
     tfmt_bin_writer *w;
     uint32_t *map;              /* reader frame -> writer frame, lazy */
     uint32_t nframes;
+    uint32_t base;              /* writer frames that predate the copy */
     bool pending;               /* the last batch was a REPEAT of: */
     uint64_t pending_tid;
     uint32_t pending_iid;
@@ -26,7 +27,11 @@ static int copy_string(copier *c, uint32_t index, uint32_t *out)
     return tfmt_bin_writer_string(c->w, s.ptr, s.len, out);
 }
 
-/* Filename, funcname, then the frame: CPython's interning order. */
+/*
+ * Filename, funcname, then the frame: CPython's interning order. Two
+ * source frames that read back equal (CPython keeps an end value of -1
+ * apart from end == start) stay two entries.
+ */
 static int map_frame(copier *c, uint32_t index)
 {
     const tfmt_frame *src = tfmt_bin_frame(c->r, index);
@@ -38,7 +43,7 @@ static int map_frame(copier *c, uint32_t index)
     if (rc == TFMT_OK)
         rc = copy_string(c, src->funcname, &f.funcname);
     if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_frame(c->w, &f, &c->map[index]);
+        rc = tfmt__bw_frame_intern(c->w, &f, c->base, &c->map[index]);
     return rc;
 }
 
@@ -118,7 +123,8 @@ static int copy_all(copier *c)
 
 int tfmt_bin_copy(tfmt_bin_reader *r, tfmt_bin_writer *w)
 {
-    copier c = {r, w, NULL, tfmt_bin_info(r)->frame_count, false, 0, 0};
+    copier c = {r, w, NULL, tfmt_bin_info(r)->frame_count, w->frame_count,
+                false, 0, 0};
     c.map = tfmt__malloc(w->alloc, (size_t)c.nframes * sizeof *c.map);
     if (!c.map)
         return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");

@@ -135,6 +135,13 @@ int tfmt__bw_fail(tfmt_bin_writer *w, int code);
 /* ---- bin_writer_intern.c: string and frame tables ---- */
 int tfmt__bw_intern_init(tfmt_bin_writer *w);
 void tfmt__bw_intern_free(tfmt_bin_writer *w);
+/*
+ * Intern a frame, reusing an equal one only if its id is below
+ * `reuse_below`; otherwise an equal frame gets a new entry (a copy keeps
+ * the source's distinct-but-equal entries apart this way).
+ */
+int tfmt__bw_frame_intern(tfmt_bin_writer *w, const tfmt_frame *f,
+                          uint32_t reuse_below, uint32_t *out);
 int tfmt__bw_write_tables(tfmt_bin_writer *w, uint64_t *str_off,
                           uint64_t *frame_off);
 

@@ -113,6 +113,43 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
            a->opcode == b->opcode;
 }
 
+/* Append `f` as a new frame; `h` goes into the dedup set unless 0. */
+static int append_frame(tfmt_bin_writer *w, const tfmt_frame *f, uint64_t h,
+                        uint32_t *out)
+{
+    if (w->frame_count >= w->max_frames)
+        return tfmt__bw_limit(w, "too many frames for binary format");
+    size_t need = (size_t)w->frame_count + 1;
+    if (tfmt__grow(w->alloc, (void **)&w->frames, &w->frame_cap, need,
+                   sizeof *w->frames) != TFMT_OK ||
+        (h && tfmt__idset_insert(&w->frame_set, h, w->frame_count) !=
+                  TFMT_OK))
+        return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");
+    w->frames[w->frame_count] = *f;
+    *out = w->frame_count++;
+    return TFMT_OK;
+}
+
+int tfmt__bw_frame_intern(tfmt_bin_writer *w, const tfmt_frame *f,
+                          uint32_t reuse_below, uint32_t *out)
+{
+    int rc = tfmt__bw_check_open(w);
+    if (rc != TFMT_OK)
+        return rc;
+    if (f->filename >= w->str_count || f->funcname >= w->str_count)
+        return tfmt__error(&w->err, TFMT_EINVAL,
+                           "frame names an unknown string");
+    uint64_t h = frame_hash(f) | 1;
+    uint32_t id = tfmt__idset_find(&w->frame_set, h, f, frame_eq, w);
+    if (id == UINT32_MAX)
+        return append_frame(w, f, h, out);
+    if (id < reuse_below) {
+        *out = id;
+        return TFMT_OK;
+    }
+    return append_frame(w, f, 0, out);
+}
+
 /*
  * CPython keys frames on the seven fields as the sampler gave them (an end
  * value of -1 stays -1 in the key and is only stored as delta 0), with the
@@ -121,28 +158,7 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 int tfmt_bin_writer_frame(tfmt_bin_writer *w, const tfmt_frame *f,
                           uint32_t *out)
 {
-    int rc = tfmt__bw_check_open(w);
-    if (rc != TFMT_OK)
-        return rc;
-    if (f->filename >= w->str_count || f->funcname >= w->str_count)
-        return tfmt__error(&w->err, TFMT_EINVAL,
-                           "frame names an unknown string");
-    uint64_t h = frame_hash(f);
-    uint32_t id = tfmt__idset_find(&w->frame_set, h, f, frame_eq, w);
-    if (id != UINT32_MAX) {
-        *out = id;
-        return TFMT_OK;
-    }
-    if (w->frame_count >= w->max_frames)
-        return tfmt__bw_limit(w, "too many frames for binary format");
-    size_t need = (size_t)w->frame_count + 1;
-    if (tfmt__grow(w->alloc, (void **)&w->frames, &w->frame_cap, need,
-                   sizeof *w->frames) != TFMT_OK ||
-        tfmt__idset_insert(&w->frame_set, h, w->frame_count) != TFMT_OK)
-        return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");
-    w->frames[w->frame_count] = *f;
-    *out = w->frame_count++;
-    return TFMT_OK;
+    return tfmt__bw_frame_intern(w, f, UINT32_MAX, out);
 }
 
 int tfmt_bin_writer_location(tfmt_bin_writer *w, const char *filename,

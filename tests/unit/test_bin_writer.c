@@ -914,6 +914,30 @@ static void write_interleaved(tfmt_bin_writer *w)
     tfmt_bin_writer_stats(w, &st);
 }
 
+/* CPython stores (7,-1,4,9) and (7,7,4,9) as two equal entries. */
+TEST(copy_keeps_equal_frames_apart)
+{
+    membuf orig, copy;
+    tfmt_bin_writer *w = open_mem(&orig, NULL);
+    REQUIRE(w, "open");
+    uint32_t a, b;
+    tfmt_bin_writer_location(w, "x", 1, "f", 1, 7, -1, 4, 9, 1, &a);
+    tfmt_bin_writer_sample(w, 1, 0, 10, 0, &a, 1);
+    tfmt_bin_writer_location(w, "x", 1, "f", 1, 7, 7, 4, 9, 1, &b);
+    tfmt_bin_writer_sample(w, 1, 0, 20, 0, &b, 1);
+    tfmt_bin_writer_sample(w, 1, 0, 30, 0, &a, 1);
+    CHECK(a == 0 && b == 1, "two entries");
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    done(w, &orig);
+    REQUIRE(orig.data, "output");
+    CHECK(copy_bytes(orig.data, orig.len, 0, &copy) == TFMT_OK, "copy");
+    CHECK(copy.len == orig.len &&
+              memcmp(copy.data, orig.data, orig.len) == 0,
+          "copy keeps both entries and their uses");
+    free(orig.data);
+    free(copy.data);
+}
+
 TEST(copy_reproduces_interleaving)
 {
     membuf orig, none, z, back;
@@ -1091,5 +1115,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
       TCASE(frame_and_thread_limits),
       TCASE(sink_error_reported), TCASE(copy_equals_none),
-      TCASE(copy_reproduces_interleaving),
+      TCASE(copy_reproduces_interleaving), TCASE(copy_keeps_equal_frames_apart),
       TCASE(round_trip_none), TCASE(round_trip_zstd))
