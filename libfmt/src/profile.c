@@ -11,7 +11,9 @@
 
 int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
 {
-    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    tfmt_profile_options o;
+    memset(&o, 0, sizeof o);
+    o.version = TFMT_PROFILE_OPTIONS_VERSION;
     if (opts)
         o = *opts;
     *out = NULL;
@@ -41,6 +43,7 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__free(p->alloc, p->frames);
     tfmt__free(p->alloc, p->nodes);
     tfmt__free(p->alloc, p->threads);
+    tfmt__free(p->alloc, p->node_slots);
     tfmt__idset_free(&p->string_set);
     tfmt__idset_free(&p->frame_set);
     tfmt__idset_free(&p->node_set);
@@ -176,16 +179,49 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
 
 /* ---- nodes and threads ---- */
 
-typedef struct nodekey {
-    uint32_t parent;
-    uint32_t frame;
-} nodekey;
-
-static bool node_eq(const void *ctx, uint32_t id, const void *key)
+/*
+ * Nodes are found by (parent, frame) in an open-addressing table whose
+ * slots hold key and id together, so a probe costs one cache miss (this
+ * is the hot path of every changed frame).
+ */
+static inline uint32_t node_find(const tfmt_profile *p, uint64_t key,
+                                 size_t *slot)
 {
-    const tfmt_pnode *n = &((const tfmt_profile *)ctx)->nodes[id];
-    const nodekey *k = key;
-    return n->parent == k->parent && n->frame == k->frame;
+    size_t mask = p->node_cap - 1;
+    size_t i = tfmt__hash_mix(key) & mask;
+    for (;; i = (i + 1) & mask) {
+        const tfmt_pslot *s = &p->node_slots[i];
+        if (s->id == TFMT_NO_ID || s->key == key)
+            break;
+    }
+    *slot = i;
+    return p->node_slots[i].id;
+}
+
+/* Double the node table (load kept under 1/2). */
+static int node_rehash(tfmt_profile *p)
+{
+    size_t ncap = p->node_cap ? p->node_cap * 2 : 1024;
+    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
+    if (!ns || ncap > SIZE_MAX / 2 / sizeof *ns) {
+        tfmt__free(p->alloc, ns);
+        return TFMT_ENOMEM;
+    }
+    for (size_t i = 0; i < ncap; i++)
+        ns[i].id = TFMT_NO_ID;
+    for (size_t i = 0; i < p->node_cap; i++) {
+        tfmt_pslot s = p->node_slots[i];
+        if (s.id == TFMT_NO_ID)
+            continue;
+        size_t j = tfmt__hash_mix(s.key) & (ncap - 1);
+        while (ns[j].id != TFMT_NO_ID)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = s;
+    }
+    tfmt__free(p->alloc, p->node_slots);
+    p->node_slots = ns;
+    p->node_cap = ncap;
+    return TFMT_OK;
 }
 
 static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
@@ -193,7 +229,8 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
 {
     if (p->nnodes >= TFMT_NO_ID)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many call paths");
-    if (tfmt__grow(p->alloc, (void **)&p->nodes, &p->capnodes,
+    if (p->nnodes == p->capnodes &&
+        tfmt__grow(p->alloc, (void **)&p->nodes, &p->capnodes,
                    p->nnodes + 1, sizeof *p->nodes) != TFMT_OK)
         return nomem(p);
     uint32_t id = (uint32_t)p->nnodes++;
@@ -212,9 +249,11 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
 int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
                         uint32_t *out)
 {
-    nodekey k = {parent, frame};
-    uint64_t h = tfmt__hash_mix(((uint64_t)parent << 32) | frame);
-    uint32_t id = tfmt__idset_find(&p->node_set, h, &k, node_eq, p);
+    uint64_t key = ((uint64_t)parent << 32) | frame;
+    size_t slot;
+    if ((p->node_count + 1) * 2 > p->node_cap && node_rehash(p) != TFMT_OK)
+        return nomem(p);
+    uint32_t id = node_find(p, key, &slot);
     if (id != TFMT_NO_ID) {
         *out = id;
         return TFMT_OK;
@@ -222,8 +261,9 @@ int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
     int rc = new_node(p, parent, frame, p->nodes[parent].thread, &id);
     if (rc != TFMT_OK)
         return rc;
-    if (tfmt__idset_insert(&p->node_set, h, id) != TFMT_OK)
-        return nomem(p);
+    p->node_slots[slot].key = key;
+    p->node_slots[slot].id = id;
+    p->node_count++;
     *out = id;
     return TFMT_OK;
 }

@@ -44,6 +44,12 @@ typedef struct tfmt_pnode {
                                    first-seen order of Python's Counters */
 } tfmt_pnode;
 
+/* A node-table slot: key = parent << 32 | frame; id TFMT_NO_ID = empty. */
+typedef struct tfmt_pslot {
+    uint64_t key;
+    uint32_t id;
+} tfmt_pslot;
+
 typedef struct tfmt_pthread {
     uint64_t thread_id;
     uint32_t interpreter_id;
@@ -67,7 +73,9 @@ struct tfmt_profile {
 
     tfmt_pnode *nodes;
     size_t nnodes, capnodes;
-    tfmt_idset node_set;        /* keyed on (parent, frame) */
+    tfmt_idset node_set;        /* unused: nodes are found through
+                                   node_slots, which keeps key and id in
+                                   one cache line */
 
     tfmt_pthread *threads;
     size_t nthreads, capthreads;
@@ -81,6 +89,8 @@ struct tfmt_profile {
     uint64_t start_time_us;     /* of the first input */
 
     uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
+    struct tfmt_pslot *node_slots;  /* open addressing on (parent, frame) */
+    size_t node_cap, node_count;
     tfmt_buf scratch;           /* string repair space */
 };
 

@@ -64,7 +64,7 @@ static unsigned char *export(tfmt_profile *p, int which, size_t *len,
 static void check_export(tfmt_profile *p, int which, const char *want,
                          const char *what)
 {
-    size_t len;
+    size_t len = 0;
     int rc;
     unsigned char *got = export(p, which, &len, &rc);
     CHECK(rc == TFMT_OK, "%s: export status %d", what, rc);
@@ -77,7 +77,7 @@ static void check_export(tfmt_profile *p, int which, const char *want,
 /* Compare an export with a fixture file, byte for byte. */
 static void check_export_file(tfmt_profile *p, int which, const char *path)
 {
-    size_t wlen, glen;
+    size_t wlen = 0, glen = 0;
     int rc;
     unsigned char *want = harness_slurp(path, &wlen);
     unsigned char *got = export(p, which, &glen, &rc);
@@ -103,7 +103,9 @@ static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
     tfmt_bin_reader *r = NULL;
     tfmt_profile *p = NULL;
     tfmt_error err;
-    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    tfmt_profile_options o;
+    memset(&o, 0, sizeof o);
+    o.version = TFMT_PROFILE_OPTIONS_VERSION;
     o.skip_idle = skip_idle;
     *rc = tfmt_source_open_path(&src, path, NULL, &err);
     if (*rc == TFMT_OK)
@@ -406,7 +408,7 @@ TEST(jsonl_chunks_of_256)
         uint32_t f = frame_id(p, "m.py", name, i + 1, i + 1, 0, 1, 0);
         tfmt__profile_add_stack(p, 1, 0, &f, 1, 1);
     }
-    size_t len;
+    size_t len = 0;
     int rc;
     char *out = (char *)export(p, JSONL, &len, &rc);
     REQUIRE(rc == TFMT_OK && out, "export %d", rc);
