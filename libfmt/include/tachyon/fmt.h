@@ -13,5 +13,6 @@
 #include "fmt_profile.h"
 #include "fmt_jsonl.h"
 #include "fmt_match.h"
+#include "fmt_flat.h"
 
 #endif

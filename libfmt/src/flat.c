@@ -1,0 +1,314 @@
+/*
+ * flat.c - the tables of a flat profile (fmt_flat.h): interned strings,
+ * keys with their self/cumulative counts, folded stacks, and the public
+ * accessors. The builders live in flat_profile.c and flat_jsonl.c.
+ */
+#include "flat_internal.h"
+
+int tfmt_flat_new(tfmt_flat **out, const tfmt_flat_options *opts)
+{
+    tfmt_flat_options o = TFMT_FLAT_OPTIONS_INIT;
+    if (opts)
+        o = *opts;
+    *out = NULL;
+    if (o.key == 0)
+        o.key = TFMT_FLAT_KEY_FILE_FUNC;
+    if (o.key < TFMT_FLAT_KEY_FUNC || o.key > TFMT_FLAT_KEY_FILE_FUNC_LINE)
+        return TFMT_EINVAL;
+    tfmt_flat *f = tfmt__calloc(o.alloc, 1, sizeof *f);
+    if (!f)
+        return TFMT_ENOMEM;
+    f->alloc = o.alloc;
+    f->opts = o;
+    tfmt__buf_init(&f->text, o.alloc);
+    tfmt__buf_init(&f->stack_text, o.alloc);
+    tfmt__idset_init(&f->str_set, o.alloc);
+    tfmt__idset_init(&f->key_set, o.alloc);
+    tfmt__idset_init(&f->stack_set, o.alloc);
+    f->info.has_duration = true;
+    f->info.has_stacks = true;
+    if (tfmt__flat_intern(f, "", 0, &f->empty) < 0) {
+        tfmt_flat_free(f);
+        return TFMT_ENOMEM;
+    }
+    *out = f;
+    return TFMT_OK;
+}
+
+void tfmt_flat_free(tfmt_flat *f)
+{
+    if (!f)
+        return;
+    tfmt__buf_free(&f->text);
+    tfmt__buf_free(&f->stack_text);
+    tfmt__free(f->alloc, f->strs);
+    tfmt__free(f->alloc, f->keys);
+    tfmt__free(f->alloc, f->stacks);
+    tfmt__idset_free(&f->str_set);
+    tfmt__idset_free(&f->key_set);
+    tfmt__idset_free(&f->stack_set);
+    tfmt__free(f->alloc, f);
+}
+
+/* ---- strings ---- */
+
+static bool str_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_flat *f = ctx;
+    const tfmt_str *k = key;
+    return f->strs[id].len == k->len &&
+           memcmp(f->text.data + f->strs[id].off, k->ptr, k->len) == 0;
+}
+
+int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
+{
+    tfmt_str k = {s, n};
+    uint64_t h = tfmt__hash_bytes(s, n, 0x5157);
+    uint32_t id = tfmt__idset_find(&f->str_set, h, &k, str_eq, f);
+    if (id != TFMT_FLAT_NONE) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (n > UINT32_MAX || f->nstrs >= UINT32_MAX - 1)
+        return tfmt__error(&f->err, TFMT_ELIMIT, "too many strings");
+    if (tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs, f->nstrs + 1,
+                   sizeof *f->strs) < 0)
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    uint64_t off = f->text.len;
+    if (tfmt__buf_put(&f->text, s, n) < 0)
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    id = (uint32_t)f->nstrs;
+    if (tfmt__idset_insert(&f->str_set, h, id) < 0) {
+        f->text.len = off;
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    }
+    f->strs[f->nstrs++] = (tfmt_fspan){off, (uint32_t)n};
+    *out = id;
+    return TFMT_OK;
+}
+
+/* ---- keys ---- */
+
+static uint64_t key_hash(const tfmt_fkey *k)
+{
+    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
+    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
+}
+
+static bool key_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_flat *f = ctx;
+    const tfmt_fkey *a = &f->keys[id], *b = key;
+    return a->file == b->file && a->func == b->func && a->line == b->line;
+}
+
+static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
+{
+    uint64_t h = key_hash(k);
+    uint32_t id = tfmt__idset_find(&f->key_set, h, k, key_eq, f);
+    if (id != TFMT_FLAT_NONE) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (f->nkeys >= UINT32_MAX - 1)
+        return tfmt__error(&f->err, TFMT_ELIMIT, "too many keys");
+    if (tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys, f->nkeys + 1,
+                   sizeof *f->keys) < 0 ||
+        tfmt__idset_insert(&f->key_set, h, (uint32_t)f->nkeys) < 0)
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    f->keys[f->nkeys] = *k;
+    f->keys[f->nkeys].self = 0;
+    f->keys[f->nkeys].cum = 0;
+    *out = (uint32_t)f->nkeys++;
+    return TFMT_OK;
+}
+
+/* Rewrite a name and intern the result. */
+static int rewrite_intern(tfmt_flat *f, tfmt_match_field field,
+                          const char *s, size_t n, uint32_t *out)
+{
+    if (f->opts.match) {
+        int rc = tfmt_match_rewrite(f->opts.match, field, s, n, &s, &n,
+                                    &f->err);
+        if (rc < 0)
+            return rc;
+    }
+    return tfmt__flat_intern(f, s, n, out);
+}
+
+int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
+                         const char *func, size_t fnlen, int32_t line,
+                         uint32_t *out)
+{
+    uint32_t file_id, func_id;
+    *out = TFMT_FLAT_NONE;
+    int rc = rewrite_intern(f, TFMT_MATCH_FILE, file, flen, &file_id);
+    if (rc == TFMT_OK)
+        rc = rewrite_intern(f, TFMT_MATCH_FUNC, func, fnlen, &func_id);
+    if (rc < 0)
+        return rc;
+    if (f->opts.match) {
+        tfmt_str a = tfmt__flat_str(f, file_id), b = tfmt__flat_str(f, func_id);
+        bool keep = true;
+        rc = tfmt_match_filter(f->opts.match, a.ptr, a.len, b.ptr, b.len,
+                               &keep, &f->err);
+        if (rc < 0 || !keep)
+            return rc;
+    }
+    tfmt_fkey k = {file_id, func_id, -1, 0, 0};
+    if (f->opts.key == TFMT_FLAT_KEY_FUNC)
+        k.file = f->empty;
+    if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
+        k.line = line < 0 ? 0 : line;
+    return intern_key(f, &k, out);
+}
+
+int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b)
+{
+    const tfmt_fkey *k = &f->keys[id];
+    tfmt_str file = tfmt__flat_str(f, k->file);
+    tfmt_str func = tfmt__flat_str(f, k->func);
+    int rc = TFMT_OK;
+    if (f->opts.key != TFMT_FLAT_KEY_FUNC) {
+        rc = tfmt__buf_put(b, file.ptr, file.len);
+        if (rc == TFMT_OK)
+            rc = tfmt__buf_putc(b, ':');
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_put(b, func.ptr, func.len);
+    if (rc == TFMT_OK && f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE) {
+        rc = tfmt__buf_putc(b, ':');
+        if (rc == TFMT_OK)
+            rc = tfmt__buf_put_i64(b, k->line);
+    }
+    return rc;
+}
+
+/* ---- stacks ---- */
+
+static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_flat *f = ctx;
+    const tfmt_str *k = key;
+    const tfmt_fspan *s = &f->stacks[id].text;
+    return s->len == k->len &&
+           memcmp(f->stack_text.data + s->off, k->ptr, k->len) == 0;
+}
+
+int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
+                         uint64_t count)
+{
+    tfmt_str k = {s, n};
+    uint64_t h = tfmt__hash_bytes(s, n, 0x57ac);
+    uint32_t id = tfmt__idset_find(&f->stack_set, h, &k, stack_eq, f);
+    if (id != TFMT_FLAT_NONE) {
+        f->stacks[id].count += count;
+        return TFMT_OK;
+    }
+    if (n > UINT32_MAX || f->nstacks >= UINT32_MAX - 1)
+        return tfmt__error(&f->err, TFMT_ELIMIT, "too many stacks");
+    uint64_t off = f->stack_text.len;
+    if (tfmt__grow(f->alloc, (void **)&f->stacks, &f->capstacks,
+                   f->nstacks + 1, sizeof *f->stacks) < 0 ||
+        tfmt__buf_put(&f->stack_text, s, n) < 0)
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    if (tfmt__idset_insert(&f->stack_set, h, (uint32_t)f->nstacks) < 0) {
+        f->stack_text.len = off;
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    }
+    f->stacks[f->nstacks].text = (tfmt_fspan){off, (uint32_t)n};
+    f->stacks[f->nstacks++].count = count;
+    return TFMT_OK;
+}
+
+void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
+                          uint64_t interval_us, double duration_s,
+                          bool stacks)
+{
+    tfmt_flat_info *in = &f->info;
+    in->inputs++;
+    in->samples += samples;
+    if (interval_us && in->interval_us && interval_us != in->interval_us)
+        in->mixed_interval = true;
+    if (interval_us && !in->interval_us)
+        in->interval_us = interval_us;
+    if (duration_s > 0 && interval_us) {
+        in->duration_s += duration_s;
+        in->ticks += duration_s * 1e6 / (double)interval_us;
+    } else {
+        in->has_duration = false;
+    }
+    if (!stacks)
+        in->has_stacks = false;
+}
+
+/* ---- accessors ---- */
+
+const tfmt_flat_info *tfmt_flat_get_info(const tfmt_flat *f)
+{
+    return &f->info;
+}
+
+size_t tfmt_flat_count(const tfmt_flat *f)
+{
+    return f->nkeys;
+}
+
+void tfmt_flat_row_at(const tfmt_flat *f, size_t i, tfmt_flat_row *out)
+{
+    const tfmt_fkey *k = &f->keys[i];
+    out->file = tfmt__flat_str(f, k->file);
+    out->func = tfmt__flat_str(f, k->func);
+    out->line = k->line;
+    out->self = k->self;
+    out->cumulative = k->cum;
+}
+
+/* Look a string up without interning it. */
+static uint32_t find_str(const tfmt_flat *f, tfmt_str s)
+{
+    uint64_t h = tfmt__hash_bytes(s.ptr, s.len, 0x5157);
+    return tfmt__idset_find(&f->str_set, h, &s, str_eq, f);
+}
+
+size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
+{
+    tfmt_fkey k = {f->empty, 0, -1, 0, 0};
+    if (f->opts.key != TFMT_FLAT_KEY_FUNC)
+        k.file = find_str(f, key->file);
+    k.func = find_str(f, key->func);
+    if (k.file == TFMT_FLAT_NONE || k.func == TFMT_FLAT_NONE)
+        return SIZE_MAX;
+    if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
+        k.line = key->line;
+    uint32_t id = tfmt__idset_find(&f->key_set, key_hash(&k), &k, key_eq, f);
+    return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
+}
+
+size_t tfmt_flat_stack_count(const tfmt_flat *f)
+{
+    return f->nstacks;
+}
+
+void tfmt_flat_stack_at(const tfmt_flat *f, size_t i, tfmt_str *stack,
+                        uint64_t *count)
+{
+    const tfmt_fstack *s = &f->stacks[i];
+    stack->ptr = f->stack_text.data + s->text.off;
+    stack->len = s->text.len;
+    *count = s->count;
+}
+
+size_t tfmt_flat_stack_find(const tfmt_flat *f, const char *stack,
+                            size_t len)
+{
+    tfmt_str k = {stack, len};
+    uint64_t h = tfmt__hash_bytes(stack, len, 0x57ac);
+    uint32_t id = tfmt__idset_find(&f->stack_set, h, &k, stack_eq, f);
+    return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
+}
+
+const tfmt_error *tfmt_flat_error(const tfmt_flat *f)
+{
+    return &f->err;
+}

@@ -1,0 +1,86 @@
+/*
+ * flat_internal.h - the layout of tfmt_flat, shared by flat.c (tables and
+ * accessors), flat_profile.c (building from call trees) and flat_jsonl.c
+ * (building from JSONL agg records).
+ */
+#ifndef TFMT_FLAT_INTERNAL_H
+#define TFMT_FLAT_INTERNAL_H
+
+#include "internal.h"
+#include "tachyon/fmt_flat.h"
+
+#define TFMT_FLAT_NONE UINT32_MAX
+
+/* A byte string stored in one of the flat's text buffers. */
+typedef struct tfmt_fspan {
+    uint64_t off;
+    uint32_t len;
+} tfmt_fspan;
+
+typedef struct tfmt_fkey {
+    uint32_t file;          /* flat string id (the empty string for func
+                               keys) */
+    uint32_t func;
+    int32_t line;           /* -1 unless the key has lines */
+    uint64_t self;
+    uint64_t cum;
+} tfmt_fkey;
+
+typedef struct tfmt_fstack {
+    tfmt_fspan text;        /* in stack_text */
+    uint64_t count;
+} tfmt_fstack;
+
+struct tfmt_flat {
+    const tfmt_allocator *alloc;
+    tfmt_flat_options opts;
+    tfmt_error err;
+    tfmt_flat_info info;
+
+    tfmt_buf text;              /* string bytes */
+    tfmt_fspan *strs;
+    size_t nstrs, capstrs;
+    tfmt_idset str_set;
+    uint32_t empty;             /* id of "" */
+
+    tfmt_fkey *keys;
+    size_t nkeys, capkeys;
+    tfmt_idset key_set;
+
+    tfmt_buf stack_text;
+    tfmt_fstack *stacks;
+    size_t nstacks, capstacks;
+    tfmt_idset stack_set;
+};
+
+static inline tfmt_str tfmt__flat_str(const tfmt_flat *f, uint32_t id)
+{
+    tfmt_str s = {f->text.data + f->strs[id].off, f->strs[id].len};
+    return s;
+}
+
+/* Intern bytes as a flat string. */
+int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out);
+
+/*
+ * The key of a frame named (file, func) at `line`: rewrites both names,
+ * applies the filters and interns the key; *out = TFMT_FLAT_NONE when the
+ * filters drop the frame. Errors are stored in f->err.
+ */
+int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
+                         const char *func, size_t fnlen, int32_t line,
+                         uint32_t *out);
+
+/* Append the display text of key `id` ("file:func" ...) to `b`. */
+int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b);
+
+/* Add `count` to the folded stack s[0..n). */
+int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
+                         uint64_t count);
+
+/* Account one input's totals. duration_s < 0: none measured. */
+void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
+                          uint64_t interval_us, double duration_s,
+                          bool stacks);
+
+#endif
