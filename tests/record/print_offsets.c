@@ -35,6 +35,8 @@ static const row common[] = {
     ROW(OFF("PyThreadState", "native_thread_id"), ts_native_tid),
     ROW(OFF("PyThreadState", "cframe"), ts_cframe),
     ROW(OFF("_PyCFrame", "current_frame"), ts_current_frame),
+    ROW(OFF("PyThreadState", "datastack_chunk"), ts_datastack_chunk),
+    ROW(OFF("PyThreadState", "datastack_top"), ts_datastack_top),
     ROW("(long)sizeof(_PyInterpreterFrame)", fr_size),
     ROW(OFF("_PyInterpreterFrame", "previous"), fr_previous),
     ROW(OFF("_PyInterpreterFrame", "f_code"), fr_code),
@@ -93,6 +95,9 @@ static void print_313(void)
         {DBG("thread_state.next"), W_TS_NEXT},
         {DBG("thread_state.current_frame"), W_TS_FRAME},
         {DBG("thread_state.native_thread_id"), W_TS_NATIVE},
+        {DBG("thread_state.datastack_chunk"), W_TS_DATASTACK},
+        {"(long)&((PyThreadState*)0)->datastack_top - "
+         "(long)&((PyThreadState*)0)->datastack_chunk", 8},
         {DBG("interpreter_frame.size"), W_FR_SIZE},
         {DBG("interpreter_frame.previous"), W_FR_PREV},
         {DBG("interpreter_frame.executable"), W_FR_EXEC},

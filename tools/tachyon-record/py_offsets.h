@@ -32,6 +32,8 @@ typedef struct py_offsets {
     uint64_t ts_native_tid;
     uint64_t ts_cframe;         /* 3.11/3.12: _PyCFrame *, else NONE */
     uint64_t ts_current_frame;  /* in tstate (3.13) or in _PyCFrame */
+    uint64_t ts_datastack_chunk;    /* _PyStackChunk * of the frames */
+    uint64_t ts_datastack_top;      /* first free word of that chunk */
     /* _PyInterpreterFrame */
     uint64_t fr_size;
     uint64_t fr_previous;

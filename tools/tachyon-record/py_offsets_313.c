@@ -26,7 +26,7 @@ static const field_check checks[] = {
     {W_IS_THREADS, W_IS_SIZE, 8}, {W_IS_CEVAL_GIL, W_IS_SIZE, 8},
     {W_IS_GIL_LOCKED, W_IS_SIZE, 4}, {W_IS_GIL_HOLDER, W_IS_SIZE, 8},
     {W_TS_NEXT, W_TS_SIZE, 8}, {W_TS_FRAME, W_TS_SIZE, 8},
-    {W_TS_NATIVE, W_TS_SIZE, 8},
+    {W_TS_NATIVE, W_TS_SIZE, 8}, {W_TS_DATASTACK, W_TS_SIZE, 16},
     {W_FR_PREV, W_FR_SIZE, 8}, {W_FR_EXEC, W_FR_SIZE, 8},
     {W_FR_INSTR, W_FR_SIZE, 8}, {W_FR_OWNER, W_FR_SIZE, 1},
     {W_CO_FILE, W_CO_SIZE, 8}, {W_CO_QUAL, W_CO_SIZE, 8},
@@ -97,6 +97,10 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->ts_native_tid = w[W_TS_NATIVE];
     o->ts_cframe = PYOFF_NONE;
     o->ts_current_frame = w[W_TS_FRAME];
+    /* datastack_top follows datastack_chunk in 3.11-3.13 (checked by
+     * check_offsets.sh); the table has only the chunk. */
+    o->ts_datastack_chunk = w[W_TS_DATASTACK];
+    o->ts_datastack_top = w[W_TS_DATASTACK] + 8;
     o->fr_size = w[W_FR_SIZE];
     o->fr_previous = w[W_FR_PREV];
     o->fr_code = w[W_FR_EXEC];

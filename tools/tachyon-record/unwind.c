@@ -30,7 +30,9 @@ int unwind_init(unwinder *u)
     u->codes = code_cache_new();
     u->tstat = tstat_new(u->pid);
     u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
-    if (!u->codes || !u->tstat || !u->threads || u->off.fr_size >
+    u->stack_copy = malloc(UNWIND_STACK_COPY);
+    if (!u->codes || !u->tstat || !u->threads || !u->stack_copy ||
+        u->off.fr_size >
         FRAME_BUF || u->off.ts_size > TSTATE_BUF) {
         unwind_free(u);
         return -1;
@@ -43,9 +45,23 @@ void unwind_free(unwinder *u)
     code_cache_free(u->codes);
     tstat_free(u->tstat);
     free(u->threads);
+    free(u->stack_copy);
+    u->stack_copy = NULL;
     u->codes = NULL;
     u->tstat = NULL;
     u->threads = NULL;
+}
+
+/* Read a frame from the stack copy when it lies inside, else remotely. */
+static int read_frame(unwinder *u, uint64_t addr, uint8_t *fr)
+{
+    uint64_t len = u->off.fr_size;
+    if (addr >= u->copy_base && addr - u->copy_base <= u->copy_len &&
+        len <= u->copy_len - (addr - u->copy_base)) {
+        memcpy(fr, u->stack_copy + (addr - u->copy_base), len);
+        return RMEM_OK;
+    }
+    return rmem_read(u->pid, addr, fr, len);
 }
 
 /* Follow the frame chain from `addr`, filling t->frames (code, instr). */
@@ -57,7 +73,7 @@ static int walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
     for (int steps = 0; addr && t->depth < UNWIND_MAX_DEPTH; steps++) {
         if (steps >= MAX_STEPS || (addr & 7))
             return RMEM_FAULT;
-        int rc = rmem_read(u->pid, addr, fr, o->fr_size);
+        int rc = read_frame(u, addr, fr);
         if (rc != RMEM_OK)
             return rc;
         int owner = fr[o->fr_owner];
@@ -100,20 +116,38 @@ static int resolve_codes(unwinder *u, raw_thread *t)
     return RMEM_OK;
 }
 
-/* The innermost frame pointer of a thread state held in `ts`. */
+/*
+ * From a thread state held in `ts`: the innermost frame pointer (behind
+ * _PyCFrame in 3.11/3.12) and a copy of the used top of the frame stack,
+ * fetched together in one batched read.
+ */
 static int top_frame(unwinder *u, const uint8_t *ts, uint64_t *out)
 {
     const py_offsets *o = &u->off;
+    rmem_piece p[2];
+    size_t n = 0;
+    uint64_t chunk = u64_at(ts, o->ts_datastack_chunk);
+    uint64_t top = u64_at(ts, o->ts_datastack_top);
+    u->copy_len = 0;
+    *out = 0;
     if (o->ts_cframe == PYOFF_NONE) {
         *out = u64_at(ts, o->ts_current_frame);
-        return RMEM_OK;
+    } else {
+        uint64_t cframe = u64_at(ts, o->ts_cframe);
+        if (!cframe)
+            return RMEM_OK;
+        p[n++] = (rmem_piece){cframe + o->ts_current_frame, out, 8};
     }
-    uint64_t cframe = u64_at(ts, o->ts_cframe);
-    if (!cframe) {
-        *out = 0;
-        return RMEM_OK;
+    if (chunk && top > chunk && top - chunk < (1ull << 32)) {
+        uint64_t len = top - chunk;
+        u->copy_len = len < UNWIND_STACK_COPY ? len : UNWIND_STACK_COPY;
+        u->copy_base = top - u->copy_len;
+        p[n++] = (rmem_piece){u->copy_base, u->stack_copy, u->copy_len};
     }
-    return rmem_read_u64(u->pid, cframe + o->ts_current_frame, out);
+    int rc = n ? rmem_readv(u->pid, p, n) : RMEM_OK;
+    if (rc != RMEM_OK)
+        u->copy_len = 0;
+    return rc;
 }
 
 static uint8_t thread_status(unwinder *u, uint64_t tstate, uint64_t tid,
@@ -159,37 +193,35 @@ static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
     return RMEM_OK;
 }
 
-/* The thread state holding the GIL of interpreter `interp`, or 0. */
-static int gil_holder_of(unwinder *u, uint64_t interp, uint64_t *out)
+/* The thread state holding the GIL at `gil`, or 0 when it is free. */
+static int gil_holder_at(unwinder *u, uint64_t gil, uint64_t *out)
 {
     const py_offsets *o = &u->off;
-    uint64_t gil = u->runtime + o->rt_gil;
     int32_t locked;
-    int rc = RMEM_OK;
-    if (o->rt_gil == PYOFF_NONE)
-        rc = rmem_read_u64(u->pid, interp + o->is_gil_ptr, &gil);
-    if (rc != RMEM_OK || !gil) {
-        *out = 0;
-        return rc;
-    }
+    *out = 0;
+    if (!gil)
+        return RMEM_OK;
     rmem_piece p[2] = {{gil + o->gil_locked, &locked, 4},
                        {gil + o->gil_holder, out, 8}};
-    rc = rmem_readv(u->pid, p, 2);
+    int rc = rmem_readv(u->pid, p, 2);
     if (rc == RMEM_OK && locked != 1)
         *out = 0;
     return rc;
 }
 
+/* Sample one interpreter's threads; *next gets the next interpreter. The
+ * GIL lives in the runtime in 3.11 and behind interp->ceval.gil after. */
 static int sample_interp(unwinder *u, uint64_t interp, uint64_t *next)
 {
     const py_offsets *o = &u->off;
-    uint64_t head, id, holder;
-    rmem_piece p[3] = {{interp + o->is_threads_head, &head, 8},
+    uint64_t head, id, holder, gil = u->runtime + o->rt_gil;
+    rmem_piece p[4] = {{interp + o->is_threads_head, &head, 8},
                        {interp + o->is_id, &id, 8},
-                       {interp + o->is_next, next, 8}};
-    int rc = rmem_readv(u->pid, p, 3);
+                       {interp + o->is_next, next, 8},
+                       {interp + o->is_gil_ptr, &gil, 8}};
+    int rc = rmem_readv(u->pid, p, o->rt_gil == PYOFF_NONE ? 4 : 3);
     if (rc == RMEM_OK)
-        rc = gil_holder_of(u, interp, &holder);
+        rc = gil_holder_at(u, gil, &holder);
     if (rc != RMEM_OK)
         return rc;
     if (!u->all_threads) {

@@ -16,6 +16,7 @@
 #define UNWIND_MAX_DEPTH 256        /* the binary format keeps 256 */
 #define UNWIND_MAX_THREADS 256
 #define UNWIND_MAX_INTERPS 64
+#define UNWIND_STACK_COPY (64u << 10)
 
 typedef struct raw_frame {
     uint64_t code;
@@ -40,6 +41,10 @@ typedef struct unwinder {
     code_cache *codes;
     tstat_cache *tstat;
     raw_thread *threads;        /* UNWIND_MAX_THREADS */
+    /* The used top of the current thread's frame stack, copied in one
+     * read so most frames need no read of their own. */
+    uint8_t *stack_copy;        /* UNWIND_STACK_COPY bytes */
+    uint64_t copy_base, copy_len;
     uint32_t nthreads;          /* filled by unwind_sample */
 } unwinder;
 

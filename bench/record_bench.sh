@@ -1,0 +1,106 @@
+#!/bin/sh
+# record_bench.sh [BUILD_DIR] - tachyon-record's cost and accuracy.
+#
+# For each pyenv CPython found (3.11.7, 3.12.1, 3.13.0, or $PY311/$PY312/
+# $PY313) and each requested rate (1 kHz and 5 kHz, or $RATES), record a
+# CPU-bound target (a 3-deep call chain, plus an idle second thread, with
+# --all-threads) and report: achieved sampling rate, mean time per sample
+# (walk + write, from tachyon-record -v), failed-sample and missed-tick
+# rates, and the target's slowdown (its own run time when recorded over
+# its run time alone; median of $RUNS runs of each, interleaved).
+# Prints a Markdown table on stdout.
+set -eu
+build=${1:-build}
+rec=$build/tools/tachyon-record
+[ -x "$rec" ] || { echo "record_bench: no $rec (build first)" >&2; exit 2; }
+runs=${RUNS:-3}
+rates=${RATES:-"1000 5000"}
+work=${WORK:-60}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cat > "$tmp/target.py" <<'PY'
+import sys, threading, time
+
+def leaf(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+def mid(n):
+    return leaf(n)
+
+def top(n):
+    return mid(n)
+
+stop = threading.Event()
+t = threading.Thread(target=lambda: stop.wait())
+t.start()
+t0 = time.perf_counter()
+for _ in range(int(sys.argv[1])):
+    top(100000)
+print(f"{time.perf_counter() - t0:.4f}")
+stop.set()
+t.join()
+PY
+
+find_python() {
+    ver=$1 minor=${1%.*}
+    var=PY$(echo "$minor" | tr -d .)
+    eval "py=\${$var:-}"
+    if [ -z "$py" ]; then
+        prefix=$(pyenv prefix "$ver" 2>/dev/null) ||
+            prefix=${PYENV_ROOT:-$HOME/.pyenv}/versions/$ver
+        py=$prefix/bin/python$minor
+    fi
+    [ -x "$py" ] && echo "$py"
+}
+
+median() {
+    sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+}
+
+# bench_one PY RATE: one table row.
+bench_one() {
+    py=$1 rate=$2
+    : > "$tmp/base" ; : > "$tmp/rec" ; : > "$tmp/log"
+    i=0
+    while [ $i -lt "$runs" ]; do
+        "$py" "$tmp/target.py" "$work" >> "$tmp/base"
+        "$rec" -v -a --rate "$rate" -o "$tmp/out.bin" -- \
+            "$py" "$tmp/target.py" "$work" >> "$tmp/rec" 2>> "$tmp/log"
+        i=$((i + 1))
+    done
+    base=$(median < "$tmp/base")
+    recd=$(median < "$tmp/rec")
+    hz=$(sed -n 's/.*s (\([0-9.]*\) Hz).*/\1/p' "$tmp/log" | median)
+    us=$(sed -n 's/.*: \([0-9.]*\) us per sample.*/\1/p' "$tmp/log" | median)
+    reads=$(sed -n 's/.*, \([0-9.]*\) reads per sample.*/\1/p' "$tmp/log" |
+            median)
+    failed=$(sed -n 's/.*failed (\([0-9.]*\)%).*/\1/p' "$tmp/log" | median)
+    missed=$(sed -n 's/.*reads per sample, \([0-9]*\) missed.*/\1/p' \
+             "$tmp/log" | median)
+    ticks=$(sed -n 's/.*: \([0-9]*\) samples in.*/\1/p' "$tmp/log" | median)
+    "$build/tests/record/record_dump" "$tmp/out.bin" > /dev/null ||
+        echo "record_bench: last log does not decode" >&2
+    slow=$(awk -v a="$recd" -v b="$base" 'BEGIN {printf "%.1f", (a / b - 1) * 100}')
+    miss=$(awk -v m="$missed" -v t="$ticks" \
+           'BEGIN {printf "%.1f", t + m ? 100 * m / (t + m) : 0}')
+    ver=$("$py" -c 'import sys; print(sys.version.split()[0])')
+    printf '| %s | %s | %s | %s | %s | %s%% | %s%% | %ss -> %ss (%s%%) |\n' \
+        "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" "$base" \
+        "$recd" "$slow"
+}
+
+echo "| CPython | requested Hz | achieved Hz | us/sample | reads/sample |" \
+     "failed | missed ticks | target run time alone -> recorded (slowdown) |"
+echo "|---|---|---|---|---|---|---|---|"
+for ver in 3.11.7 3.12.1 3.13.0; do
+    py=$(find_python "$ver") || { echo "| $ver | skipped: not found |" ; continue; }
+    for rate in $rates; do
+        bench_one "$py" "$rate"
+    done
+done
+echo
+echo "$(nproc) CPUs, $(uname -sr), runs=$runs, work=$work; $(date -u +%F)"
