@@ -396,6 +396,9 @@ static int envelope(field_ctx *c, json_object *o)
     const struct rtype *t = rc < 0 ? NULL : find_rtype(rec->type_name);
     if (t)
         c->rtype = t->name;
+    /* An end record makes the file complete even if it is unreadable. */
+    if (t && t->type == TFMT_JREC_END)
+        c->r->saw_end = true;
     if (rc >= 0)
         rc = member(c, o, "v", json_type_int, true, &v);
     if (rc >= 0) {

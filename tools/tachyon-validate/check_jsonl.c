@@ -23,6 +23,7 @@ typedef struct jstate {
     bool have_total;
     uint64_t total;
     uint64_t total_line;
+    bool dropped;           /* a line could not be read as a record */
     bool oom;
 } jstate;
 
@@ -72,7 +73,7 @@ static void check_order(jstate *s, const tfmt_jsonl_record *rec)
         if (!is_hex32(rec->run_id))
             ADD(s, rec, R_RUN_ID_FORM,
                 "run_id is not 32 lowercase hex digits");
-    } else if (!s->saw_meta && !s->first_reported) {
+    } else if (!s->saw_meta && !s->first_reported && !s->dropped) {
         ADD(s, rec, R_META_FIRST, "first record is %s, expected meta", name);
         s->first_reported = true;
     }
@@ -123,6 +124,9 @@ static void check_frame(jstate *s, const tfmt_jsonl_record *rec, size_t i)
     else if (rc == 0)
         ADD(s, rec, R_FRAME_DUP, "%s[%zu]: frame_id %llu defined twice",
             arr, i, shown(rec, fr->id));
+    /* A dropped line may have defined it: no cascade of findings. */
+    if (s->dropped)
+        return;
     if (!tv_idset_has(&s->strings, fr->path_str_id))
         ADD(s, rec, R_STR_REF,
             "%s[%zu].path_str_id: string %llu is not defined earlier", arr,
@@ -156,7 +160,7 @@ static void check_total(jstate *s, const tfmt_jsonl_record *rec)
 static void check_entry(jstate *s, const tfmt_jsonl_record *rec, size_t i)
 {
     const tfmt_jsonl_agg *e = &rec->entries[i];
-    if (!tv_idset_has(&s->frames, e->frame_id))
+    if (!s->dropped && !tv_idset_has(&s->frames, e->frame_id))
         ADD(s, rec, R_FRAME_REF,
             "entries[%zu].frame_id: frame %llu is not defined earlier", i,
             shown(rec, e->frame_id));
@@ -234,6 +238,7 @@ static void reader_error(jstate *s, int rc, const tfmt_error *e,
         tv_trouble(s->rep, s->f, e->msg);
         return;
     }
+    s->dropped = true;
     if (rc == TFMT_ETRUNC && lines == 0) {
         tv_add(s->rep, s->f, R_EMPTY, 0, false, 0, "file is empty");
         return;
@@ -305,7 +310,7 @@ void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in)
     }
     if (s.oom)
         tv_trouble(rep, f, "out of memory");
-    else if (rc == TFMT_DONE)
+    else if (rc == TFMT_DONE && !s.dropped)
         check_coverage(&s, tfmt_jsonl_lines(r));
     tfmt_jsonl_free(r);
     tv_idset_free(&s.strings);

@@ -62,9 +62,22 @@ static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
     return TFMT_OK;
 }
 
-static bool is_binary(const unsigned char *b, size_t n)
+/*
+ * JSONL starts with '{' (or blank space); printable text that does not is
+ * neither format; anything else goes to the binary checker, whose magic
+ * check then says precisely what is wrong.
+ */
+static int kind_of(const unsigned char *b, size_t n)
 {
-    return n == 4 && (memcmp(b, "HCAT", 4) == 0 || memcmp(b, "TACH", 4) == 0);
+    if (n == 0 || memchr("{ \t\r\n", b[0], 5))
+        return 'j';
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] < 0x20 || b[i] > 0x7e)
+            return 'b';
+    }
+    if (n == 4 && (memcmp(b, "HCAT", 4) == 0 || memcmp(b, "TACH", 4) == 0))
+        return 'b';
+    return '?';
 }
 
 static void validate_one(tv_report *rep, const char *path, size_t max_line)
@@ -86,11 +99,12 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
         return;
     }
     tv_input in = {src, head, n, max_line};
-    if (n > 0 && !is_binary(head, n) && !strchr("{ \t\r\n", head[0]))
+    int kind = kind_of(head, n);
+    if (kind == '?')
         tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
-               "neither a Tachyon binary log nor JSONL (first byte 0x%02x)",
-               head[0]);
-    else if (is_binary(head, n))
+               "neither a Tachyon binary log nor JSONL (text starting "
+               "\"%.*s\")", (int)n, (const char *)head);
+    else if (kind == 'b')
         tv_check_bin(rep, f, &in);
     else
         tv_check_jsonl(rep, f, &in);
