@@ -172,7 +172,11 @@ static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
 {
     uint8_t ts[TSTATE_BUF];
     uint64_t frame;
-    if (u->nthreads >= UNWIND_MAX_THREADS || (tstate & 7))
+    if (u->nthreads >= UNWIND_MAX_THREADS) {
+        *next = 0;      /* keep the first threads; bounds a looped list */
+        return RMEM_OK;
+    }
+    if (tstate & 7)
         return RMEM_FAULT;
     int rc = rmem_read(u->pid, tstate, ts, u->off.ts_size);
     if (rc == RMEM_OK)
