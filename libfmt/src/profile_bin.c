@@ -9,6 +9,7 @@
  * profile's frame order is CPython's collectors' id order.
  */
 #include "profile_internal.h"
+#include "profile_filter.h"
 
 /* Per reader thread (indexed by tfmt_sample.thread_index). */
 typedef struct tstate {
@@ -28,6 +29,7 @@ typedef struct binctx {
     uint32_t nstrings;
     tstate *ts;
     size_t nts, capts;
+    tfmt_pfilter *filter;   /* NULL: no name or stack filters */
 } binctx;
 
 static int nomem(tfmt_profile *p)
@@ -56,7 +58,7 @@ static int ctx_init(binctx *c, tfmt_profile *p, tfmt_bin_reader *r)
     c->smap = new_map(p->alloc, c->nstrings);
     if (!c->fmap || !c->smap)
         return nomem(p);
-    return TFMT_OK;
+    return tfmt__pfilter_new(p, &c->filter);
 }
 
 static void ctx_free(binctx *c)
@@ -66,6 +68,7 @@ static void ctx_free(binctx *c)
     tfmt__free(c->p->alloc, c->ts);
     tfmt__free(c->p->alloc, c->fmap);
     tfmt__free(c->p->alloc, c->smap);
+    tfmt__pfilter_free(c->filter);
 }
 
 /* The first input sets the profile's interval, mode and statistics. */
@@ -112,6 +115,8 @@ static int map_frame(binctx *c, uint32_t idx)
     if (rc == TFMT_OK)
         rc = map_string(c, f->funcname, &pf.funcname);
     if (rc == TFMT_OK)
+        rc = tfmt__pfilter_names(c->filter, &pf);
+    if (rc == TFMT_OK)
         rc = tfmt__profile_intern_frame(c->p, &pf, &c->fmap[idx]);
     return rc;
 }
@@ -137,8 +142,7 @@ static bool counted(const tfmt_profile *p, const tfmt_sample *s)
 {
     if (s->depth == 0 || s->weight == 0)
         return false;
-    return !p->opts.skip_idle ||
-           (s->status & (TFMT_STATUS_HAS_GIL | TFMT_STATUS_ON_CPU));
+    return tfmt__pfilter_sample(&p->opts, s->thread_id, s->status);
 }
 
 /* Map the frames at [k, depth) to profile ids, innermost first. */
@@ -155,7 +159,7 @@ static int map_frames(binctx *c, const tfmt_sample *s, uint32_t k)
     return TFMT_OK;
 }
 
-/* Extend t's path from depth k to the sample's depth. */
+/* Extend t's path from depth k to the sample's depth, mapping frames. */
 static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
                       uint32_t k)
 {
@@ -166,12 +170,37 @@ static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
         return nomem(p);
     uint32_t node = k ? t->path[k - 1] : p->threads[t->thread].root;
     for (uint32_t i = k; i < s->depth; i++) {
-        int rc = tfmt__profile_child(p, node, c->fmap[s->stack[i]], &node);
+        uint32_t idx = s->stack[i];
+        int rc = TFMT_OK;
+        /* Unmapped frames get ids innermost first, as in CPython. */
+        if (idx >= c->nframes || c->fmap[idx] == TFMT_NO_ID)
+            rc = map_frames(c, s, i);
+        if (rc == TFMT_OK)
+            rc = tfmt__profile_child(p, node, c->fmap[idx], &node);
         if (rc != TFMT_OK)
             return rc;
         t->path[i] = node;
     }
     return TFMT_OK;
+}
+
+/* With stack filters: filter a copy (in t->path) and add it whole. */
+static int add_filtered(binctx *c, tstate *t, const tfmt_sample *s)
+{
+    if (s->depth > t->cap &&
+        tfmt__grow(c->p->alloc, (void **)&t->path, &t->cap, s->depth,
+                   sizeof *t->path) != TFMT_OK)
+        return nomem(c->p);
+    t->valid = 0;
+    uint32_t depth = s->depth;
+    for (uint32_t i = 0; i < depth; i++)
+        t->path[i] = c->fmap[s->stack[i]];
+    bool keep;
+    int rc = tfmt__pfilter_stack(c->filter, t->path, &depth, &keep);
+    if (rc != TFMT_OK || !keep)
+        return rc;
+    return tfmt__profile_add_stack(c->p, s->thread_id, s->interpreter_id,
+                                   t->path, depth, s->weight);
 }
 
 static int add_sample(binctx *c, const tfmt_sample *s)
@@ -187,15 +216,17 @@ static int add_sample(binctx *c, const tfmt_sample *s)
     t->valid = k;
     if (!counted(c->p, s))
         return TFMT_OK;
+    if (tfmt__pfilter_stacks(c->filter)) {
+        rc = map_frames(c, s, k);
+        return rc == TFMT_OK ? add_filtered(c, t, s) : rc;
+    }
     if (t->thread == TFMT_NO_ID) {
         rc = tfmt__profile_thread(c->p, s->thread_id, s->interpreter_id,
                                   &t->thread);
         if (rc != TFMT_OK)
             return rc;
     }
-    rc = map_frames(c, s, k);
-    if (rc == TFMT_OK)
-        rc = build_path(c, t, s, k);
+    rc = build_path(c, t, s, k);
     if (rc != TFMT_OK)
         return rc;
     t->valid = s->depth;

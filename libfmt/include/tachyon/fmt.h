@@ -14,5 +14,6 @@
 #include "fmt_jsonl.h"
 #include "fmt_match.h"
 #include "fmt_flat.h"
+#include "fmt_export.h"
 
 #endif

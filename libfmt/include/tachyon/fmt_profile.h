@@ -27,7 +27,29 @@ typedef struct tfmt_profile_options {
     const tfmt_allocator *alloc;    /* NULL: libc */
     bool skip_idle;                 /* CPython's skip_idle: drop samples
                                        without HAS_GIL or ON_CPU */
+    /* Filters (profile_filter.c); zero values filter nothing. Samples
+       are counted only when every test passes. */
+    const uint64_t *thread_ids;     /* keep only these thread ids */
+    size_t nthread_ids;             /* 0: every thread */
+    uint8_t status_all;             /* keep samples with all these bits */
+    uint8_t status_none;            /* ... and none of these */
+    struct tfmt_match *rules;       /* rewrites and excludes (borrowed) */
+    struct tfmt_match *focus;       /* includes (borrowed) */
+    bool drop_frames;               /* include/exclude drop the frames
+                                       (else whole samples, see below) */
+    bool collapse_recursion;        /* runs of frames with the same file
+                                       and function keep the innermost */
 } tfmt_profile_options;
+/*
+ * Name filters. Every frame's file and function names are first rewritten
+ * by the REWRITE rules of `rules`. A frame "is excluded" when an EXCLUDE
+ * rule of `rules` matches its file or function name, and "is included"
+ * when `focus` has no rules or one of its INCLUDE rules matches.
+ * drop_frames false (pprof's focus/ignore): a sample is dropped when one of
+ * its frames is excluded, or when none is included. drop_frames true
+ * (pprof's hide/show): excluded and not-included frames are removed from
+ * the stack, the sample is kept (dropped only when no frame is left).
+ */
 #define TFMT_PROFILE_OPTIONS_INIT {TFMT_PROFILE_OPTIONS_VERSION, NULL, false}
 
 /* `opts` may be NULL. */

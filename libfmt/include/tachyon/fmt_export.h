@@ -1,0 +1,99 @@
+/*
+ * tachyon/fmt_export.h - viewer formats: speedscope, pprof, pstats, a
+ * flame graph SVG and a "top" table from an aggregated profile, and the
+ * Firefox Profiler (Gecko) timeline streamed from binary logs.
+ *
+ * Aggregated exports depend only on the profile's content: threads are
+ * ordered by (thread id, interpreter id), frames by (file, function, line,
+ * columns, opcode), so profiles merged from several inputs in any order
+ * export byte for byte the same. Memory is bounded by unique frames and
+ * call paths.
+ */
+#ifndef TACHYON_FMT_EXPORT_H
+#define TACHYON_FMT_EXPORT_H
+
+#include "fmt_profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFMT_EXPORT_OPTIONS_VERSION 1
+typedef struct tfmt_export_options {
+    unsigned version;           /* TFMT_EXPORT_OPTIONS_VERSION */
+    const char *title;          /* svg: NULL for "Flame Graph" */
+    uint32_t top_n;             /* top: rows per table, 0 for 20 */
+    bool per_thread;            /* top: one more table per thread */
+    bool gzip;                  /* pprof: gzip the message (its file form) */
+} tfmt_export_options;
+#define TFMT_EXPORT_OPTIONS_INIT \
+    {TFMT_EXPORT_OPTIONS_VERSION, NULL, 0, false, true}
+
+/*
+ * speedscope's file format: one "sampled" profile per thread over a shared
+ * frame table; each unique stack is one sample weighted by its count, in
+ * microseconds (count x interval). `opts` may be NULL.
+ */
+TFMT_API int tfmt_profile_write_speedscope(tfmt_profile *p, tfmt_sink *sink,
+                                           const tfmt_export_options *opts);
+
+/*
+ * pprof's profile.proto: sample types samples/count and wall/microseconds,
+ * one function per (name, file), one location per (function, line), a
+ * "thread_id" label per sample; gzipped when opts->gzip.
+ */
+TFMT_API int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
+                                      const tfmt_export_options *opts);
+
+/*
+ * The marshal file CPython's PstatsCollector writes: {(file, line, func):
+ * (direct, cumulative, tottime, cumtime, {caller: count})} plus the
+ * ("__sampled__",) marker. Equal to CPython's when both are loaded.
+ */
+TFMT_API int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink);
+
+/*
+ * A self-contained interactive flame graph SVG (hover, click to zoom,
+ * regex search; no network needed), all threads under one root.
+ */
+TFMT_API int tfmt_profile_write_svg(tfmt_profile *p, tfmt_sink *sink,
+                                    const tfmt_export_options *opts);
+
+/*
+ * A plain-text table of the hottest functions (file, function) by self
+ * and cumulative share; with opts->per_thread one more table per thread.
+ */
+TFMT_API int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
+                                    const tfmt_export_options *opts);
+
+/* ---- Firefox Profiler ("gecko"), a timeline ---- */
+
+/*
+ * The processed profile CPython's GeckoCollector writes on replay (format
+ * version 32, preprocessed 57), every sample with its time and the
+ * thread-state interval markers. Samples and markers are spooled to an
+ * unlinked temporary file, so memory stays bounded by the unique stacks;
+ * the output is proportional to the samples. Fields that depend on the
+ * converting machine are filled as CPython would (startTime, platform,
+ * CPU count, pid of this process).
+ */
+typedef struct tfmt_gecko tfmt_gecko;
+
+/* `filter` may be NULL; it must outlive the builder (see fmt_profile.h). */
+TFMT_API int tfmt_gecko_new(tfmt_gecko **out,
+                            const tfmt_profile_options *filter);
+
+/* Replay every remaining sample of `r` (several inputs follow each other
+   on one timeline, relative to the first input's first sample). */
+TFMT_API int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r);
+
+TFMT_API int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink);
+
+TFMT_API const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g);
+
+TFMT_API void tfmt_gecko_free(tfmt_gecko *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,289 @@
+/*
+ * export_common.c - helpers of the viewer exporters: Python's float repr
+ * and the content order of a profile (see export_internal.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "export_internal.h"
+
+/* ---- Python float repr ---- */
+
+/* Shortest "%.*e" digits that read back as v: digits and decimal point. */
+static int shortest_digits(double v, char *digits, int *decpt)
+{
+    char tmp[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v || prec == 17)
+            break;
+    }
+    /* tmp is "d.ddde[+-]xx" (v >= 0 here). */
+    int n = 0;
+    const char *s = tmp;
+    for (; *s && *s != 'e'; s++)
+        if (*s >= '0' && *s <= '9')
+            digits[n++] = *s;
+    while (n > 1 && digits[n - 1] == '0')
+        n--;
+    digits[n] = '\0';
+    *decpt = atoi(s + 1) + 1;
+    return n;
+}
+
+static int put_fixed(tfmt_buf *b, const char *d, int n, int decpt)
+{
+    int rc = TFMT_OK;
+    if (decpt <= 0) {
+        rc |= tfmt__buf_puts(b, "0.");
+        for (int i = 0; i < -decpt; i++)
+            rc |= tfmt__buf_putc(b, '0');
+        return rc | tfmt__buf_put(b, d, (size_t)n);
+    }
+    if (decpt < n) {
+        rc |= tfmt__buf_put(b, d, (size_t)decpt);
+        rc |= tfmt__buf_putc(b, '.');
+        return rc | tfmt__buf_put(b, d + decpt, (size_t)(n - decpt));
+    }
+    rc |= tfmt__buf_put(b, d, (size_t)n);
+    for (int i = n; i < decpt; i++)
+        rc |= tfmt__buf_putc(b, '0');
+    return rc | tfmt__buf_puts(b, ".0");
+}
+
+int tfmt__put_pyfloat(tfmt_buf *b, double v)
+{
+    if (isnan(v))
+        return tfmt__buf_puts(b, "NaN");
+    if (isinf(v))
+        return tfmt__buf_puts(b, v < 0 ? "-Infinity" : "Infinity");
+    int rc = TFMT_OK;
+    if (signbit(v)) {
+        rc |= tfmt__buf_putc(b, '-');
+        v = -v;
+    }
+    if (v == 0)
+        return rc | tfmt__buf_puts(b, "0.0");
+    char d[24];
+    int decpt;
+    int n = shortest_digits(v, d, &decpt);
+    /* float_repr_style "short", mode 'r': exponent outside (-4, 16]. */
+    if (decpt > -4 && decpt <= 16)
+        return rc | put_fixed(b, d, n, decpt);
+    rc |= tfmt__buf_putc(b, d[0]);
+    if (n > 1) {
+        rc |= tfmt__buf_putc(b, '.');
+        rc |= tfmt__buf_put(b, d + 1, (size_t)(n - 1));
+    }
+    int e = decpt - 1;
+    return rc | tfmt__buf_printf(b, "e%c%02d", e < 0 ? '-' : '+',
+                                 e < 0 ? -e : e);
+}
+
+/* ---- strings ---- */
+
+int tfmt__pstr_cmp(const tfmt_profile *p, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 0;
+    tfmt_str x = tfmt__profile_str(p, a), y = tfmt__profile_str(p, b);
+    size_t n = x.len < y.len ? x.len : y.len;
+    int c = n ? memcmp(x.ptr, y.ptr, n) : 0;
+    if (c)
+        return c;
+    return x.len < y.len ? -1 : x.len > y.len;
+}
+
+tfmt_str tfmt__pstr_basename(const tfmt_profile *p, uint32_t id)
+{
+    tfmt_str s = tfmt__profile_str(p, id);
+    for (size_t i = s.len; i-- > 0;) {
+        if (s.ptr[i] == '/') {
+            s.ptr += i + 1;
+            s.len -= i + 1;
+            break;
+        }
+    }
+    return s;
+}
+
+/* ---- content order ---- */
+
+typedef struct fsort {
+    const tfmt_profile *p;
+    const tfmt_frame *f;
+    uint32_t id;
+} fsort;
+
+static int cmp_i32(int32_t a, int32_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+static int frame_cmp(const void *va, const void *vb)
+{
+    const fsort *a = va, *b = vb;
+    const tfmt_frame *x = a->f, *y = b->f;
+    int c = tfmt__pstr_cmp(a->p, x->filename, y->filename);
+    if (!c)
+        c = tfmt__pstr_cmp(a->p, x->funcname, y->funcname);
+    if (!c)
+        c = cmp_i32(x->lineno, y->lineno);
+    if (!c)
+        c = cmp_i32(x->end_lineno, y->end_lineno);
+    if (!c)
+        c = cmp_i32(x->column, y->column);
+    if (!c)
+        c = cmp_i32(x->end_column, y->end_column);
+    if (!c)
+        c = cmp_i32(x->opcode, y->opcode);
+    return c;
+}
+
+static int rank_frames(const tfmt_profile *p, tfmt_xorder *o)
+{
+    size_t n = p->nframes ? p->nframes : 1;
+    fsort *v = tfmt__malloc(p->alloc, n * sizeof *v);
+    o->frame_rank = tfmt__malloc(p->alloc, n * sizeof(uint32_t));
+    o->frame_by_rank = tfmt__malloc(p->alloc, n * sizeof(uint32_t));
+    if (!v || !o->frame_rank || !o->frame_by_rank) {
+        tfmt__free(p->alloc, v);
+        return TFMT_ENOMEM;
+    }
+    for (size_t i = 0; i < p->nframes; i++) {
+        v[i].p = p;
+        v[i].f = &p->frames[i];
+        v[i].id = (uint32_t)i;
+    }
+    qsort(v, p->nframes, sizeof *v, frame_cmp);
+    for (size_t i = 0; i < p->nframes; i++) {
+        o->frame_rank[v[i].id] = (uint32_t)i;
+        o->frame_by_rank[i] = v[i].id;
+    }
+    tfmt__free(p->alloc, v);
+    return TFMT_OK;
+}
+
+typedef struct tsort {
+    uint64_t tid;
+    uint32_t interp;
+    uint32_t id;
+} tsort;
+
+static int thread_cmp(const void *va, const void *vb)
+{
+    const tsort *a = va, *b = vb;
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->interp != b->interp)
+        return a->interp < b->interp ? -1 : 1;
+    return 0;
+}
+
+static int sort_threads(const tfmt_profile *p, tfmt_xorder *o)
+{
+    size_t n = p->nthreads ? p->nthreads : 1;
+    tsort *v = tfmt__malloc(p->alloc, n * sizeof *v);
+    o->threads = tfmt__malloc(p->alloc, n * sizeof(uint32_t));
+    if (!v || !o->threads) {
+        tfmt__free(p->alloc, v);
+        return TFMT_ENOMEM;
+    }
+    for (size_t i = 0; i < p->nthreads; i++) {
+        v[i].tid = p->threads[i].thread_id;
+        v[i].interp = p->threads[i].interpreter_id;
+        v[i].id = (uint32_t)i;
+    }
+    qsort(v, p->nthreads, sizeof *v, thread_cmp);
+    for (size_t i = 0; i < p->nthreads; i++)
+        o->threads[i] = v[i].id;
+    tfmt__free(p->alloc, v);
+    return TFMT_OK;
+}
+
+typedef struct nsort {
+    uint64_t key;       /* parent << 32 | frame rank */
+    uint32_t id;
+} nsort;
+
+static int node_cmp(const void *va, const void *vb)
+{
+    const nsort *a = va, *b = vb;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Re-chain every sibling list in frame-rank order, roots by thread. */
+static int rechain(const tfmt_profile *p, tfmt_xorder *o)
+{
+    size_t n = p->nnodes ? p->nnodes : 1, m = 0;
+    nsort *v = tfmt__malloc(p->alloc, n * sizeof *v);
+    if (!v)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const tfmt_pnode *nd = &p->nodes[i];
+        if (nd->parent == TFMT_NO_ID)
+            continue;
+        v[m].key = ((uint64_t)nd->parent << 32) | o->frame_rank[nd->frame];
+        v[m++].id = (uint32_t)i;
+    }
+    qsort(v, m, sizeof *v, node_cmp);
+    tfmt_ptree *t = &o->tree;
+    memset(t->first_child, 0xff, n * sizeof(uint32_t));
+    for (size_t i = m; i-- > 0;) {
+        uint32_t parent = (uint32_t)(v[i].key >> 32);
+        t->next_sibling[v[i].id] = t->first_child[parent];
+        t->first_child[parent] = v[i].id;
+    }
+    t->first_root = TFMT_NO_ID;
+    for (size_t i = p->nthreads; i-- > 0;) {
+        uint32_t root = p->threads[o->threads[i]].root;
+        t->next_sibling[root] = t->first_root;
+        t->first_root = root;
+    }
+    tfmt__free(p->alloc, v);
+    return TFMT_OK;
+}
+
+void tfmt__xorder_free(const tfmt_profile *p, tfmt_xorder *o)
+{
+    tfmt__free(p->alloc, o->frame_rank);
+    tfmt__free(p->alloc, o->frame_by_rank);
+    tfmt__free(p->alloc, o->threads);
+    if (o->tree.total)
+        tfmt__ptree_free(p, &o->tree);
+    memset(o, 0, sizeof *o);
+}
+
+int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o)
+{
+    memset(o, 0, sizeof *o);
+    int rc = rank_frames(p, o);
+    if (rc == TFMT_OK)
+        rc = sort_threads(p, o);
+    if (rc == TFMT_OK)
+        rc = tfmt__ptree_build(p, &o->tree);
+    if (rc == TFMT_OK)
+        rc = rechain(p, o);
+    if (rc != TFMT_OK)
+        tfmt__xorder_free(p, o);
+    return rc;
+}
+
+/* ---- output ---- */
+
+int tfmt__xfail(tfmt_profile *p, int rc, tfmt_sink *sink)
+{
+    if (rc == TFMT_ENOMEM)
+        return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
+    if (sink) {
+        p->err = *tfmt_sink_error(sink);
+        return p->err.code ? p->err.code : rc;
+    }
+    return tfmt__error(&p->err, rc, "export failed");
+}
+
+int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all)
+{
+    int rc = tfmt__profile_flush(b, sink, all ? 0 : TFMT_EXPORT_FLUSH);
+    return rc == TFMT_OK ? rc : tfmt__xfail(p, rc, sink);
+}

@@ -1,0 +1,50 @@
+/*
+ * export_internal.h - helpers shared by the viewer exporters (export_*.c):
+ * Python's float repr, an output buffer flushed to a sink, and a canonical
+ * order of the profile (threads, frames, tree siblings) that depends only on
+ * content, so profiles merged in any input order export identically.
+ */
+#ifndef TFMT_EXPORT_INTERNAL_H
+#define TFMT_EXPORT_INTERNAL_H
+
+#include "profile_internal.h"
+#include "json_escape.h"
+
+#define TFMT_EXPORT_FLUSH (1u << 20)
+
+/* Append repr(v) as Python writes it (shortest round-trip, "1e-05"). */
+int tfmt__put_pyfloat(tfmt_buf *b, double v);
+
+/*
+ * A content-ordered view of a profile:
+ *  - frame_rank[f]: rank of frame f when frames are sorted by filename,
+ *    funcname (byte order), then line, end line, column, end column,
+ *    opcode;
+ *  - threads[i]: thread indices sorted by (thread_id, interpreter_id);
+ *  - tree: subtree totals, with every sibling list (and the root list)
+ *    re-chained in frame-rank (thread) order, so tfmt__pwalk visits the
+ *    tree in content order.
+ */
+typedef struct tfmt_xorder {
+    uint32_t *frame_rank;
+    uint32_t *frame_by_rank;    /* inverse of frame_rank */
+    uint32_t *threads;
+    tfmt_ptree tree;
+} tfmt_xorder;
+
+int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o);
+void tfmt__xorder_free(const tfmt_profile *p, tfmt_xorder *o);
+
+/* Byte-order comparison of two profile strings. */
+int tfmt__pstr_cmp(const tfmt_profile *p, uint32_t a, uint32_t b);
+
+/* The basename of a profile string (after the last '/'). */
+tfmt_str tfmt__pstr_basename(const tfmt_profile *p, uint32_t id);
+
+/* Write the buffer to the sink when it holds TFMT_EXPORT_FLUSH bytes. */
+int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all);
+
+/* Record an out-of-memory or sink failure on the profile. */
+int tfmt__xfail(tfmt_profile *p, int rc, tfmt_sink *sink);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * profile_filter.h - the sample and frame filters of tfmt_profile_options
+ * (thread, status, rewrite, include/exclude, recursion), applied to
+ * samples as they are added to a profile (profile_bin.c) or to a Gecko
+ * timeline (export_gecko.c). Frames here carry PROFILE string ids.
+ */
+#ifndef TFMT_PROFILE_FILTER_H
+#define TFMT_PROFILE_FILTER_H
+
+#include "profile_internal.h"
+
+typedef struct tfmt_pfilter tfmt_pfilter;
+
+/*
+ * Per-input filter state for `p` (whose options are used). *out is NULL
+ * when the options rewrite no names and change no stacks.
+ */
+int tfmt__pfilter_new(tfmt_profile *p, tfmt_pfilter **out);
+void tfmt__pfilter_free(tfmt_pfilter *f);
+
+/* Thread, status and skip_idle tests on one sample batch. */
+bool tfmt__pfilter_sample(const tfmt_profile_options *o, uint64_t thread_id,
+                          uint8_t status);
+
+/* Rewrite the names of `pf` (profile ids) in place. f may be NULL. */
+int tfmt__pfilter_names(tfmt_pfilter *f, tfmt_frame *pf);
+
+/* True when stacks must go through tfmt__pfilter_stack. f may be NULL. */
+bool tfmt__pfilter_stacks(const tfmt_pfilter *f);
+
+/*
+ * Filter stack[0..*depth) (profile frame ids, root first) in place: the
+ * include/exclude rules, then recursion collapsing. *keep is false when
+ * the sample is dropped.
+ */
+int tfmt__pfilter_stack(tfmt_pfilter *f, uint32_t *stack, uint32_t *depth,
+                        bool *keep);
+
+#endif
