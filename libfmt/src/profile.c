@@ -188,7 +188,7 @@ static inline uint32_t node_find(const tfmt_profile *p, uint64_t key,
                                  size_t *slot)
 {
     size_t mask = p->node_cap - 1;
-    size_t i = tfmt__hash_mix(key) & mask;
+    size_t i = tfmt__profile_slot(p, key);
     for (;; i = (i + 1) & mask) {
         const tfmt_pslot *s = &p->node_slots[i];
         if (s->id == TFMT_NO_ID || s->key == key)
@@ -209,18 +209,20 @@ static int node_rehash(tfmt_profile *p)
     }
     for (size_t i = 0; i < ncap; i++)
         ns[i].id = TFMT_NO_ID;
-    for (size_t i = 0; i < p->node_cap; i++) {
-        tfmt_pslot s = p->node_slots[i];
-        if (s.id == TFMT_NO_ID)
-            continue;
-        size_t j = tfmt__hash_mix(s.key) & (ncap - 1);
-        while (ns[j].id != TFMT_NO_ID)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = s;
-    }
-    tfmt__free(p->alloc, p->node_slots);
+    size_t old = p->node_cap;
+    tfmt_pslot *os = p->node_slots;
     p->node_slots = ns;
     p->node_cap = ncap;
+    p->node_shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)ncap);
+    for (size_t i = 0; i < old; i++) {
+        if (os[i].id == TFMT_NO_ID)
+            continue;
+        size_t j = tfmt__profile_slot(p, os[i].key);
+        while (ns[j].id != TFMT_NO_ID)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = os[i];
+    }
+    tfmt__free(p->alloc, os);
     return TFMT_OK;
 }
 
@@ -246,8 +248,8 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
 }
 
 /* The child of `parent` for `frame`, created when absent. */
-int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
-                        uint32_t *out)
+int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
+                             uint32_t frame, uint32_t *out)
 {
     uint64_t key = ((uint64_t)parent << 32) | frame;
     size_t slot;

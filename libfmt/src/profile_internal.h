@@ -91,6 +91,7 @@ struct tfmt_profile {
     uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
     struct tfmt_pslot *node_slots;  /* open addressing on (parent, frame) */
     size_t node_cap, node_count;
+    unsigned node_shift;        /* 64 - log2(node_cap) */
     tfmt_buf scratch;           /* string repair space */
 };
 
@@ -118,8 +119,34 @@ int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
  */
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
                          uint32_t interpreter_id, uint32_t *out);
-int tfmt__profile_child(tfmt_profile *p, uint32_t parent, uint32_t frame,
-                        uint32_t *out);
+/* Fibonacci hashing: one multiply, top bits index the table. */
+static inline size_t tfmt__profile_slot(const tfmt_profile *p, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->node_shift);
+}
+
+int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
+                             uint32_t frame, uint32_t *out);
+static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
+                                      uint32_t frame, uint32_t *out)
+{
+    /* The lookup is inlined (it runs for every changed frame); creating a
+     * node, or the first lookup, goes out of line. */
+    uint64_t key = ((uint64_t)parent << 32) | frame;
+    if (p->node_cap) {
+        size_t mask = p->node_cap - 1;
+        for (size_t i = tfmt__profile_slot(p, key);; i = (i + 1) & mask) {
+            const tfmt_pslot *s = &p->node_slots[i];
+            if (s->key == key && s->id != TFMT_NO_ID) {
+                *out = s->id;
+                return TFMT_OK;
+            }
+            if (s->id == TFMT_NO_ID)
+                break;
+        }
+    }
+    return tfmt__profile_child_slow(p, parent, frame, out);
+}
 void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight);
 
 /* Intern a string / frame (frame strings are profile ids) into `p`. */
