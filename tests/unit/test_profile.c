@@ -512,9 +512,92 @@ TEST(two_readers_merge)
     tfmt_profile_free(p);
 }
 
+/* ---- failing allocations ---- */
+
+typedef struct failing {
+    long left;          /* allocations still allowed; < 0: never fail */
+    long count;
+} failing;
+
+static void *fail_malloc(size_t size, void *ctx)
+{
+    failing *f = ctx;
+    f->count++;
+    if (f->left == 0)
+        return NULL;
+    f->left--;
+    return malloc(size);
+}
+
+static void *fail_realloc(void *ptr, size_t size, void *ctx)
+{
+    failing *f = ctx;
+    f->count++;
+    if (f->left == 0)
+        return NULL;
+    f->left--;
+    return realloc(ptr, size);
+}
+
+static void fail_free(void *ptr, void *ctx)
+{
+    free(ptr);
+}
+
+/* Build and export with allocation N failing; returns the first error. */
+static int run_failing(const char *path, failing *f)
+{
+    tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, f};
+    tfmt_profile_options o;
+    memset(&o, 0, sizeof o);
+    o.version = TFMT_PROFILE_OPTIONS_VERSION;
+    o.alloc = &a;
+    tfmt_source *src;
+    tfmt_bin_reader *r;
+    tfmt_profile *p = NULL;
+    tfmt_error err;
+    if (tfmt_source_open_path(&src, path, NULL, &err) != TFMT_OK)
+        return 99;
+    int rc = tfmt_bin_open(&r, src, NULL, &err);
+    if (rc == TFMT_OK)
+        rc = tfmt_profile_new(&p, &o);
+    if (rc == TFMT_OK)
+        rc = tfmt_profile_add_bin(p, r);
+    size_t len;
+    unsigned char *out = NULL;
+    if (rc == TFMT_OK) {
+        out = export(p, JSONL, &len, &rc);
+        free(out);
+    }
+    if (rc == TFMT_OK) {
+        out = export(p, COLLAPSED, &len, &rc);
+        free(out);
+    }
+    tfmt_profile_free(p);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    return rc;
+}
+
+/* Every allocation site fails cleanly (ENOMEM, no leak under ASan). */
+TEST(failing_allocations)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cpython/interleaved_threads/none.bin",
+             TESTDATA);
+    failing all = {-1, 0};
+    REQUIRE(run_failing(path, &all) == TFMT_OK, "unrestricted run");
+    REQUIRE(all.count > 10, "only %ld allocations", all.count);
+    for (long n = 0; n < all.count; n++) {
+        failing f = {n, 0};
+        int rc = run_failing(path, &f);
+        CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", n, rc);
+    }
+}
+
 TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(intern_string_repairs_and_dedups), TCASE(small_profile_jsonl),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
       TCASE(empty_profile), TCASE(jsonl_chunks_of_256),
       TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
-      TCASE(two_readers_merge))
+      TCASE(two_readers_merge), TCASE(failing_allocations))
