@@ -82,11 +82,16 @@ static int walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
         addr = u64_at(fr, o->fr_previous);
         if (owner == o->owner_cstack)
             continue;
-        raw_frame *f = &t->frames[t->depth++];
+        raw_frame *f = &t->frames[t->depth];
         f->code = u64_at(fr, o->fr_code);
         f->instr = u64_at(fr, o->fr_instr);
         if (!f->code || (f->code & 7))
             return RMEM_FAULT;
+        /* 3.11/3.12 frames whose prev_instr is still before the first
+         * instruction are being set up; CPython hides such incomplete
+         * frames from its own frame views, and so does the recorder. */
+        if (unwind_addrq(u, f) >= 0)
+            t->depth++;
     }
     return RMEM_OK;
 }
