@@ -13,9 +13,10 @@ log=$build/ctest.log
 rc=${PIPESTATUS[0]}
 
 # Per-test result lines look like "  3/74 Test  #3: cli.conv.help ...   Passed".
-passed=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed +[0-9.]+ sec' "$log")
-skipped=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "$log")
-total=$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: ' "$log")
+line='^ *[0-9]+/[0-9]+ Test +#[0-9]+: '
+passed=$(grep -cE "$line.* Passed +[0-9.]+ sec" "$log")
+skipped=$(grep -cE "$line.*\*\*\*Skipped" "$log")
+total=$(grep -cE "$line" "$log")
 failed=$((total - passed - skipped))
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
     failed=1    # ctest itself failed (e.g. no tests found)
