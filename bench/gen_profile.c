@@ -4,9 +4,11 @@
  *
  * A synthetic program of a few hundred functions over ~40 files is
  * "executed" by several threads as a random walk over call stacks 10-60
- * deep: most ticks keep the stack (REPEAT), calls and returns near the
- * leaf give SUFFIX and POP_PUSH, and occasional jumps give FULL. Every
- * thread is sampled each tick, about 1 ms apart.
+ * deep: each thread has a fixed outer part and wanders up to 15 frames
+ * below it along mostly hot paths; most ticks keep the stack (REPEAT),
+ * calls and returns near the leaf give SUFFIX and POP_PUSH, and
+ * occasional jumps give FULL. Every thread is sampled each tick, about
+ * 1 ms apart.
  *
  * usage: tachyon-gen -o OUT.bin [--samples N] [--threads T]
  *                    [--compression none|zstd] [--seed S] [--report]
@@ -22,6 +24,8 @@
 #define MAXSITES 12
 #define MIN_DEPTH 10
 #define MAX_DEPTH_WALK 60
+#define LEAF_SPAN 15        /* how far below its base a thread wanders */
+#define SCRIPT_LEN 4096     /* stacks in each thread's recorded script */
 
 typedef struct gen_opts {
     const char *out;
@@ -49,6 +53,7 @@ typedef struct thread {
     uint8_t site[MAX_DEPTH_WALK + 8];
     uint32_t stack[MAX_DEPTH_WALK + 8]; /* writer frame ids, root first */
     uint32_t depth;
+    uint32_t base;      /* frames that stay put: main loop, framework */
 } thread;
 
 static uint64_t rng(uint64_t *s)
@@ -62,6 +67,17 @@ static uint64_t rng(uint64_t *s)
 static unsigned pick(uint64_t *s, unsigned n)
 {
     return (unsigned)(rng(s) % n);
+}
+
+/*
+ * A choice among n where option k has probability about 2^-(k+1): real
+ * programs run a few hot paths most of the time, so unique stacks stay in
+ * the tens of thousands however many samples are taken.
+ */
+static unsigned pick_hot(uint64_t *s, unsigned n)
+{
+    unsigned k = (unsigned)__builtin_ctzll(rng(s) | (1ULL << 63));
+    return k < n ? k : n - 1;
 }
 
 static const char *const pkgs[] = {"json", "re", "email", "http", "asyncio",
@@ -128,9 +144,9 @@ static int push(tfmt_bin_writer *w, program *p, thread *t, unsigned f,
 /* Call one of the leaf's callees. */
 static int call(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
 {
-    unsigned caller = t->depth ? t->fn[t->depth - 1] : pick(s, NFUNCS);
-    unsigned f = p->funcs[caller].callees[pick(s, 6)];
-    return push(w, p, t, f, pick(s, p->funcs[f].nsites));
+    unsigned caller = t->depth ? t->fn[t->depth - 1] : pick_hot(s, 8);
+    unsigned f = p->funcs[caller].callees[pick_hot(s, 6)];
+    return push(w, p, t, f, pick_hot(s, p->funcs[f].nsites));
 }
 
 /* Return: pop the leaf and move the caller to its next line. */
@@ -139,37 +155,85 @@ static int ret(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
     t->depth--;
     unsigned f = t->fn[t->depth - 1];
     t->depth--;
-    return push(w, p, t, f, pick(s, p->funcs[f].nsites));
+    return push(w, p, t, f, pick_hot(s, p->funcs[f].nsites));
 }
 
-/* Unwind to a random shallow frame and call down again. */
+/*
+ * Unwind to a random frame above the thread's fixed base and call down
+ * again: like real programs, the outer part of a stack (main loop,
+ * framework, request handler) stays put and the variety is near the leaf.
+ */
 static int jump(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
 {
-    uint32_t keep = 1 + pick(s, t->depth / 3 + 1);
-    if (keep > t->depth)
-        keep = t->depth;
-    uint32_t target = MIN_DEPTH + pick(s, MAX_DEPTH_WALK - MIN_DEPTH);
-    t->depth = keep;
+    uint32_t keep = t->base + pick(s, t->depth - t->base + 1);
+    uint32_t target = t->base + 1 + pick(s, LEAF_SPAN);
+    t->depth = keep < t->depth ? keep : t->depth;
     int rc = TFMT_OK;
     while (rc == TFMT_OK && t->depth < target)
         rc = call(w, p, t, s);
     return rc;
 }
 
-static int step(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+/* Build the thread's fixed base (10 to 45 frames), then a first leaf. */
+static int start_thread(tfmt_bin_writer *w, program *p, thread *t,
+                        uint64_t *s)
+{
+    t->base = MIN_DEPTH + pick(s, MAX_DEPTH_WALK - MIN_DEPTH - LEAF_SPAN);
+    int rc = TFMT_OK;
+    while (rc == TFMT_OK && t->depth < t->base)
+        rc = call(w, p, t, s);
+    return rc == TFMT_OK ? jump(w, p, t, s) : rc;
+}
+
+/* One move of the walk: a call, a return, a new line or a jump. */
+static int walk(tfmt_bin_writer *w, program *p, thread *t, uint64_t *s)
+{
+    unsigned r = pick(s, 220);
+    if (r < 80 && t->depth < t->base + LEAF_SPAN)
+        return call(w, p, t, s);
+    if (r < 150 && t->depth > t->base + 1)
+        return ret(w, p, t, s);
+    if (r < 210) {                                  /* next line */
+        unsigned f = t->fn[--t->depth];
+        return push(w, p, t, f, pick_hot(s, p->funcs[f].nsites));
+    }
+    return jump(w, p, t, s);
+}
+
+/*
+ * Each thread runs a script of SCRIPT_LEN stacks recorded from its walk,
+ * like a program's loop: it mostly moves on to the next stack of the
+ * script, sometimes jumps to a hot one, and most ticks it stays put. This
+ * bounds the unique stacks (threads x SCRIPT_LEN) as a real program's are.
+ */
+typedef struct script {
+    uint32_t stack[SCRIPT_LEN][MAX_DEPTH_WALK + 8];
+    uint32_t depth[SCRIPT_LEN];
+    uint32_t cursor;
+} script;
+
+static int record_script(tfmt_bin_writer *w, program *p, thread *t,
+                         script *sc, uint64_t *s)
+{
+    int rc = start_thread(w, p, t, s);
+    for (uint32_t i = 0; i < SCRIPT_LEN && rc == TFMT_OK; i++) {
+        rc = walk(w, p, t, s);
+        memcpy(sc->stack[i], t->stack, t->depth * sizeof t->stack[0]);
+        sc->depth[i] = t->depth;
+    }
+    return rc;
+}
+
+static void step(script *sc, uint64_t *s)
 {
     unsigned r = pick(s, 1000);
     if (r < 780)
-        return TFMT_OK;                             /* same stack */
-    if (r < 860 && t->depth < MAX_DEPTH_WALK)
-        return call(w, p, t, s);
-    if (r < 930 && t->depth > MIN_DEPTH)
-        return ret(w, p, t, s);
-    if (r < 990) {                                  /* next line */
-        unsigned f = t->fn[--t->depth];
-        return push(w, p, t, f, pick(s, p->funcs[f].nsites));
-    }
-    return jump(w, p, t, s);
+        return;                                     /* same stack */
+    if (r < 975)
+        sc->cursor = (sc->cursor + 1) % SCRIPT_LEN; /* next statement */
+    else                                            /* a hot spot */
+        sc->cursor = (uint32_t)(SCRIPT_LEN * (rng(s) % 1000) / 1000 *
+                                (rng(s) % 1000) / 1000);
 }
 
 static uint8_t status_of(unsigned ti, unsigned gil_holder, uint64_t *s)
@@ -191,25 +255,26 @@ static int run(tfmt_bin_writer *w, const gen_opts *o, uint64_t start)
     uint64_t s = o->seed;
     program *p = malloc(sizeof *p);
     thread *ts = calloc(o->threads, sizeof *ts);
-    int rc = p && ts ? TFMT_OK : TFMT_ENOMEM;
+    script *sc = calloc(o->threads, sizeof *sc);
+    int rc = p && ts && sc ? TFMT_OK : TFMT_ENOMEM;
     if (rc == TFMT_OK)
         build_program(p, &s);
     for (unsigned i = 0; i < o->threads && rc == TFMT_OK; i++)
-        rc = jump(w, p, &ts[i], &s);
+        rc = record_script(w, p, &ts[i], &sc[i], &s);
     unsigned holder = 0;
     for (uint64_t n = 0, tick = 1; n < o->samples && rc == TFMT_OK; tick++) {
         if (pick(&s, 8) == 0)
             holder = pick(&s, o->threads);
         for (unsigned i = 0; i < o->threads && n < o->samples; i++, n++) {
-            thread *t = &ts[i];
-            rc = step(w, p, t, &s);
+            step(&sc[i], &s);
             uint64_t when = start + tick * 1000 + pick(&s, 40);
-            if (rc == TFMT_OK)
-                rc = tfmt_bin_writer_sample(w, 0x7f0000001000ULL + i * 0x1000,
-                                            0, when, status_of(i, holder, &s),
-                                            t->stack, t->depth);
+            uint32_t c = sc[i].cursor;
+            rc = tfmt_bin_writer_sample(w, 0x7f0000001000ULL + i * 0x1000,
+                                        0, when, status_of(i, holder, &s),
+                                        sc[i].stack[c], sc[i].depth[c]);
         }
     }
+    free(sc);
     free(ts);
     free(p);
     return rc;
