@@ -148,7 +148,7 @@ typedef struct tfmt_bin_writer_options {
 
 /*
  * Start a log on `sink`, which must have been opened with
- * TFMT_SINK_SEEKABLE (the header is written last). The sink is borrowed;
+ * TFMT_SINK_SEEKABLE and be at offset 0 (the header is written last). The sink is borrowed;
  * the caller finishes and frees it after tfmt_bin_writer_finish.
  */
 TFMT_API int tfmt_bin_writer_open(tfmt_bin_writer **out, tfmt_sink *sink,
@@ -161,10 +161,11 @@ TFMT_API int tfmt_bin_writer_string(tfmt_bin_writer *w, const char *s,
 
 /*
  * Intern a frame whose filename/funcname are indices returned by
- * tfmt_bin_writer_string; *out gets its frame index. The writer applies
- * CPython's storage rules first (an end line or end column of -1 is kept as
- * its start value; an opcode it cannot store becomes TFMT_NO_OPCODE), then
- * deduplicates on all seven fields.
+ * tfmt_bin_writer_string; *out gets its frame index. As CPython's writer
+ * does, frames are deduplicated on the seven fields as given, except that
+ * an opcode outside 0..254 first becomes TFMT_NO_OPCODE. An end line or end
+ * column of -1 is stored as a zero delta (it reads back equal to its start
+ * value) but still keys a frame of its own.
  */
 TFMT_API int tfmt_bin_writer_frame(tfmt_bin_writer *w, const tfmt_frame *f,
                                    uint32_t *out);
@@ -184,7 +185,10 @@ TFMT_API int tfmt_bin_writer_location(tfmt_bin_writer *w,
  * Append one thread-sample. `stack` holds `depth` frame indices ROOT FIRST;
  * only the TFMT_MAX_DEPTH innermost frames are kept, as CPython does. To
  * reproduce CPython's string and frame order, intern a sample's frames
- * innermost first before adding it.
+ * innermost first before adding it, and only its TFMT_MAX_DEPTH innermost
+ * ones (CPython never interns the frames it drops).
+ * After a TFMT_ELIMIT the writer refuses further strings, frames and
+ * samples but tfmt_bin_writer_finish still writes a valid log.
  */
 TFMT_API int tfmt_bin_writer_sample(tfmt_bin_writer *w, uint64_t thread_id,
                                     uint32_t interpreter_id,

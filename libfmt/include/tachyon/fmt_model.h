@@ -139,7 +139,11 @@ typedef struct tfmt_sample {
     const uint64_t *timestamps; /* absolute, microseconds */
     const uint32_t *stack;      /* frame indices, ROOT FIRST */
     uint32_t depth;
-    /* How many outermost frames equal this thread's previous sample's. */
+    /*
+     * A lower bound on how many outermost frames equal those of this
+     * thread's previous sample: exact for REPEAT (depth), SUFFIX and
+     * POP_PUSH records (the frames they keep), 0 for FULL.
+     */
     uint32_t unchanged;
 } tfmt_sample;
 
