@@ -360,7 +360,10 @@ TEST(tree_walk_visits_parents_first)
     uint32_t n, enters = 0, leaves = 0, depth = 0, maxdepth = 0;
     int ev;
     tfmt__pwalk_init(&w, p, &t);
-    while ((ev = tfmt__pwalk_next(&w, &n)) != 0) {
+    for (;;) {
+        ev = tfmt__pwalk_next(&w, &n);
+        if (ev == 0)
+            break;
         if (ev > 0) {
             CHECK(p->nodes[n].depth == depth, "node %u depth", n);
             enters++;
