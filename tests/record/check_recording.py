@@ -182,9 +182,18 @@ def toolkit_checks(args):
     if args.conv:
         for fmt in args.formats.split(","):
             out = f"{args.out}.{fmt}"
-            p = subprocess.run([args.conv, "--to", fmt, "-o", out, args.out])
+            p = subprocess.run([args.conv, "--to", fmt, "-f", "-o", out,
+                                args.out])
             check(p.returncode == 0 and os.path.getsize(out) > 0,
                   f"tachyon-conv --to {fmt} exit {p.returncode}")
+            if fmt == "collapsed" and p.returncode == 0:
+                with open(out, encoding="utf-8") as f:
+                    # Lines are sorted by count; skip the sleeping thread.
+                    hottest = next((ln for ln in f if "sleeper" not in ln),
+                                   "")
+                check("busy.py:Klass.method:28;busy.py:top:22;busy.py:mid:18;"
+                      "busy.py:leaf:1" in hottest,
+                      f"hottest collapsed stack is not leaf's: {hottest}")
 
 
 def main():
@@ -195,7 +204,7 @@ def main():
     ap.add_argument("--mode", default="spawn")
     ap.add_argument("--validate")
     ap.add_argument("--conv")
-    ap.add_argument("--formats", default="jsonl,collapsed")
+    ap.add_argument("--formats", default="jsonl,collapsed,bin")
     args = ap.parse_args()
     if os.path.exists(args.out):
         os.unlink(args.out)
