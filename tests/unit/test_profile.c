@@ -515,6 +515,166 @@ TEST(two_readers_merge)
     tfmt_profile_free(p);
 }
 
+/* ---- add_bin's O(changed) paths against the plain O(depth) path ---- */
+
+#define RW_FRAMES 40
+#define RW_SAMPLES 20000
+
+static uint32_t rw_state = 12345;
+
+static uint32_t rw_rand(uint32_t n)
+{
+    rw_state = rw_state * 1103515245u + 12345u;
+    return (rw_state >> 8) % n;
+}
+
+typedef struct rw_ref {
+    tfmt_profile *p;
+    uint32_t map[RW_FRAMES];        /* writer frame -> reference frame */
+    char names[RW_FRAMES][2][24];
+} rw_ref;
+
+/* The reference: frames interned innermost first, then add_stack. */
+static int ref_add(rw_ref *ref, uint64_t tid, uint32_t iid,
+                   const uint32_t *stack, uint32_t depth)
+{
+    uint32_t mapped[64];
+    for (uint32_t i = depth; i-- > 0;) {
+        uint32_t x = stack[i];
+        if (ref->map[x] == TFMT_NO_ID) {
+            tfmt_frame f = {0, 0, (int32_t)x + 1, (int32_t)x + 1, 0, 9,
+                            (uint8_t)(x % 3)};
+            f.filename = str_id(ref->p, ref->names[x][0]);
+            f.funcname = str_id(ref->p, ref->names[x][1]);
+            if (tfmt__profile_intern_frame(ref->p, &f, &ref->map[x]))
+                return -1;
+        }
+        mapped[i] = ref->map[x];
+    }
+    return tfmt__profile_add_stack(ref->p, tid, iid, mapped, depth, 1);
+}
+
+/* One random-walk step of a thread's stack (root first). */
+static void rw_step(uint32_t *stack, uint32_t *depth)
+{
+    uint32_t r = rw_rand(100);
+    if (r < 40)
+        return;                         /* same stack: REPEAT */
+    if (r < 45) {
+        *depth = 0;                     /* empty stack */
+        return;
+    }
+    uint32_t pop = rw_rand(4);
+    *depth = pop > *depth ? 0 : *depth - pop;
+    uint32_t push = rw_rand(5);
+    while (push-- > 0 && *depth < 60)
+        stack[(*depth)++] = rw_rand(RW_FRAMES);
+}
+
+/* Write RW_SAMPLES random samples; feed the counted ones to `ref`. */
+static int rw_write(tfmt_bin_writer *w, rw_ref *ref, bool skip_idle)
+{
+    static const uint8_t statuses[] = {0, 1, 2, 3, 4, 8, 16, 32};
+    uint32_t stacks[4][64], depth[4] = {0, 0, 0, 0}, wf[RW_FRAMES];
+    for (uint32_t i = 0; i < RW_FRAMES; i++) {
+        snprintf(ref->names[i][0], 24, "/src/m%u.py", i % 7);
+        snprintf(ref->names[i][1], 24, "fn%u", i);
+        const char *a = ref->names[i][0], *b = ref->names[i][1];
+        if (tfmt_bin_writer_location(w, a, strlen(a), b, strlen(b),
+                                     (int32_t)i + 1, (int32_t)i + 1, 0, 9,
+                                     (int)(i % 3), &wf[i]) != TFMT_OK)
+            return -1;
+        ref->map[i] = TFMT_NO_ID;
+    }
+    for (uint32_t n = 0; n < RW_SAMPLES; n++) {
+        uint32_t t = rw_rand(4);
+        uint8_t status = statuses[rw_rand(8)];
+        rw_step(stacks[t], &depth[t]);
+        uint32_t ws[64];
+        for (uint32_t i = 0; i < depth[t]; i++)
+            ws[i] = wf[stacks[t][i]];
+        /* Threads 2 and 3 share a thread id in two interpreters. */
+        uint64_t tid = t < 3 ? 100 + t : 102;
+        uint32_t iid = t == 3;
+        if (tfmt_bin_writer_sample(w, tid, iid, 1000 + n, status, ws,
+                                   depth[t]) != TFMT_OK)
+            return -1;
+        bool idle = !(status & (TFMT_STATUS_HAS_GIL | TFMT_STATUS_ON_CPU));
+        if (!(skip_idle && idle) &&
+            ref_add(ref, tid, iid, stacks[t], depth[t]) != TFMT_OK)
+            return -1;
+    }
+    return TFMT_OK;
+}
+
+static void check_same_exports(tfmt_profile *a, tfmt_profile *b,
+                               const char *what)
+{
+    for (int which = JSONL; which <= COLLAPSED; which++) {
+        size_t la, lb;
+        int ra, rb;
+        unsigned char *oa = export(a, which, &la, &ra);
+        unsigned char *ob = export(b, which, &lb, &rb);
+        CHECK(ra == TFMT_OK && rb == TFMT_OK, "%s: %d %d", what, ra, rb);
+        CHECK(oa && ob && la == lb && memcmp(oa, ob, la) == 0,
+              "%s: %s exports differ (%zu vs %zu bytes)", what,
+              which == JSONL ? "jsonl" : "collapsed", la, lb);
+        free(oa);
+        free(ob);
+    }
+}
+
+static void random_walk_case(bool skip_idle)
+{
+    char path[512];
+    const char *t = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/test_profile_rw_%ld.bin",
+             t && *t ? t : "/tmp", (long)getpid());
+    rw_ref ref;
+    tfmt_sink *sink;
+    tfmt_bin_writer *w;
+    tfmt_error err;
+    tfmt_bin_writer_options wo = TFMT_BIN_WRITER_OPTIONS_INIT;
+    wo.sample_interval_us = 1000;
+    REQUIRE(tfmt_profile_new(&ref.p, NULL) == TFMT_OK, "new");
+    REQUIRE(tfmt_sink_open(&sink, path, TFMT_SINK_FORCE | TFMT_SINK_SEEKABLE,
+                           NULL, &err) == TFMT_OK, "sink: %s", err.msg);
+    REQUIRE(tfmt_bin_writer_open(&w, sink, &wo, &err) == TFMT_OK, "writer");
+    int rc = rw_write(w, &ref, skip_idle);
+    CHECK(rc == TFMT_OK, "writing samples: %d", rc);
+    CHECK(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    tfmt_bin_writer_free(w);
+    CHECK(tfmt_sink_finish(sink) == TFMT_OK, "sink finish");
+    tfmt_sink_free(sink);
+    ref.p->interval_us = 1000;
+    tfmt_profile *p = profile_of(path, skip_idle, &rc);
+    CHECK(p != NULL, "reading back: %d", rc);
+    if (p) {
+        CHECK(tfmt_profile_samples(p) == tfmt_profile_samples(ref.p) &&
+                  p->nnodes == ref.p->nnodes && p->nframes == ref.p->nframes,
+              "samples %llu/%llu nodes %zu/%zu",
+              (unsigned long long)tfmt_profile_samples(p),
+              (unsigned long long)tfmt_profile_samples(ref.p), p->nnodes,
+              ref.p->nnodes);
+        check_same_exports(p, ref.p, skip_idle ? "skip_idle" : "all");
+    }
+    tfmt_profile_free(p);
+    tfmt_profile_free(ref.p);
+    unlink(path);
+}
+
+TEST(random_walk_matches_reference)
+{
+    random_walk_case(false);
+}
+
+/* Skipped samples in the middle of a thread: unchanged is relative to
+ * them, and add_bin must not reuse path entries they invalidated. */
+TEST(random_walk_skip_idle_matches_reference)
+{
+    random_walk_case(true);
+}
+
 /* ---- failing allocations ---- */
 
 typedef struct failing {
@@ -603,4 +763,6 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
       TCASE(empty_profile), TCASE(jsonl_chunks_of_256),
       TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
-      TCASE(two_readers_merge), TCASE(failing_allocations))
+      TCASE(two_readers_merge), TCASE(random_walk_matches_reference),
+      TCASE(random_walk_skip_idle_matches_reference),
+      TCASE(failing_allocations))
