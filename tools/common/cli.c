@@ -101,6 +101,19 @@ int cli_file_fail(int code, const char *file, const char *fmt, ...)
     return code;
 }
 
+void cli_file_warn(const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    if (quiet)
+        return;
+    begin_line();
+    fprintf(stderr, "%s: warning: ", file);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 void cli_file_info(const char *file, const char *fmt, ...)
 {
     va_list ap;

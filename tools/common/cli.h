@@ -174,6 +174,9 @@ void cli_warn(const char *fmt, ...) CLI_PRINTF(1, 2);
 int cli_file_fail(int code, const char *file, const char *fmt, ...)
     CLI_PRINTF(3, 4);
 
+/* "prog: FILE: warning: message" on stderr unless quiet. */
+void cli_file_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
+
 /* "prog: FILE: message" on stderr, even when quiet (asked-for output). */
 void cli_file_info(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 

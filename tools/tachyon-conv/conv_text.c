@@ -9,10 +9,35 @@
 
 #include "conv.h"
 
+/*
+ * A merged profile keeps the first input's interval and mode; say so when
+ * a later input disagrees.
+ */
+static void check_compatible(tfmt_profile *p, const conv_input *in)
+{
+    const tfmt_info *i = tfmt_bin_info(in->reader);
+    const char *name = cli_input_name(in->path);
+    const char *mode = tfmt_mode_name(i->mode);
+    const char *first = tfmt_mode_name(tfmt_profile_mode(p));
+
+    if (i->sample_interval_us != tfmt_profile_interval_us(p))
+        cli_file_warn(name,
+                      "sample interval %llu us differs from the first "
+                      "input's %llu us, which the output keeps",
+                      (unsigned long long)i->sample_interval_us,
+                      (unsigned long long)tfmt_profile_interval_us(p));
+    if (i->mode != tfmt_profile_mode(p))
+        cli_file_warn(name,
+                      "profiling mode %s differs from the first "
+                      "input's %s, which the output keeps",
+                      mode ? mode : "unknown", first ? first : "unknown");
+}
+
 /* Stream one input into `p`, keeping its fingerprint. */
-static int add_input(tfmt_profile *p, const conv_job *job, const char *path,
+static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
                      char fingerprint[33])
 {
+    const char *path = job->opts->inputs.items[index];
     conv_input in;
     int code = conv_input_open(&in, path);
     int rc;
@@ -21,6 +46,8 @@ static int add_input(tfmt_profile *p, const conv_job *job, const char *path,
         return code;
     if (job->opts->verbose)
         conv_summary(&in);
+    if (index > 0)
+        check_compatible(p, &in);
     tfmt_bin_fingerprint(in.reader, fingerprint);
     rc = tfmt_profile_add_bin(p, in.reader);
     if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
@@ -42,7 +69,7 @@ static int add_inputs(tfmt_profile *p, const conv_job *job,
     cli_progress_start(&bar, "reading inputs", inputs->count);
     for (size_t i = 0; i < inputs->count && code == CLI_EXIT_OK; i++) {
         cli_progress_update(&bar, i);
-        code = add_input(p, job, inputs->items[i], fingerprints[i]);
+        code = add_input(p, job, i, fingerprints[i]);
     }
     cli_progress_end(&bar);
     return code;
