@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_checksum.bin" . && tachyon-validate bin_checksum.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_compression.bin" . && tachyon-validate bin_compression.bin

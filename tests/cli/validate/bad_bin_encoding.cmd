@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_encoding.bin" . && tachyon-validate bin_encoding.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_mode.bin" . && tachyon-validate bin_mode.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_thread_count.bin" . && tachyon-validate bin_thread_count.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_trailing.bin" . && tachyon-validate bin_trailing.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_truncated.bin" . && tachyon-validate bin_truncated.bin

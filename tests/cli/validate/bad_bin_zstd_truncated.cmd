@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/bin_zstd_truncated.bin" . && tachyon-validate bin_zstd_truncated.bin

@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/jsonl_blank_line.jsonl" . && tachyon-validate jsonl_blank_line.jsonl

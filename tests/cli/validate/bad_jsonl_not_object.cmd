@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/jsonl_not_object.jsonl" . && tachyon-validate jsonl_not_object.jsonl

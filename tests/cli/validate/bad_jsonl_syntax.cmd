@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/jsonl_syntax.jsonl" . && tachyon-validate jsonl_syntax.jsonl

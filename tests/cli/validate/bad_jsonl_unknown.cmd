@@ -1,0 +1,1 @@
+cp "$TESTDATA/bad/jsonl_unknown.jsonl" . && tachyon-validate -v jsonl_unknown.jsonl

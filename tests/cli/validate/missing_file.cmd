@@ -1,0 +1,2 @@
+cp "$TESTDATA/bad/jsonl_total.jsonl" .
+tachyon-validate nope.jsonl jsonl_total.jsonl

@@ -1,0 +1,1 @@
+tachyon-validate --frob x.jsonl

@@ -1,0 +1,1 @@
+tachyon-validate --version && tachyon-validate -V
