@@ -74,11 +74,22 @@ static void make_key(jctx *c, const tfmt_frame *f, jkey *k)
     k->end_col = end_col >= 0 ? end_col : -1;
 }
 
-/* Assign JSONL string and frame ids in CPython's first-seen order. */
+/*
+ * Assign JSONL string and frame ids in CPython's first-seen order;
+ * frames no node uses keep TFMT_NO_ID.
+ */
 static int map_frames(jctx *c)
 {
+    /* Only frames some call path uses: CPython sees no others (frames
+     * interned for samples a filter then dropped must not show). */
     const tfmt_profile *p = c->p;
+    memset(c->jframe, 0xff, (p->nframes ? p->nframes : 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].frame != TFMT_NO_ID)
+            c->jframe[p->nodes[i].frame] = 0;
     for (size_t i = 0; i < p->nframes; i++) {
+        if (c->jframe[i] == TFMT_NO_ID)
+            continue;
         jkey k;
         make_key(c, &p->frames[i], &k);
         uint64_t h = jkey_hash(&k);

@@ -400,6 +400,34 @@ TEST(empty_profile)
     tfmt_profile_free(p);
 }
 
+/* A frame no counted stack uses (a filter dropped its sample) is absent. */
+TEST(jsonl_skips_unused_frames)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    frame_id(p, "/u.py", "unused", 5, 5, 0, 1, 0);
+    uint32_t f = frame_id(p, "/a.py", "used", 7, 7, -1, -1, 0);
+    REQUIRE(tfmt__profile_add_stack(p, 1, 0, &f, 1, 3) == TFMT_OK, "add");
+    p->interval_us = 10;
+    check_export(p, JSONL,
+                 "{\"type\":\"meta\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+                 "\"sample_interval_usec\":10}\n"
+                 "{\"type\":\"string_table\",\"v\":0,\"run_id\":\"" RUN_ID
+                 "\",\"strings\":[{\"str_id\":0,\"value\":\"used\"},"
+                 "{\"str_id\":1,\"value\":\"/a.py\"}]}\n"
+                 "{\"type\":\"frame_table\",\"v\":0,\"run_id\":\"" RUN_ID
+                 "\",\"frames\":[{\"frame_id\":0,\"path_str_id\":1,"
+                 "\"func_str_id\":0,\"line\":7,\"end_line\":7}]}\n"
+                 "{\"type\":\"agg\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+                 "\"kind\":\"frame\",\"scope\":\"final\",\"samples_total\":3,"
+                 "\"entries\":[{\"frame_id\":0,\"self\":3,"
+                 "\"cumulative\":3}]}\n"
+                 "{\"type\":\"end\",\"v\":0,\"run_id\":\"" RUN_ID "\","
+                 "\"samples_total\":3}\n",
+                 "unused frame");
+    tfmt_profile_free(p);
+}
+
 /* 300 frames: records of 256 then 44 entries, samples_total on each. */
 TEST(jsonl_chunks_of_256)
 {
@@ -761,7 +789,8 @@ TEST(failing_allocations)
 TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(intern_string_repairs_and_dedups), TCASE(small_profile_jsonl),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
-      TCASE(empty_profile), TCASE(jsonl_chunks_of_256),
+      TCASE(empty_profile), TCASE(jsonl_skips_unused_frames),
+      TCASE(jsonl_chunks_of_256),
       TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
       TCASE(two_readers_merge), TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
