@@ -25,7 +25,7 @@ static const char *const fixture_cases[] = {
 typedef int (*export_fn)(tfmt_profile *p, tfmt_sink *sink);
 
 /* Add fixture `name`/`variant` to `p`; returns the add status. */
-static int add_fixture(tfmt_profile *p, const char *name,
+static inline int add_fixture(tfmt_profile *p, const char *name,
                        const char *variant)
 {
     char path[512];
@@ -45,7 +45,7 @@ static int add_fixture(tfmt_profile *p, const char *name,
     return rc;
 }
 
-static tfmt_profile *load_fixture(const char *name,
+static inline tfmt_profile *load_fixture(const char *name,
                                   const tfmt_profile_options *o)
 {
     tfmt_profile *p;
@@ -58,7 +58,7 @@ static tfmt_profile *load_fixture(const char *name,
     return p;
 }
 
-static void tmp_path(char *out, size_t cap, const char *tag)
+static inline void tmp_path(char *out, size_t cap, const char *tag)
 {
     const char *t = getenv("TMPDIR");
     snprintf(out, cap, "%s/test_export_%s_%ld", t && *t ? t : "/tmp", tag,
@@ -66,7 +66,7 @@ static void tmp_path(char *out, size_t cap, const char *tag)
 }
 
 /* Export through a path sink; returns the export (or finish) status. */
-static int export_to(tfmt_profile *p, export_fn fn, const char *path)
+static inline int export_to(tfmt_profile *p, export_fn fn, const char *path)
 {
     tfmt_sink *sink;
     tfmt_error err;
@@ -82,7 +82,7 @@ static int export_to(tfmt_profile *p, export_fn fn, const char *path)
 #define CHECKER "python3 " TESTDATA "/../tests/unit/test_export_check.py "
 
 /* Run a shell command; returns its exit status (or -1). */
-static int run_cmd(const char *cmd)
+static inline int run_cmd(const char *cmd)
 {
     int st = system(cmd);
     if (st == -1 || !WIFEXITED(st))
@@ -91,14 +91,14 @@ static int run_cmd(const char *cmd)
 }
 
 /* True when a command (e.g. "python3") is available. */
-static int have_cmd(const char *name)
+static inline int have_cmd(const char *name)
 {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
     return run_cmd(cmd) == 0;
 }
 
-static unsigned char *slurp_file(const char *path, size_t *len)
+static inline unsigned char *slurp_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)

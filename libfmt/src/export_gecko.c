@@ -1,0 +1,346 @@
+/*
+ * export_gecko.c - replay binary logs into CPython's GeckoCollector model.
+ *
+ * Each batch the reader delivers is one collect() call of CPython's replay
+ * (one thread, one status, `weight` timestamps). Times are milliseconds
+ * after the first replayed timestamp. Threads are keyed on the thread id
+ * alone, in first-seen order; per thread, functions are keyed on (file,
+ * function), frames on (function, line, column or None), stacks on (frame,
+ * prefix), each numbered in creation order, and the global string array
+ * grows in CPython's interning order. Reader frames are interned into a
+ * private profile ("tab"), which also applies the profile filters.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "export_gecko.h"
+
+int tfmt__gecko_nomem(tfmt_gecko *g)
+{
+    return tfmt__error(&g->err, TFMT_ENOMEM, "out of memory");
+}
+
+typedef struct skey {
+    const char *s;
+    size_t len;
+} skey;
+
+static bool str_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_gecko *g = ctx;
+    const skey *k = key;
+    return g->strs[id].len == k->len &&
+           memcmp(g->strbuf.data + g->strs[id].off, k->s, k->len) == 0;
+}
+
+int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len,
+                       uint32_t *out)
+{
+    skey k = {s, len};
+    uint64_t h = tfmt__hash_bytes(s, len, 0x6765636b6fULL);
+    uint32_t id = tfmt__idset_find(&g->str_set, h, &k, str_eq, g);
+    if (id == TFMT_NO_ID) {
+        if (tfmt__grow(g->alloc, (void **)&g->strs, &g->capstrs,
+                       g->nstrs + 1, sizeof *g->strs) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        id = (uint32_t)g->nstrs;
+        g->strs[id].off = g->strbuf.len;
+        g->strs[id].len = (uint32_t)len;
+        if (tfmt__buf_put(&g->strbuf, s, len) != TFMT_OK ||
+            tfmt__idset_insert(&g->str_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        g->nstrs++;
+    }
+    *out = id;
+    return TFMT_OK;
+}
+
+int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
+{
+    const tfmt_allocator *a = filter ? filter->alloc : NULL;
+    *out = NULL;
+    tfmt_gecko *g = tfmt__calloc(a, 1, sizeof *g);
+    if (!g)
+        return TFMT_ENOMEM;
+    g->alloc = a;
+    tfmt__buf_init(&g->strbuf, a);
+    tfmt__idset_init(&g->str_set, a);
+    tfmt__idset_init(&g->thread_set, a);
+    g->spool.alloc = a;
+    tfmt__buf_init(&g->spool.rd, a);
+    g->interval = 1.0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    g->start_ms = ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9) * 1000.0;
+    uint32_t root;
+    int rc = tfmt_profile_new(&g->tab, filter);
+    if (rc == TFMT_OK)
+        rc = tfmt__gecko_string(g, "(root)", 6, &root);
+    if (rc != TFMT_OK) {
+        tfmt_gecko_free(g);
+        return TFMT_ENOMEM;
+    }
+    *out = g;
+    return TFMT_OK;
+}
+
+static void thread_free(const tfmt_allocator *a, gthread *t)
+{
+    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->tabframe};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        tfmt__free(a, v[i]);
+    tfmt__idset_free(&t->func_set);
+    tfmt__idset_free(&t->frame_set);
+    tfmt__idset_free(&t->stack_set);
+    tfmt__idset_free(&t->res_set);
+    tfmt__gstream_free(a, &t->samples);
+    tfmt__gstream_free(a, &t->markers);
+}
+
+void tfmt_gecko_free(tfmt_gecko *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nthreads; i++)
+        thread_free(g->alloc, &g->threads[i]);
+    tfmt__free(g->alloc, g->threads);
+    tfmt__idset_free(&g->thread_set);
+    tfmt__free(g->alloc, g->strs);
+    tfmt__buf_free(&g->strbuf);
+    tfmt__idset_free(&g->str_set);
+    tfmt__gspool_free(&g->spool);
+    tfmt__free(g->alloc, g->stackbuf);
+    tfmt_profile_free(g->tab);
+    tfmt__free(g->alloc, g);
+}
+
+const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g)
+{
+    return &g->err;
+}
+
+static bool thread_eq(const void *ctx, uint32_t id, const void *key)
+{
+    return ((const tfmt_gecko *)ctx)->threads[id].tid ==
+           *(const uint64_t *)key;
+}
+
+static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
+{
+    uint64_t h = tfmt__hash_mix(tid);
+    uint32_t id = tfmt__idset_find(&g->thread_set, h, &tid, thread_eq, g);
+    if (id == TFMT_NO_ID) {
+        if (tfmt__grow(g->alloc, (void **)&g->threads, &g->capthreads,
+                       g->nthreads + 1, sizeof *g->threads) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        id = (uint32_t)g->nthreads;
+        gthread *t = &g->threads[id];
+        memset(t, 0, sizeof *t);
+        t->tid = tid;
+        t->main = main;
+        tfmt__idset_init(&t->func_set, g->alloc);
+        tfmt__idset_init(&t->frame_set, g->alloc);
+        tfmt__idset_init(&t->stack_set, g->alloc);
+        tfmt__idset_init(&t->res_set, g->alloc);
+        if (tfmt__idset_insert(&g->thread_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        g->nthreads++;
+    }
+    *out = &g->threads[id];
+    return TFMT_OK;
+}
+
+/* ---- one input ---- */
+
+typedef struct gin {
+    tfmt_gecko *g;
+    tfmt_bin_reader *r;
+    uint32_t *fmap, *smap;      /* reader frame/string -> tab id */
+    uint32_t nframes, nstrings;
+    tfmt_pfilter *filter;
+} gin;
+
+static int map_string(gin *c, uint32_t idx, uint32_t *out)
+{
+    if (c->smap[idx] == TFMT_NO_ID) {
+        tfmt_str s;
+        if (tfmt_bin_string(c->r, idx, &s) != TFMT_OK)
+            return tfmt__error(&c->g->err, TFMT_EFORMAT,
+                               "string index %u out of range", idx);
+        int rc = tfmt__profile_intern_string(c->g->tab, s.ptr, s.len,
+                                             &c->smap[idx]);
+        if (rc != TFMT_OK)
+            return tfmt__gecko_nomem(c->g);
+    }
+    *out = c->smap[idx];
+    return TFMT_OK;
+}
+
+static int map_frame(gin *c, uint32_t idx, uint32_t *out)
+{
+    if (c->fmap[idx] != TFMT_NO_ID) {
+        *out = c->fmap[idx];
+        return TFMT_OK;
+    }
+    const tfmt_frame *f = tfmt_bin_frame(c->r, idx);
+    tfmt_frame pf = *f;
+    int rc = map_string(c, f->filename, &pf.filename);
+    if (rc == TFMT_OK)
+        rc = map_string(c, f->funcname, &pf.funcname);
+    if (rc == TFMT_OK)
+        rc = tfmt__pfilter_names(c->filter, &pf);
+    if (rc == TFMT_OK)
+        rc = tfmt__profile_intern_frame(c->g->tab, &pf, &c->fmap[idx]);
+    if (rc != TFMT_OK) {
+        c->g->err = *tfmt_profile_error(c->g->tab);
+        return rc;
+    }
+    *out = c->fmap[idx];
+    return TFMT_OK;
+}
+
+/* The sample's stack as tab frames, filtered; *depth 0 when dropped. */
+static int tab_stack(gin *c, const tfmt_sample *s, uint32_t *depth)
+{
+    tfmt_gecko *g = c->g;
+    if (s->depth > g->capstackbuf &&
+        tfmt__grow(g->alloc, (void **)&g->stackbuf, &g->capstackbuf,
+                   s->depth, sizeof *g->stackbuf) != TFMT_OK)
+        return tfmt__gecko_nomem(g);
+    for (uint32_t i = 0; i < s->depth; i++) {
+        int rc = map_frame(c, s->stack[i], &g->stackbuf[i]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    *depth = s->depth;
+    bool keep = true;
+    if (tfmt__pfilter_stacks(c->filter)) {
+        int rc = tfmt__pfilter_stack(c->filter, g->stackbuf, depth, &keep);
+        if (rc != TFMT_OK) {
+            g->err = *tfmt_profile_error(g->tab);
+            return rc;
+        }
+    }
+    if (!keep)
+        *depth = 0;
+    return TFMT_OK;
+}
+
+static bool has_gc(tfmt_gecko *g, uint32_t depth)
+{
+    for (uint32_t i = 0; i < depth; i++) {
+        tfmt_str fn = tfmt__profile_str(g->tab,
+                                        g->tab->frames[g->stackbuf[i]].funcname);
+        if (fn.len == 4 && memcmp(fn.ptr, "<GC>", 4) == 0)
+            return true;
+    }
+    return false;
+}
+
+static double rel_ms(const tfmt_gecko *g, uint64_t ts)
+{
+    /* (ts - base) / 1000 with Python's integer true division */
+    __int128 d = (__int128)ts - (__int128)g->base_us;
+    return (double)d / 1000.0;
+}
+
+static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
+                          uint32_t stack)
+{
+    for (uint32_t i = 0; i < s->weight; i++) {
+        gsample rec;
+        memset(&rec, 0, sizeof rec);
+        rec.stack = stack;
+        rec.time = rel_ms(g, s->timestamps[i]);
+        int rc = tfmt__gspool_append(&g->spool, &t->samples, &rec,
+                                     sizeof rec);
+        if (rc == TFMT_EIO)
+            return tfmt__error_errno(&g->err, errno, "gecko spool");
+        if (rc != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    return TFMT_OK;
+}
+
+static bool thread_kept(const tfmt_profile_options *o, uint64_t tid)
+{
+    for (size_t i = 0; i < o->nthread_ids; i++)
+        if (o->thread_ids[i] == tid)
+            return true;
+    return o->nthread_ids == 0;
+}
+
+/* GeckoCollector.collect() for one batch. */
+static int collect(gin *c, const tfmt_sample *s)
+{
+    tfmt_gecko *g = c->g;
+    const tfmt_profile_options *o = &g->tab->opts;
+    if (!thread_kept(o, s->thread_id))
+        return TFMT_OK;     /* another thread: as if not in the input */
+    if (!g->have_base) {
+        g->have_base = true;
+        g->base_us = s->timestamps[0];
+    }
+    double first = rel_ms(g, s->timestamps[0]);
+    double last = rel_ms(g, s->timestamps[s->weight - 1]);
+    if (g->sample_count > 0 && g->last_time > 0)
+        g->interval = (last - g->last_time) / (double)g->sample_count;
+    g->last_time = last;
+    uint32_t depth = 0;
+    int rc = tab_stack(c, s, &depth);
+    gthread *t = NULL;
+    if (rc == TFMT_OK)
+        rc = get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD,
+                        &t);
+    if (rc == TFMT_OK)
+        rc = tfmt__gecko_track(g, t, s->status, has_gc(g, depth), first);
+    bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);
+    if (rc == TFMT_OK && counted && depth > 0) {
+        uint32_t stack;
+        rc = tfmt__gecko_stack(g, t, g->stackbuf, depth, &stack);
+        if (rc == TFMT_OK)
+            rc = append_samples(g, t, s, stack);
+    }
+    g->sample_count += s->weight;
+    return rc;
+}
+
+static int gin_init(gin *c, tfmt_gecko *g, tfmt_bin_reader *r)
+{
+    const tfmt_info *info = tfmt_bin_info(r);
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->r = r;
+    c->nframes = info->frame_count;
+    c->nstrings = info->string_count;
+    /* counts were checked by the reader against its tables' bytes */
+    size_t nf = c->nframes ? c->nframes : 1, ns = c->nstrings ? c->nstrings : 1;
+    c->fmap = tfmt__malloc(g->alloc, nf * sizeof *c->fmap);
+    c->smap = tfmt__malloc(g->alloc, ns * sizeof *c->smap);
+    if (!c->fmap || !c->smap)
+        return tfmt__gecko_nomem(g);
+    memset(c->fmap, 0xff, nf * sizeof *c->fmap);
+    memset(c->smap, 0xff, ns * sizeof *c->smap);
+    int rc = tfmt__pfilter_new(g->tab, &c->filter);
+    if (rc != TFMT_OK)
+        g->err = *tfmt_profile_error(g->tab);
+    return rc;
+}
+
+int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
+{
+    gin c;
+    int rc = gin_init(&c, g, r);
+    while (rc == TFMT_OK) {
+        const tfmt_sample *s;
+        rc = tfmt_bin_next(r, &s);
+        if (rc == TFMT_OK && s->weight > 0)
+            rc = collect(&c, s);
+        else if (rc < 0 && g->err.code == 0)
+            g->err = *tfmt_bin_error(r);
+    }
+    tfmt__free(g->alloc, c.fmap);
+    tfmt__free(g->alloc, c.smap);
+    tfmt__pfilter_free(c.filter);
+    return rc == TFMT_DONE ? TFMT_OK : rc;
+}

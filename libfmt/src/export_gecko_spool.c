@@ -1,0 +1,87 @@
+/*
+ * export_gecko_spool.c - record streams of fixed-size records whose bulk
+ * lives in one unlinked temporary file: each stream keeps at most one
+ * block in memory, so a Gecko export holds O(threads) buffers however many
+ * samples and markers it collects. Streams are read back in order as many
+ * times as the writer needs (once per JSON column).
+ */
+#include "export_gecko.h"
+
+#define BLOCK (8u * 1024u)
+
+static int spool_block(gspool *s, gstream *st)
+{
+    if (!s->file && !(s->file = tmpfile()))
+        return TFMT_EIO;
+    if (tfmt__grow(s->alloc, (void **)&st->blocks, &st->capblocks,
+                   st->nblocks + 1, sizeof *st->blocks) != TFMT_OK)
+        return TFMT_ENOMEM;
+    if (fseeko(s->file, (off_t)s->size, SEEK_SET) != 0 ||
+        fwrite(st->tail.data, 1, st->tail.len, s->file) != st->tail.len)
+        return TFMT_EIO;
+    st->blocks[st->nblocks].off = s->size;
+    st->blocks[st->nblocks].len = (uint32_t)st->tail.len;
+    st->nblocks++;
+    s->size += st->tail.len;
+    st->tail.len = 0;
+    return TFMT_OK;
+}
+
+int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n)
+{
+    if (!st->tail.data)
+        tfmt__buf_init(&st->tail, s->alloc);
+    if (st->tail.len + n > BLOCK) {
+        int rc = spool_block(s, st);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    if (tfmt__buf_put(&st->tail, rec, n) != TFMT_OK)
+        return TFMT_ENOMEM;
+    st->count++;
+    return TFMT_OK;
+}
+
+static int each_in(const char *d, size_t len, size_t n,
+                   int (*fn)(void *, const void *), void *ctx)
+{
+    for (size_t o = 0; o + n <= len; o += n) {
+        int rc = fn(ctx, d + o);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    return TFMT_OK;
+}
+
+int tfmt__gspool_each(gspool *s, gstream *st, size_t n,
+                      int (*fn)(void *ctx, const void *rec), void *ctx)
+{
+    for (size_t i = 0; i < st->nblocks; i++) {
+        gblock b = st->blocks[i];
+        s->rd.len = 0;
+        if (tfmt__buf_reserve(&s->rd, b.len) != TFMT_OK)
+            return TFMT_ENOMEM;
+        if (fseeko(s->file, (off_t)b.off, SEEK_SET) != 0 ||
+            fread(s->rd.data, 1, b.len, s->file) != b.len)
+            return TFMT_EIO;
+        int rc = each_in(s->rd.data, b.len, n, fn, ctx);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    return each_in(st->tail.data, st->tail.len, n, fn, ctx);
+}
+
+void tfmt__gstream_free(const tfmt_allocator *a, gstream *st)
+{
+    tfmt__buf_free(&st->tail);
+    tfmt__free(a, st->blocks);
+    memset(st, 0, sizeof *st);
+}
+
+void tfmt__gspool_free(gspool *s)
+{
+    if (s->file)
+        fclose(s->file);
+    s->file = NULL;
+    tfmt__buf_free(&s->rd);
+}

@@ -1,0 +1,203 @@
+/*
+ * export_gecko_tables.c - a Gecko thread's stack, frame, function and
+ * resource tables, created in GeckoCollector's order (root to leaf:
+ * function name, resource name, file basename interned as they first
+ * appear). A tab frame maps to one Gecko frame, cached per thread.
+ */
+#include "export_gecko.h"
+
+typedef struct fkey {
+    uint32_t func;
+    int64_t line;
+    int32_t col;
+} fkey;
+
+static bool func_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const gfunc *f = &((const gthread *)ctx)->funcs[id];
+    const uint32_t *k = key;
+    return f->file == k[0] && f->func == k[1];
+}
+
+static bool res_eq(const void *ctx, uint32_t id, const void *key)
+{
+    return ((const gthread *)ctx)->res[id].file == *(const uint32_t *)key;
+}
+
+static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const gframe *f = &((const gthread *)ctx)->frames[id];
+    const fkey *k = key;
+    return f->func == k->func && f->line == k->line && f->col == k->col;
+}
+
+static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const gstack *s = &((const gthread *)ctx)->stacks[id];
+    const uint32_t *k = key;
+    return s->frame == k[0] && s->prefix == k[1];
+}
+
+/* _is_python: not "<...>", except <stdin> and <string>. */
+static bool is_python(tfmt_str f)
+{
+    if (f.len == 0 || f.ptr[0] != '<')
+        return true;
+    return (f.len == 7 && memcmp(f.ptr, "<stdin>", 7) == 0) ||
+           (f.len == 8 && memcmp(f.ptr, "<string>", 8) == 0);
+}
+
+static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file,
+                        uint32_t *out)
+{
+    uint64_t h = tfmt__hash_mix(file);
+    uint32_t id = tfmt__idset_find(&t->res_set, h, &file, res_eq, t);
+    if (id == TFMT_NO_ID) {
+        if (tfmt__grow(g->alloc, (void **)&t->res, &t->capres, t->nres + 1,
+                       sizeof *t->res) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        tfmt_str base = tfmt__pstr_basename(g->tab, file);
+        gres *r = &t->res[t->nres];
+        r->file = file;
+        int rc = tfmt__gecko_string(g, base.ptr, base.len, &r->name);
+        if (rc != TFMT_OK)
+            return rc;
+        id = (uint32_t)t->nres++;
+        if (tfmt__idset_insert(&t->res_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    *out = id;
+    return TFMT_OK;
+}
+
+static int new_func(tfmt_gecko *g, gthread *t, const uint32_t key[2],
+                    int64_t line)
+{
+    if (tfmt__grow(g->alloc, (void **)&t->funcs, &t->capfuncs,
+                   t->nfuncs + 1, sizeof *t->funcs) != TFMT_OK)
+        return tfmt__gecko_nomem(g);
+    gfunc *f = &t->funcs[t->nfuncs];
+    memset(f, 0, sizeof *f);
+    f->file = key[0];
+    f->func = key[1];
+    tfmt_str name = tfmt__profile_str(g->tab, key[1]);
+    int rc = tfmt__gecko_string(g, name.ptr, name.len, &f->name);
+    f->py = is_python(tfmt__profile_str(g->tab, key[0]));
+    if (rc == TFMT_OK)
+        rc = get_resource(g, t, key[0], &f->resource);
+    f->fname = TFMT_NO_ID;
+    f->line = G_NONE_LINE;
+    if (rc == TFMT_OK && f->py) {
+        tfmt_str base = tfmt__pstr_basename(g->tab, key[0]);
+        rc = tfmt__gecko_string(g, base.ptr, base.len, &f->fname);
+        f->line = line;
+    }
+    return rc;
+}
+
+static int get_func(tfmt_gecko *g, gthread *t, const tfmt_frame *tf,
+                    int64_t line, uint32_t *out)
+{
+    uint32_t key[2] = {tf->filename, tf->funcname};
+    uint64_t h = tfmt__hash_mix(((uint64_t)key[0] << 32) | key[1]);
+    uint32_t id = tfmt__idset_find(&t->func_set, h, key, func_eq, t);
+    if (id == TFMT_NO_ID) {
+        int rc = new_func(g, t, key, line);
+        if (rc != TFMT_OK)
+            return rc;
+        id = (uint32_t)t->nfuncs++;
+        if (tfmt__idset_insert(&t->func_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    *out = id;
+    return TFMT_OK;
+}
+
+static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
+                     uint32_t *out)
+{
+    const tfmt_frame *tf = &g->tab->frames[tabid];
+    bool none = tf->lineno == TFMT_NO_LOCATION;
+    fkey k;
+    memset(&k, 0, sizeof k);
+    k.line = none ? G_NONE_LINE : tf->lineno;
+    k.col = none || tf->column < 0 ? -1 : tf->column;
+    int rc = get_func(g, t, tf, k.line, &k.func);
+    if (rc != TFMT_OK)
+        return rc;
+    uint64_t h = tfmt__hash_mix(((uint64_t)k.func << 32) ^
+                                tfmt__hash_mix((uint64_t)k.line) ^
+                                (uint32_t)k.col);
+    uint32_t id = tfmt__idset_find(&t->frame_set, h, &k, frame_eq, t);
+    if (id == TFMT_NO_ID) {
+        if (tfmt__grow(g->alloc, (void **)&t->frames, &t->capframes,
+                       t->nframes + 1, sizeof *t->frames) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        id = (uint32_t)t->nframes++;
+        t->frames[id].func = k.func;
+        t->frames[id].line = k.line;
+        t->frames[id].col = k.col;
+        if (tfmt__idset_insert(&t->frame_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    *out = id;
+    return TFMT_OK;
+}
+
+static int cached_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
+                        uint32_t *out)
+{
+    if (tabid >= t->captabframe) {
+        size_t old = t->captabframe;
+        if (tfmt__grow(g->alloc, (void **)&t->tabframe, &t->captabframe,
+                       (size_t)tabid + 1, sizeof *t->tabframe) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        memset(t->tabframe + old, 0xff,
+               (t->captabframe - old) * sizeof *t->tabframe);
+    }
+    if (t->tabframe[tabid] == TFMT_NO_ID) {
+        int rc = get_frame(g, t, tabid, &t->tabframe[tabid]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    *out = t->tabframe[tabid];
+    return TFMT_OK;
+}
+
+static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame,
+                     uint32_t prefix, uint32_t *out)
+{
+    uint32_t key[2] = {frame, prefix};
+    uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
+    uint32_t id = tfmt__idset_find(&t->stack_set, h, key, stack_eq, t);
+    if (id == TFMT_NO_ID) {
+        if (tfmt__grow(g->alloc, (void **)&t->stacks, &t->capstacks,
+                       t->nstacks + 1, sizeof *t->stacks) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        id = (uint32_t)t->nstacks++;
+        t->stacks[id].frame = frame;
+        t->stacks[id].prefix = prefix;
+        t->stacks[id].cat = t->funcs[t->frames[frame].func].py
+                                ? G_CAT_PYTHON : G_CAT_NATIVE;
+        if (tfmt__idset_insert(&t->stack_set, h, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    *out = id;
+    return TFMT_OK;
+}
+
+int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
+                      uint32_t depth, uint32_t *out)
+{
+    uint32_t prefix = TFMT_NO_ID;
+    for (uint32_t i = 0; i < depth; i++) {
+        uint32_t frame = 0;
+        int rc = cached_frame(g, t, stack[i], &frame);
+        if (rc == TFMT_OK)
+            rc = get_stack(g, t, frame, prefix, &prefix);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    *out = prefix;
+    return TFMT_OK;
+}
