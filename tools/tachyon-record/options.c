@@ -26,7 +26,7 @@ static const cli_option options[] = {
     {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
      "sample every thread, not only the one holding the GIL", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
-     "compress the sample data (default none)", "KIND", "none|zstd"},
+     "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
      "attach to the running process PID", "PID", NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opt_quiet,
