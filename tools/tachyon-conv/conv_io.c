@@ -15,6 +15,26 @@ static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
     cli_report_warning(cli_input_name(ctx), where);
 }
 
+/*
+ * After a bad magic number: does `path` (not stdin, which cannot be read
+ * twice) start with '{', i.e. is it probably a JSONL export?
+ */
+static bool looks_like_jsonl(const char *path)
+{
+    tfmt_source *src = NULL;
+    char c = 0;
+    size_t got = 0;
+
+    if (strcmp(path, "-") == 0)
+        return false;
+    if (tfmt_source_open_path(&src, path, NULL, NULL) < 0)
+        return false;
+    if (tfmt_source_read(src, &c, 1, &got, NULL) < 0)
+        got = 0;
+    tfmt_source_free(src);
+    return got == 1 && c == '{';
+}
+
 int conv_input_open(conv_input *in, const char *path)
 {
     tfmt_bin_options bopts = TFMT_BIN_OPTIONS_INIT;
@@ -32,6 +52,10 @@ int conv_input_open(conv_input *in, const char *path)
     rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {
         conv_input_close(in);
+        if (err.check == TFMT_BCHK_MAGIC && looks_like_jsonl(path))
+            snprintf(err.msg, sizeof err.msg,
+                     "not a Tachyon binary log "
+                     "but JSON text; tachyon-conv converts binary logs");
         return cli_report(cli_input_name(path), &err);
     }
     return CLI_EXIT_OK;
