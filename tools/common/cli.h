@@ -10,8 +10,8 @@
  *   - stdout carries only data (and --help/--version text); every
  *     diagnostic goes to stderr as ONE line without a trailing period:
  *         prog: message
- *         prog: FILE: byte N: message      (error with a byte offset)
  *         prog: FILE:LINE: message         (error with a line number)
+ *         prog: FILE: byte N: message      (with a byte offset, no line)
  *         prog: FILE: warning: message     (warnings; -q silences them)
  *   - Exit codes (CLI_EXIT_*): 0 success; 1 the data is bad (malformed
  *     input, differences, failed validation); 2 usage, I/O, out of memory or
