@@ -320,6 +320,28 @@ TEST(unknown_types_and_fields_are_notes)
     rd_close(&x);
 }
 
+/* Bytes already read to sniff the format are handed back through head. */
+TEST(head_bytes_come_first)
+{
+    const char *text = META END;
+    tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    o.head = text;
+    o.head_len = 4;
+    tfmt_source *src;
+    tfmt_jsonl_reader *r;
+    tfmt_source_open_memory(&src, text + 4, strlen(text) - 4, 3, NULL);
+    REQUIRE(tfmt_jsonl_open(&r, src, &o, NULL) == TFMT_OK, "open");
+    const tfmt_jsonl_record *rec;
+    CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK &&
+              rec->type == TFMT_JREC_META && rec->sample_interval_usec == 100,
+          "meta read across head and source");
+    CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK && rec->type == TFMT_JREC_END,
+          "end");
+    CHECK(tfmt_jsonl_next(r, &rec) == TFMT_DONE, "done");
+    tfmt_jsonl_free(r);
+    tfmt_source_free(src);
+}
+
 /* An allocator that fails the Nth call. */
 typedef struct failing {
     int countdown;
@@ -371,5 +393,5 @@ TESTS(TCASE(fixture_counts_every_chunking),
       TCASE(missing_end_is_truncated), TCASE(bad_lines_exact_messages),
       TCASE(errors_are_final_without_keep_going),
       TCASE(line_limit_skips_and_resumes),
-      TCASE(unknown_types_and_fields_are_notes),
+      TCASE(unknown_types_and_fields_are_notes), TCASE(head_bytes_come_first),
       TCASE(failing_allocator_every_site))
