@@ -79,9 +79,119 @@ def gecko_eq(ours, ref):
         fail("gecko differs")
 
 
+def parse_text_proto(text):
+    """protoc's text format -> nested dicts of lists."""
+    root, stack = {}, []
+    cur = root
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.endswith("{"):
+            child = {}
+            cur.setdefault(line[:-1].strip(), []).append(child)
+            stack.append(cur)
+            cur = child
+        elif line == "}":
+            cur = stack.pop()
+        else:
+            key, val = line.split(":", 1)
+            val = val.strip()
+            if val.startswith('"'):
+                val = ast.literal_eval(val)
+            elif val in ("true", "false"):
+                val = val == "true"
+            else:
+                val = int(val)
+            cur.setdefault(key, []).append(val)
+    return root
+
+
+def decode_pprof(path, proto):
+    """gunzip + protoc --decode (an independent decoder)."""
+    import gzip
+    import os
+    import subprocess
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] != b"\x1f\x8b":
+        fail("pprof: not gzipped")
+    out = subprocess.run(
+        ["protoc", "--decode=perftools.profiles.Profile",
+         "-I", os.path.dirname(proto), proto],
+        input=gzip.decompress(data), capture_output=True, check=True)
+    return parse_text_proto(out.stdout.decode())
+
+
+def one(m, key, default=0):
+    return m.get(key, [default])[0]
+
+
+def pprof_check_valid(p):
+    """The rules of pprof's Profile.CheckValid that apply here."""
+    st = p.get("string_table", [])
+    if not st or st[0] != "":
+        fail("pprof: string_table[0] must be empty")
+    nvals = len(p.get("sample_type", []))
+    funcs = {one(f, "id"): f for f in p.get("function", [])}
+    locs = {one(l, "id"): l for l in p.get("location", [])}
+    if 0 in funcs or 0 in locs or len(funcs) != len(p.get("function", [])) \
+            or len(locs) != len(p.get("location", [])):
+        fail("pprof: ids must be nonzero and unique")
+    for s in p.get("sample", []):
+        if len(s.get("value", [])) != nvals:
+            fail("pprof: sample value count != sample_type count")
+        for lid in s.get("location_id", []):
+            if lid not in locs:
+                fail(f"pprof: unknown location {lid}")
+    for l in locs.values():
+        for ln in l.get("line", []):
+            if one(ln, "function_id") not in funcs:
+                fail("pprof: unknown function")
+    return funcs, locs
+
+
+def pprof_collapsed(path, proto, collapsed, interval):
+    """Decoded pprof, re-collapsed as CPython's CollapsedStackCollector
+    keys stacks, equals CPython's expected.collapsed."""
+    p = decode_pprof(path, proto)
+    funcs, locs = pprof_check_valid(p)
+    st = p["string_table"]
+    types = [(st[one(t, "type")], st[one(t, "unit")])
+             for t in p["sample_type"]]
+    if types != [("samples", "count"), ("wall", "microseconds")]:
+        fail(f"pprof: sample types {types}")
+    got = {}
+    for s in p.get("sample", []):
+        parts = []
+        for lid in reversed(s["location_id"]):
+            ln = locs[lid]["line"][0]
+            f = funcs[one(ln, "function_id")]
+            name, fname = st[one(f, "name")], st[one(f, "filename")]
+            line = one(ln, "line")
+            if fname == "~" and line == 0:
+                parts.append(name)
+            else:
+                parts.append(f"{fname.rsplit('/', 1)[-1]}:{name}:{line}")
+        labels = {st[one(l, "key")]: one(l, "num") for l in s["label"]}
+        key = f"tid:{labels['thread_id']};" + ";".join(parts)
+        n, us = s["value"]
+        if us != n * int(interval):
+            fail(f"pprof: wall {us} != {n} x {interval}")
+        got[key] = got.get(key, 0) + n
+    want = {}
+    with open(collapsed, encoding="utf-8") as f:
+        for line in f:
+            stack, n = line.rstrip("\n").rsplit(" ", 1)
+            want[stack] = int(n)
+    if got != want:
+        fail(f"pprof stacks differ:\n ours {got}\n want {want}")
+
+
 def main():
     cmds = {"pstats-eq": pstats_eq, "pstats-expect": pstats_expect,
-            "pstats-stats": pstats_stats, "gecko-eq": gecko_eq}
+            "pstats-stats": pstats_stats, "gecko-eq": gecko_eq,
+            "pprof-collapsed": pprof_collapsed}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])
