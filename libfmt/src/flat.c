@@ -119,6 +119,7 @@ static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
     f->keys[f->nkeys] = *k;
     f->keys[f->nkeys].self = 0;
     f->keys[f->nkeys].cum = 0;
+    f->keys[f->nkeys].cum_frames = 0;
     *out = (uint32_t)f->nkeys++;
     return TFMT_OK;
 }
@@ -155,7 +156,7 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
         if (rc < 0 || !keep)
             return rc;
     }
-    tfmt_fkey k = {file_id, func_id, -1, 0, 0};
+    tfmt_fkey k = {file_id, func_id, -1, 0, 0, 0};
     if (f->opts.key == TFMT_FLAT_KEY_FUNC)
         k.file = f->empty;
     if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
@@ -221,6 +222,28 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
     return TFMT_OK;
 }
 
+int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n)
+{
+    *n = f->nkeys;
+    *snap = tfmt__malloc(f->alloc, (f->nkeys + 1) * sizeof **snap);
+    if (!*snap)
+        return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    for (size_t i = 0; i < f->nkeys; i++)
+        (*snap)[i] = f->keys[i].cum_frames;
+    return TFMT_OK;
+}
+
+void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
+                        uint64_t total)
+{
+    for (size_t i = 0; i < f->nkeys; i++) {
+        uint64_t base = i < n ? snap[i] : 0;
+        if (f->keys[i].cum_frames - base > total)
+            f->keys[i].cum_frames = base + total;
+    }
+    tfmt__free(f->alloc, snap);
+}
+
 void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
                           uint64_t interval_us, double duration_s,
                           bool stacks)
@@ -262,6 +285,7 @@ void tfmt_flat_row_at(const tfmt_flat *f, size_t i, tfmt_flat_row *out)
     out->line = k->line;
     out->self = k->self;
     out->cumulative = k->cum;
+    out->cumulative_frames = k->cum_frames;
 }
 
 /* Look a string up without interning it. */
@@ -273,7 +297,7 @@ static uint32_t find_str(const tfmt_flat *f, tfmt_str s)
 
 size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
 {
-    tfmt_fkey k = {f->empty, 0, -1, 0, 0};
+    tfmt_fkey k = {f->empty, 0, -1, 0, 0, 0};
     if (f->opts.key != TFMT_FLAT_KEY_FUNC)
         k.file = find_str(f, key->file);
     k.func = find_str(f, key->func);

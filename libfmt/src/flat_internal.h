@@ -24,6 +24,7 @@ typedef struct tfmt_fkey {
     int32_t line;           /* -1 unless the key has lines */
     uint64_t self;
     uint64_t cum;
+    uint64_t cum_frames;    /* JSONL's way: see fmt_flat.h */
 } tfmt_fkey;
 
 typedef struct tfmt_fstack {
@@ -77,6 +78,14 @@ int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b);
 /* Add `count` to the folded stack s[0..n). */
 int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
                          uint64_t count);
+
+/*
+ * Snapshot every key's cum_frames before an input is added, and afterwards
+ * cap each key's gain from that input at the input's sample total.
+ */
+int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n);
+void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
+                        uint64_t total);
 
 /* Account one input's totals. duration_s < 0: none measured. */
 void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,

@@ -148,7 +148,7 @@ static int add_agg(jstate *s, const tfmt_jsonl_record *rec)
         if (key == TFMT_FLAT_NONE)
             continue;
         s->f->keys[key].self += e->self;
-        s->f->keys[key].cum += e->cumulative;
+        s->f->keys[key].cum_frames += e->cumulative;
     }
     return TFMT_OK;
 }
@@ -173,17 +173,6 @@ static int add_record(jstate *s, const tfmt_jsonl_record *rec)
     }
 }
 
-/* Cap each key's cumulative gain from this input at samples_total. */
-static void cap_cumulative(tfmt_flat *f, const uint64_t *before,
-                           size_t nbefore, uint64_t total)
-{
-    for (size_t i = 0; i < f->nkeys; i++) {
-        uint64_t base = i < nbefore ? before[i] : 0;
-        if (f->keys[i].cum - base > total)
-            f->keys[i].cum = base + total;
-    }
-}
-
 static int read_all(jstate *s, tfmt_jsonl_reader *r)
 {
     const tfmt_jsonl_record *rec;
@@ -201,6 +190,13 @@ static int read_all(jstate *s, tfmt_jsonl_reader *r)
     return rc;
 }
 
+/* JSONL's cumulative is the per-frame one: copy it over once capped. */
+static void sync_cumulative(tfmt_flat *f, const uint64_t *before, size_t n)
+{
+    for (size_t i = 0; i < f->nkeys; i++)
+        f->keys[i].cum += f->keys[i].cum_frames - (i < n ? before[i] : 0);
+}
+
 int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
 {
     jstate s = {.f = f};
@@ -209,16 +205,23 @@ int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
     tfmt__idset_init(&s.frames.set, f->alloc);
     tfmt__buf_init(&s.text, f->alloc);
     tfmt__error_clear(&f->err);
-    size_t nbefore = f->nkeys;
-    uint64_t *before = tfmt__malloc(f->alloc, (nbefore + 1) * 8);
-    int rc = before ? TFMT_OK
-                    : tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == TFMT_OK && i < nbefore; i++)
-        before[i] = f->keys[i].cum;
-    if (rc == TFMT_OK)
-        rc = read_all(&s, r);
+    uint64_t *snap = NULL, *before = NULL;
+    size_t n = 0;
+    int rc = tfmt__flat_cap_begin(f, &snap, &n);
     if (rc == TFMT_OK) {
-        cap_cumulative(f, before, nbefore, s.samples_total);
+        before = tfmt__malloc(f->alloc, (n + 1) * sizeof *before);
+        rc = before ? TFMT_OK
+                    : tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
+    }
+    if (rc == TFMT_OK) {
+        memcpy(before, snap, n * sizeof *before);
+        rc = read_all(&s, r);
+    }
+    if (snap)
+        tfmt__flat_cap_end(f, snap, n, rc == TFMT_OK ? s.samples_total
+                                                     : UINT64_MAX);
+    if (rc == TFMT_OK) {
+        sync_cumulative(f, before, n);
         tfmt__flat_add_input(f, s.samples_total, s.interval_us, -1.0, false);
     }
     tfmt__free(f->alloc, before);

@@ -154,7 +154,7 @@ static bool get_row(const tfmt_flat *f, const char *file, const char *func,
                     int32_t line, tfmt_flat_row *out)
 {
     tfmt_flat_row k = {{file, strlen(file)}, {func, strlen(func)}, line, 0,
-                       0};
+                       0, 0};
     size_t i = tfmt_flat_find(f, &k);
     if (i == SIZE_MAX)
         return false;
@@ -199,6 +199,14 @@ TEST(profile_counts_recursion_once)
     check_counts(f, "a.py", "f", -1, 3, 3);
     check_counts(f, "a.py", "g", -1, 0, 1);
     check_counts(f, "b.py", "h", -1, 1, 1);
+    /* JSONL's way: f:10 (3) + f:11 (1) = 4, at most the 4 samples. */
+    tfmt_flat_row r;
+    REQUIRE(get_row(f, "a.py", "f", -1, &r), "row f");
+    CHECK(r.cumulative_frames == 4, "f per frame: %llu",
+          (unsigned long long)r.cumulative_frames);
+    REQUIRE(get_row(f, "a.py", "main", -1, &r), "row main");
+    CHECK(r.cumulative_frames == 4, "main per frame: %llu",
+          (unsigned long long)r.cumulative_frames);
     const tfmt_flat_info *in = tfmt_flat_get_info(f);
     CHECK(in->samples == 4 && in->inputs == 1, "samples %llu",
           (unsigned long long)in->samples);
@@ -390,7 +398,7 @@ TEST(cpython_workload_bin_matches_jsonl)
         REQUIRE(j && b && rc == TFMT_OK, "flats");
         CHECK(tfmt_flat_get_info(j)->samples == 3224 &&
               tfmt_flat_get_info(b)->samples == 3224, "samples");
-        size_t nonzero = 0;
+        size_t nonzero = 0, differ = 0;
         for (size_t i = 0; i < tfmt_flat_count(b); i++) {
             tfmt_flat_row rb, rj;
             tfmt_flat_row_at(b, i, &rb);
@@ -400,12 +408,22 @@ TEST(cpython_workload_bin_matches_jsonl)
             tfmt_flat_row_at(j, at, &rj);
             CHECK(rb.self == rj.self, "self %.*s", (int)rb.func.len,
                   rb.func.ptr);
-            /* JSONL can only over-count cumulative (recursion). */
+            /* JSONL can only over-count cumulative (recursion)... */
             CHECK(rb.cumulative <= rj.cumulative, "cum %.*s",
                   (int)rb.func.len, rb.func.ptr);
+            /* ...and the binary side reproduces its figure exactly. */
+            CHECK(rb.cumulative_frames == rj.cumulative &&
+                  rj.cumulative_frames == rj.cumulative, "cum_frames %.*s: "
+                  "%llu vs %llu", (int)rb.func.len, rb.func.ptr,
+                  (unsigned long long)rb.cumulative_frames,
+                  (unsigned long long)rj.cumulative);
+            differ += rb.cumulative != rj.cumulative;
             nonzero += rb.self > 0;
         }
         CHECK(nonzero > 10, "a real profile: %zu leaf keys", nonzero);
+        if (keys[k] != TFMT_FLAT_KEY_FILE_FUNC_LINE)
+            printf("key %d: %zu keys where JSONL over-counts cumulative\n",
+                   (int)keys[k], differ);
         tfmt_flat_free(j);
         tfmt_flat_free(b);
     }

@@ -15,7 +15,11 @@
  *     CPython dedups per frame (file, function, line, columns) only, so a
  *     sample whose stack holds k at two different frames (recursion through
  *     different lines) is counted twice. The sum is capped at the input's
- *     samples_total. Binary inputs have no such error.
+ *     samples_total. Binary inputs have no such error; for them
+ *     cumulative_frames reproduces the JSONL figure exactly (per distinct
+ *     location ignoring the opcode, as CPython's JSONL collector keys
+ *     frames), so a binary log and a JSONL file can be compared like for
+ *     like.
  *   - Frames dropped by the include/exclude rules get no key; their samples
  *     still count in the totals (so shares stay shares of everything).
  *
@@ -74,6 +78,10 @@ typedef struct tfmt_flat_row {
     int32_t line;           /* -1 unless the key has lines; 0 = no line */
     uint64_t self;
     uint64_t cumulative;
+    uint64_t cumulative_frames; /* cumulative as JSONL computes it: per
+                                   frame, summed per key, capped at each
+                                   input's total (equal to `cumulative`
+                                   for JSONL inputs) */
 } tfmt_flat_row;
 
 /* `opts` may be NULL. */

@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --format collapsed-diff base.jsonl regressed.bin

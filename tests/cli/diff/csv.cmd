@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --format csv base.bin regressed.bin

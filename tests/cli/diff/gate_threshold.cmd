@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --fail-on-regression 6.5 base.bin regressed.bin >/dev/null; echo "6.5: $?"; tachyon-diff --fail-on-regression 6.3 base.bin regressed.bin >/dev/null; echo "6.3: $?"; tachyon-diff --fail-on-regression 0 --metric cumulative --format csv base.bin regressed.bin | cut -d, -f1,6; echo "cum: ${PIPESTATUS[0]}"

@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --include "^app/" --exclude "^(idle|walk)$" base.bin regressed.bin

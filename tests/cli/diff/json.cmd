@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --format json base.bin regressed.bin

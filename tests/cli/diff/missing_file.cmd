@@ -1,0 +1,1 @@
+tachyon-diff nonexistent.bin "$TESTDATA/diff/base.bin"

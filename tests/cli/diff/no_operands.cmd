@@ -1,0 +1,1 @@
+tachyon-diff; echo "exit $?"; tachyon-diff --base a.bin x y

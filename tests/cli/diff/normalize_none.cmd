@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --normalize none base.bin regressed.bin

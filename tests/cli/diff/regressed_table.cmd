@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff base.bin regressed.bin

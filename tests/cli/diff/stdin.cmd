@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff - regressed.bin --top 1 < base.bin

@@ -1,0 +1,1 @@
+tachyon-diff --frob a b

@@ -1,0 +1,146 @@
+/*
+ * diff.h - tachyon-diff's modules: option checks and the run (run.c),
+ * loading each side into a flat profile (load.c), joining and judging the
+ * rows (compare.c), the statistics (stats.c), the output buffer (out.c)
+ * and one file per output format (out_*.c).
+ */
+#ifndef TACHYON_DIFF_H
+#define TACHYON_DIFF_H
+
+#include <stdio.h>
+
+#include "cli.h"
+
+/* The command line, as parsed (strings borrowed from argv). */
+typedef struct diff_options {
+    cli_list operands;      /* BASE NEW */
+    cli_list base, new_;    /* --base FILE, --new FILE (repeatable) */
+    cli_list rewrite, include, exclude;
+    const char *key, *normalize, *metric, *format, *color, *output;
+    const char *min_delta, *min_samples, *alpha, *fail_on, *top;
+    int force, quiet, verbose;
+} diff_options;
+
+typedef enum { NORM_SHARE, NORM_TIME, NORM_NONE } diff_norm;
+typedef enum { M_SELF = 0, M_CUM = 1 } diff_metric;
+typedef enum {
+    FMT_TABLE, FMT_JSON, FMT_MARKDOWN, FMT_CSV, FMT_FOLDED
+} diff_format;
+
+/* Verdicts, in the order the summary lists them. */
+typedef enum {
+    V_REGRESSED, V_IMPROVED, V_UNCHANGED, V_INCONCLUSIVE, V_COUNT
+} diff_verdict;
+
+/* Which test gave a p-value. */
+typedef enum { T_NONE, T_Z, T_FISHER, T_BINOM, T_NORMAL } diff_test;
+
+/* The checked settings. */
+typedef struct diff_settings {
+    tfmt_flat_key key;
+    diff_norm norm, norm_requested;
+    diff_metric metric;
+    diff_format format;
+    double min_delta, alpha, fail_on;   /* fail_on < 0: no gate */
+    uint64_t min_samples;
+    size_t top;                         /* 0: all rows */
+    bool color;
+    const diff_options *opts;
+} diff_settings;
+
+/* One side: its files and the flat profile they add up to. */
+typedef struct diff_side {
+    const char *name;       /* "base" or "new" */
+    const cli_list *files;
+    tfmt_flat *flat;
+    double denom;           /* the normalization denominator */
+} diff_side;
+
+/* One figure (self or cumulative) of one row. */
+typedef struct diff_fig {
+    uint64_t base, new_;
+    double base_pct, new_pct, delta;    /* percent; delta in points */
+    double p, q;                        /* NaN: not computed */
+    diff_test test;
+    diff_verdict verdict;
+    bool candidate;                     /* passed both floors */
+} diff_fig;
+
+typedef struct diff_row {
+    size_t bi, ni;          /* row index in each flat, SIZE_MAX: absent */
+    diff_fig fig[2];        /* M_SELF, M_CUM */
+} diff_row;
+
+typedef struct diff_result {
+    diff_row *rows;         /* sorted by |delta| of the chosen metric */
+    size_t n;
+    size_t counts[V_COUNT]; /* of the chosen metric */
+    size_t n_new, n_vanished;
+    bool tripped;           /* the gate */
+} diff_result;
+
+/* Everything an output needs. */
+typedef struct diff_ctx {
+    const diff_settings *set;
+    diff_side base, new_;
+    diff_result res;
+    bool cum_per_frame;     /* a side has no stacks: both sides use
+                               JSONL's per-frame cumulative */
+} diff_ctx;
+
+/* run.c */
+int run_diff(const diff_options *opts);
+
+/* load.c: fill side->flat from its files; returns an exit code. */
+int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m);
+
+/* compare.c */
+int diff_compare(diff_ctx *c);
+void diff_result_free(diff_result *r);
+const char *diff_verdict_name(diff_verdict v);
+const char *diff_test_name(diff_test t);
+const char *diff_norm_name(diff_norm n);
+const char *diff_key_name(tfmt_flat_key k);
+/* The flat row behind `r` (from base when present, else new). */
+void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out);
+/* "file:func" / "func" / "file:func:line" into buf (truncated). */
+void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
+                   size_t cap);
+
+/* stats.c */
+double diff_p_two_prop(uint64_t c1, double n1, uint64_t c2, double n2,
+                       diff_test *test);
+double diff_p_rate(uint64_t c1, double e1, uint64_t c2, double e2,
+                   diff_test *test);
+/* Benjamini-Hochberg q-values for p[0..n) into q. Returns 0 or -1. */
+int diff_bh(const double *p, double *q, size_t n);
+
+/* out.c: a buffered output going to a tfmt_sink (atomic for files). */
+typedef struct diff_out {
+    tfmt_sink *sink;
+    char *buf;
+    size_t len, cap;
+    bool failed;
+} diff_out;
+int diff_out_open(diff_out *o, const diff_settings *set);
+void diff_out_printf(diff_out *o, const char *fmt, ...) CLI_PRINTF(2, 3);
+void diff_out_write(diff_out *o, const char *s, size_t n);
+/* Flush and finish; returns an exit code. */
+int diff_out_close(diff_out *o, const diff_settings *set);
+
+/* out_*.c: each writes one format. */
+void diff_write_table(diff_out *o, const diff_ctx *c);
+void diff_write_json(diff_out *o, const diff_ctx *c);
+void diff_write_markdown(diff_out *o, const diff_ctx *c);
+void diff_write_csv(diff_out *o, const diff_ctx *c);
+int diff_write_folded(diff_out *o, const diff_ctx *c);
+
+/* Helpers shared by the writers (out.c). */
+void diff_out_json_str(diff_out *o, const char *s, size_t n);
+bool diff_fmt_num(char *buf, size_t cap, double v, int prec);
+void diff_fmt_delta(char *buf, size_t cap, double v, int prec);
+void diff_out_num(diff_out *o, double v, int prec);
+/* Rows to show: the top N (setting) or all. */
+size_t diff_shown(const diff_ctx *c, size_t n);
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * load.c - read one side of the diff (one or more files) into a flat
+ * profile. The format is recognized by content, not by name: a binary log
+ * starts with "TACH" (or "HCAT", byte-swapped), JSONL with '{'; either may
+ * be compressed as a whole (the source removes that). Binary logs go
+ * through an aggregated profile, so their cumulative counts are exact;
+ * JSONL gives per-frame aggregates.
+ *
+ * Unreadable or malformed inputs are "trouble" (exit 2), never 1: exit 1
+ * is reserved for the regression gate.
+ */
+#include <string.h>
+
+#include "diff.h"
+
+static void bin_note(void *ctx, tfmt_note kind, const tfmt_error *where)
+{
+    (void)kind;
+    cli_report_warning(cli_input_name(ctx), where);
+}
+
+static void jsonl_note(void *ctx, tfmt_jsonl_note kind,
+                       const tfmt_error *where)
+{
+    (void)kind;
+    cli_report_warning(cli_input_name(ctx), where);
+}
+
+/* Report `e` for `path` and return 2 whatever its kind. */
+static int trouble(const char *path, const tfmt_error *e)
+{
+    cli_report(cli_input_name(path), e);
+    return CLI_EXIT_TROUBLE;
+}
+
+static int load_bin(tfmt_flat *flat, tfmt_source *src, const char *path)
+{
+    tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
+    tfmt_bin_reader *r = NULL;
+    tfmt_profile *p = NULL;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    bo.on_note = bin_note;
+    bo.note_ctx = (void *)path;
+    int rc = tfmt_bin_open(&r, src, &bo, &err);
+    if (rc < 0)
+        return trouble(path, &err);
+    int code = CLI_EXIT_OK;
+    if (tfmt_profile_new(&p, NULL) < 0) {
+        code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    } else if ((rc = tfmt_profile_add_bin(p, r)) < 0) {
+        const tfmt_error *e = tfmt_bin_error(r);
+        code = trouble(path, e->code < 0 ? e : tfmt_profile_error(p));
+    } else if (tfmt_flat_add_profile(flat, p) < 0) {
+        code = trouble(path, tfmt_flat_error(flat));
+    }
+    tfmt_profile_free(p);
+    tfmt_bin_free(r);
+    return code;
+}
+
+static int load_jsonl(tfmt_flat *flat, tfmt_source *src, const char *path,
+                      const unsigned char *head, size_t n)
+{
+    tfmt_jsonl_options jo = TFMT_JSONL_OPTIONS_INIT;
+    tfmt_jsonl_reader *r = NULL;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    jo.on_note = jsonl_note;
+    jo.note_ctx = (void *)path;
+    jo.head = head;
+    jo.head_len = n;
+    if (tfmt_jsonl_open(&r, src, &jo, &err) < 0)
+        return trouble(path, &err);
+    int code = CLI_EXIT_OK;
+    if (tfmt_flat_add_jsonl(flat, r) < 0)
+        code = trouble(path, tfmt_flat_error(flat));
+    tfmt_jsonl_free(r);
+    return code;
+}
+
+/* Read up to `cap` bytes (fewer only at the end of the input). */
+static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
+                 size_t *got, tfmt_error *err)
+{
+    *got = 0;
+    while (*got < cap) {
+        size_t n = 0;
+        int rc = tfmt_source_read(src, buf + *got, cap - *got, &n, err);
+        if (rc < 0)
+            return rc;
+        if (n == 0)
+            break;
+        *got += n;
+    }
+    return TFMT_OK;
+}
+
+static int load_file(tfmt_flat *flat, const char *path)
+{
+    tfmt_source *src = NULL;
+    tfmt_error err;
+    unsigned char head[4];
+    size_t n = 0;
+    memset(&err, 0, sizeof err);
+    int rc = tfmt_source_open_path(&src, path, NULL, &err);
+    if (rc == TFMT_OK)
+        rc = sniff(src, head, sizeof head, &n, &err);
+    if (rc < 0) {
+        tfmt_source_free(src);
+        return trouble(path, &err);
+    }
+    int code;
+    if (n == 4 && (!memcmp(head, "TACH", 4) || !memcmp(head, "HCAT", 4)))
+        code = load_bin(flat, src, path);
+    else if (n > 0 && head[0] && strchr("{ \t\r\n", head[0]))
+        code = load_jsonl(flat, src, path, head, n);
+    else if (n == 0)
+        code = cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path),
+                             "empty input");
+    else
+        code = cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path),
+                             "neither a Tachyon binary log nor JSONL "
+                             "(first byte 0x%02x)", head[0]);
+    tfmt_source_free(src);
+    return code;
+}
+
+int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
+{
+    tfmt_flat_options fo = TFMT_FLAT_OPTIONS_INIT;
+    fo.key = set->key;
+    fo.match = m;
+    fo.stacks = set->format == FMT_FOLDED;
+    if (tfmt_flat_new(&side->flat, &fo) < 0)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    for (size_t i = 0; i < side->files->count; i++) {
+        int code = load_file(side->flat, side->files->items[i]);
+        if (code != CLI_EXIT_OK)
+            return code;
+    }
+    return CLI_EXIT_OK;
+}

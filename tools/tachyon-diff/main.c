@@ -1,0 +1,112 @@
+/*
+ * tachyon-diff - compare two profiles key by key: self and cumulative
+ * shares, their deltas, a significance test per row, verdicts, and a
+ * regression gate for CI.
+ *
+ * main() only parses the command line and hands over to run_diff().
+ */
+#include "diff.h"
+
+static diff_options opts;
+
+static const cli_option options[] = {
+    {"base", 0, CLI_ARG_REPEATABLE, &opts.base,
+     "a base profile (repeatable: summed)", "FILE", NULL},
+    {"new", 0, CLI_ARG_REPEATABLE, &opts.new_,
+     "a new profile (repeatable: summed)", "FILE", NULL},
+    {"key", 'k', CLI_ARG_REQUIRED, &opts.key,
+     "func, file:func (default) or file:func:line", "KEY",
+     "func|file:func|file:func:line"},
+    {"rewrite", 0, CLI_ARG_REPEATABLE, &opts.rewrite,
+     "rewrite file/function names first (PCRE2)",
+     "'REGEX=>REPL'", NULL},
+    {"include", 0, CLI_ARG_REPEATABLE, &opts.include,
+     "report only frames whose file or func matches", "REGEX", NULL},
+    {"exclude", 0, CLI_ARG_REPEATABLE, &opts.exclude,
+     "do not report frames whose file or func matches", "REGEX", NULL},
+    {"normalize", 'n', CLI_ARG_REQUIRED, &opts.normalize,
+     "share (default), time or none; see below", "MODE",
+     "share|time|none"},
+    {"metric", 'm', CLI_ARG_REQUIRED, &opts.metric,
+     "self (default) or cumulative: sort, verdict, gate",
+     "METRIC", "self|cumulative"},
+    {"min-delta", 0, CLI_ARG_REQUIRED, &opts.min_delta,
+     "changes under PP points are unchanged (0.5)",
+     "PP", NULL},
+    {"min-samples", 0, CLI_ARG_REQUIRED, &opts.min_samples,
+     "fewer base+new samples: inconclusive (5)", "N",
+     NULL},
+    {"alpha", 0, CLI_ARG_REQUIRED, &opts.alpha,
+     "false discovery rate of the verdicts (0.05)", "Q",
+     NULL},
+    {"fail-on-regression", 0, CLI_ARG_REQUIRED, &opts.fail_on,
+     "exit 1 if a significant row regressed > PP", "PP",
+     NULL},
+    {"top", 0, CLI_ARG_REQUIRED, &opts.top,
+     "show N rows (table, markdown: 20; 0: all)", "N", NULL},
+    {"format", 'F', CLI_ARG_REQUIRED, &opts.format,
+     "table, json, markdown, csv, collapsed-diff", "FORMAT",
+     "table|json|markdown|csv|collapsed-diff"},
+    {"color", 0, CLI_ARG_REQUIRED, &opts.color,
+     "auto (honours NO_COLOR), always, never",
+     "WHEN", "auto|always|never"},
+    {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
+     "write to FILE instead of stdout", "FILE", NULL},
+    {"force", 'f', CLI_ARG_NONE, &opts.force,
+     "replace an existing output FILE", NULL, NULL},
+    {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,
+     NULL},
+    {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
+
+static const char epilog[] =
+    "BASE and NEW are Tachyon binary logs or JSONL exports (either\n"
+    "dialect), optionally compressed; the format is recognized by content.\n"
+    "\n"
+    "Normalization: share compares each key's percentage of its side's\n"
+    "samples; time its percentage of the run's sampling ticks (measured\n"
+    "duration / interval; binary logs with a statistics block only); none\n"
+    "compares raw counts, shown as percentages of the base total.\n"
+    "\n"
+    "Each row gets a two-sided p-value (two-proportion z test, Fisher's\n"
+    "exact test for small counts; an exact or normal binomial test for\n"
+    "time and none) and a verdict: regressed, improved, unchanged or\n"
+    "inconclusive, with Benjamini-Hochberg false discovery rate control.\n"
+    "\n"
+    "Exit status: 0 success (also when rows regressed, unless the gate\n"
+    "trips), 1 --fail-on-regression tripped, 2 usage, input or I/O trouble.\n";
+
+static const cli_spec spec = {
+    "tachyon-diff",
+    "[OPTIONS] BASE NEW",
+    "Compare two profiles and judge which functions regressed.",
+    options,
+    &opts.operands,
+    epilog};
+
+static void free_lists(void)
+{
+    cli_list_free(&opts.operands);
+    cli_list_free(&opts.base);
+    cli_list_free(&opts.new_);
+    cli_list_free(&opts.rewrite);
+    cli_list_free(&opts.include);
+    cli_list_free(&opts.exclude);
+}
+
+int main(int argc, char **argv)
+{
+    cli_parse_error perr;
+    int code;
+
+    switch (cli_parse(&spec, argc, argv, &perr)) {
+    case CLI_PARSE_HELP: code = cli_print_help(&spec); break;
+    case CLI_PARSE_VERSION: code = cli_print_version(); break;
+    case CLI_PARSE_ERROR: code = cli_usage("%s", perr.msg); break;
+    default:
+        cli_set_quiet(opts.quiet > 0);
+        code = run_diff(&opts);
+        break;
+    }
+    free_lists();
+    return code;
+}

@@ -1,0 +1,90 @@
+/*
+ * out_csv.c - --format csv: one header line, then one line per row with
+ * every figure (RFC 4180 quoting; empty cells for figures that could not
+ * be computed).
+ */
+#include <string.h>
+
+#include "diff.h"
+
+static void csv_str(diff_out *o, const char *s, size_t n)
+{
+    bool quote = false;
+    for (size_t i = 0; i < n && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!quote) {
+        diff_out_write(o, s, n);
+        return;
+    }
+    diff_out_write(o, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"')
+            diff_out_write(o, "\"", 1);
+        diff_out_write(o, s + i, 1);
+    }
+    diff_out_write(o, "\"", 1);
+}
+
+static void csv_num(diff_out *o, double v, int prec)
+{
+    char buf[64];
+    if (diff_fmt_num(buf, sizeof buf, v, prec))
+        diff_out_printf(o, "%s", buf);
+}
+
+static void figure(diff_out *o, const diff_fig *f)
+{
+    diff_out_printf(o, ",%llu,%llu,", (unsigned long long)f->base,
+                    (unsigned long long)f->new_);
+    csv_num(o, f->base_pct, 6);
+    diff_out_write(o, ",", 1);
+    csv_num(o, f->new_pct, 6);
+    diff_out_write(o, ",", 1);
+    csv_num(o, f->delta, 6);
+    diff_out_write(o, ",", 1);
+    csv_num(o, f->p, -6);
+    diff_out_write(o, ",", 1);
+    csv_num(o, f->q, -6);
+    diff_out_printf(o, ",%s,%s", diff_test_name(f->test),
+                    diff_verdict_name(f->verdict));
+}
+
+static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+{
+    tfmt_flat_row k;
+    char key[4096];
+    diff_row_key(c, r, &k);
+    diff_key_text(c, r, key, sizeof key);
+    csv_str(o, key, strlen(key));
+    diff_out_write(o, ",", 1);
+    csv_str(o, k.file.ptr, k.file.len);
+    diff_out_write(o, ",", 1);
+    csv_str(o, k.func.ptr, k.func.len);
+    if (k.line >= 0)
+        diff_out_printf(o, ",%d", (int)k.line);
+    else
+        diff_out_write(o, ",", 1);
+    diff_out_printf(o, ",%s,%s",
+                    r->bi == SIZE_MAX   ? "new"
+                    : r->ni == SIZE_MAX ? "vanished"
+                                        : "both",
+                    diff_verdict_name(r->fig[c->set->metric].verdict));
+    figure(o, &r->fig[M_SELF]);
+    figure(o, &r->fig[M_CUM]);
+    diff_out_write(o, "\n", 1);
+}
+
+void diff_write_csv(diff_out *o, const diff_ctx *c)
+{
+    static const char *const fig[] = {"self", "cum"};
+    diff_out_printf(o, "key,file,func,line,status,verdict");
+    for (int i = 0; i < 2; i++)
+        diff_out_printf(o, ",%s_base,%s_new,%s_base_pct,%s_new_pct,"
+                        "%s_delta_pp,%s_p,%s_q,%s_test,%s_verdict", fig[i],
+                        fig[i], fig[i], fig[i], fig[i], fig[i], fig[i],
+                        fig[i], fig[i]);
+    diff_out_write(o, "\n", 1);
+    size_t shown = diff_shown(c, c->res.n);
+    for (size_t i = 0; i < shown; i++)
+        row(o, c, &c->res.rows[i]);
+}

@@ -1,0 +1,150 @@
+/*
+ * out_json.c - --format json: the settings, both sides' totals, the
+ * summary and every figure of every row (or the top N), for scripts.
+ * Percentages have 6 decimals, p and q 6 significant digits; a figure
+ * that could not be computed is null.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "diff.h"
+
+static void str_list(diff_out *o, const char *name, const cli_list *l)
+{
+    diff_out_printf(o, "\"%s\":[", name);
+    for (size_t i = 0; i < l->count; i++) {
+        if (i)
+            diff_out_write(o, ",", 1);
+        diff_out_json_str(o, l->items[i], strlen(l->items[i]));
+    }
+    diff_out_write(o, "]", 1);
+}
+
+static void settings(diff_out *o, const diff_ctx *c)
+{
+    const diff_settings *s = c->set;
+    diff_out_printf(o, "\"settings\":{\"key\":\"%s\",\"normalize\":\"%s\","
+                    "\"normalize_requested\":\"%s\",\"metric\":\"%s\","
+                    "\"min_delta_pp\":", diff_key_name(s->key),
+                    diff_norm_name(s->norm), diff_norm_name(s->norm_requested),
+                    s->metric == M_SELF ? "self" : "cumulative");
+    diff_out_num(o, s->min_delta, -6);
+    diff_out_printf(o, ",\"min_samples\":%llu,\"alpha\":",
+                    (unsigned long long)s->min_samples);
+    diff_out_num(o, s->alpha, -6);
+    diff_out_printf(o, ",\"fail_on_regression_pp\":");
+    diff_out_num(o, s->fail_on >= 0 ? s->fail_on : NAN, -6);
+    diff_out_printf(o, ",\"top\":%zu,\"cumulative\":\"%s\",", s->top,
+                    c->cum_per_frame ? "per-frame" : "per-stack");
+    str_list(o, "rewrite", &s->opts->rewrite);
+    diff_out_write(o, ",", 1);
+    str_list(o, "include", &s->opts->include);
+    diff_out_write(o, ",", 1);
+    str_list(o, "exclude", &s->opts->exclude);
+    diff_out_printf(o, "}");
+}
+
+static void side(diff_out *o, const diff_side *s)
+{
+    const tfmt_flat_info *in = tfmt_flat_get_info(s->flat);
+    diff_out_printf(o, "\"%s\":{", s->name);
+    str_list(o, "files", s->files);
+    diff_out_printf(o, ",\"samples\":%llu,\"keys\":%zu,\"interval_us\":",
+                    (unsigned long long)in->samples,
+                    tfmt_flat_count(s->flat));
+    if (in->interval_us)
+        diff_out_printf(o, "%llu", (unsigned long long)in->interval_us);
+    else
+        diff_out_printf(o, "null");
+    diff_out_printf(o, ",\"duration_s\":");
+    diff_out_num(o, in->has_duration ? in->duration_s : NAN, -10);
+    diff_out_printf(o, ",\"ticks\":");
+    diff_out_num(o, in->has_duration ? in->ticks : NAN, -10);
+    diff_out_printf(o, ",\"denominator\":");
+    diff_out_num(o, s->denom, -10);
+    diff_out_printf(o, ",\"stacks\":%s}", in->has_stacks ? "true" : "false");
+}
+
+static void summary(diff_out *o, const diff_ctx *c)
+{
+    const diff_result *r = &c->res;
+    diff_out_printf(o, "\"summary\":{\"keys\":%zu", r->n);
+    for (int v = 0; v < V_COUNT; v++)
+        diff_out_printf(o, ",\"%s\":%zu", diff_verdict_name(v), r->counts[v]);
+    diff_out_printf(o, ",\"new\":%zu,\"vanished\":%zu,\"gate\":",
+                    r->n_new, r->n_vanished);
+    if (c->set->fail_on < 0)
+        diff_out_printf(o, "null}");
+    else
+        diff_out_printf(o, "{\"threshold_pp\":%g,\"tripped\":%s}}",
+                        c->set->fail_on, r->tripped ? "true" : "false");
+}
+
+static void figure(diff_out *o, const char *name, const diff_fig *f)
+{
+    diff_out_printf(o, "\"%s\":{\"base\":%llu,\"new\":%llu,\"base_pct\":",
+                    name, (unsigned long long)f->base,
+                    (unsigned long long)f->new_);
+    diff_out_num(o, f->base_pct, 6);
+    diff_out_printf(o, ",\"new_pct\":");
+    diff_out_num(o, f->new_pct, 6);
+    diff_out_printf(o, ",\"delta_pp\":");
+    diff_out_num(o, f->delta, 6);
+    diff_out_printf(o, ",\"relative_pct\":");
+    diff_out_num(o, f->base_pct > 0 ? 100 * f->delta / f->base_pct : NAN, 6);
+    diff_out_printf(o, ",\"p\":");
+    diff_out_num(o, f->p, -6);
+    diff_out_printf(o, ",\"q\":");
+    diff_out_num(o, f->q, -6);
+    diff_out_printf(o, ",\"test\":\"%s\",\"verdict\":\"%s\"}",
+                    diff_test_name(f->test), diff_verdict_name(f->verdict));
+}
+
+static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+{
+    tfmt_flat_row k;
+    char key[4096];
+    diff_row_key(c, r, &k);
+    diff_key_text(c, r, key, sizeof key);
+    diff_out_printf(o, "{\"key\":");
+    diff_out_json_str(o, key, strlen(key));
+    diff_out_printf(o, ",\"file\":");
+    if (c->set->key == TFMT_FLAT_KEY_FUNC)
+        diff_out_printf(o, "null");
+    else
+        diff_out_json_str(o, k.file.ptr, k.file.len);
+    diff_out_printf(o, ",\"func\":");
+    diff_out_json_str(o, k.func.ptr, k.func.len);
+    if (c->set->key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
+        diff_out_printf(o, ",\"line\":%d", (int)k.line);
+    else
+        diff_out_printf(o, ",\"line\":null");
+    diff_out_printf(o, ",\"status\":\"%s\",\"verdict\":\"%s\",",
+                    r->bi == SIZE_MAX   ? "new"
+                    : r->ni == SIZE_MAX ? "vanished"
+                                        : "both",
+                    diff_verdict_name(r->fig[c->set->metric].verdict));
+    figure(o, "self", &r->fig[M_SELF]);
+    diff_out_write(o, ",", 1);
+    figure(o, "cumulative", &r->fig[M_CUM]);
+    diff_out_write(o, "}", 1);
+}
+
+void diff_write_json(diff_out *o, const diff_ctx *c)
+{
+    diff_out_printf(o, "{\"tool\":\"tachyon-diff\",\"report_version\":1,");
+    settings(o, c);
+    diff_out_write(o, ",", 1);
+    side(o, &c->base);
+    diff_out_write(o, ",", 1);
+    side(o, &c->new_);
+    diff_out_write(o, ",", 1);
+    summary(o, c);
+    diff_out_printf(o, ",\"rows\":[");
+    size_t shown = diff_shown(c, c->res.n);
+    for (size_t i = 0; i < shown; i++) {
+        diff_out_write(o, i ? ",\n" : "\n", i ? 2 : 1);
+        row(o, c, &c->res.rows[i]);
+    }
+    diff_out_printf(o, "\n]}\n");
+}

@@ -1,0 +1,101 @@
+/*
+ * out_markdown.c - --format markdown: a compact pull-request comment. A
+ * headline with the verdict counts and the gate, one line on what was
+ * compared, a table of the rows that did not stay unchanged (top N), and
+ * a footnote on the method.
+ */
+#include <string.h>
+
+#include "diff.h"
+
+/* Markdown table cell text: escape the pipe and the backtick. */
+static void cell_code(diff_out *o, const char *s)
+{
+    diff_out_write(o, "`", 1);
+    for (; *s; s++) {
+        if (*s == '`')
+            diff_out_write(o, "'", 1);
+        else if (*s == '|')
+            diff_out_write(o, "\\|", 2);
+        else
+            diff_out_write(o, s, 1);
+    }
+    diff_out_write(o, "`", 1);
+}
+
+static void headline(diff_out *o, const diff_ctx *c)
+{
+    const diff_result *r = &c->res;
+    diff_out_printf(o, "### tachyon-diff: %zu regressed, %zu improved",
+                    r->counts[V_REGRESSED], r->counts[V_IMPROVED]);
+    if (c->set->fail_on >= 0)
+        diff_out_printf(o, " \xe2\x80\x94 gate (> %.2f pp) **%s**",
+                        c->set->fail_on, r->tripped ? "failed" : "passed");
+    const tfmt_flat_info *b = tfmt_flat_get_info(c->base.flat);
+    const tfmt_flat_info *n = tfmt_flat_get_info(c->new_.flat);
+    diff_out_printf(o, "\n\nBase %llu samples, new %llu samples; key `%s`, "
+                    "normalize `%s`, metric `%s`; %zu keys: %zu unchanged, "
+                    "%zu inconclusive, %zu new, %zu vanished.\n\n",
+                    (unsigned long long)b->samples,
+                    (unsigned long long)n->samples,
+                    diff_key_name(c->set->key), diff_norm_name(c->set->norm),
+                    c->set->metric == M_SELF ? "self" : "cumulative", r->n,
+                    r->counts[V_UNCHANGED], r->counts[V_INCONCLUSIVE],
+                    r->n_new, r->n_vanished);
+    if (c->cum_per_frame)
+        diff_out_printf(o, "Cumulative figures are JSONL's per-frame sums "
+                        "(an input has no stacks).\n\n");
+}
+
+static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+{
+    const diff_fig *f = &r->fig[c->set->metric];
+    char key[1024], a[32], b[32], ds[32], dc[32], p[32];
+    diff_key_text(c, r, key, sizeof key);
+    diff_fmt_num(a, sizeof a, f->base_pct, 2);
+    diff_fmt_num(b, sizeof b, f->new_pct, 2);
+    diff_fmt_delta(ds, sizeof ds, r->fig[M_SELF].delta, 2);
+    diff_fmt_delta(dc, sizeof dc, r->fig[M_CUM].delta, 2);
+    if (!diff_fmt_num(p, sizeof p, f->p, -3))
+        strcpy(p, "-");
+    diff_out_printf(o, "| %s%s | ", diff_verdict_name(f->verdict),
+                    r->bi == SIZE_MAX   ? " (new)"
+                    : r->ni == SIZE_MAX ? " (gone)"
+                                        : "");
+    cell_code(o, key);
+    diff_out_printf(o, " | %s%% | %s%% | %s | %s | %s |\n", a, b, ds, dc, p);
+}
+
+void diff_write_markdown(diff_out *o, const diff_ctx *c)
+{
+    const diff_result *res = &c->res;
+    int m = c->set->metric;
+    size_t limit = diff_shown(c, res->n), shown = 0, changed = 0;
+    headline(o, c);
+    for (size_t i = 0; i < res->n; i++)
+        changed += res->rows[i].fig[m].verdict != V_UNCHANGED;
+    if (changed == 0) {
+        diff_out_printf(o, "No row changed by %g percentage points or "
+                        "more.\n", c->set->min_delta);
+    } else {
+        diff_out_printf(o, "| verdict | key | %s base | %s new | "
+                        "\xce\x94 self (pp) | \xce\x94 cum (pp) | p |\n"
+                        "|---|---|--:|--:|--:|--:|--:|\n",
+                        m == M_SELF ? "self" : "cum",
+                        m == M_SELF ? "self" : "cum");
+        for (size_t i = 0; i < res->n && shown < limit; i++) {
+            if (res->rows[i].fig[m].verdict == V_UNCHANGED)
+                continue;
+            row(o, c, &res->rows[i]);
+            shown++;
+        }
+        if (shown < changed)
+            diff_out_printf(o, "\n%zu more changed rows not shown.\n",
+                            changed - shown);
+    }
+    diff_out_printf(o, "\n<sub>Two-sided tests per row, "
+                    "Benjamini-Hochberg q < %g; changes under %g pp or "
+                    "with fewer than %llu samples are not judged.</sub>\n",
+                    c->set->alpha, c->set->min_delta,
+                    (unsigned long long)c->set->min_samples);
+}

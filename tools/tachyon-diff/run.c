@@ -1,0 +1,232 @@
+/*
+ * run.c - check the options, load both sides, compare, write the chosen
+ * format and apply the gate.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diff.h"
+
+static bool parse_num(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_count(const char *s, uint64_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int numbers(diff_settings *s, const diff_options *o)
+{
+    uint64_t top = 0;
+    if (o->min_delta && !parse_num(o->min_delta, &s->min_delta))
+        return cli_usage("invalid --min-delta '%s'", o->min_delta);
+    if (o->min_samples && !parse_count(o->min_samples, &s->min_samples))
+        return cli_usage("invalid --min-samples '%s'", o->min_samples);
+    if (o->alpha && (!parse_num(o->alpha, &s->alpha) || s->alpha > 1))
+        return cli_usage("invalid --alpha '%s' (0..1)", o->alpha);
+    if (o->fail_on && !parse_num(o->fail_on, &s->fail_on))
+        return cli_usage("invalid --fail-on-regression '%s'", o->fail_on);
+    if (o->top && (!parse_count(o->top, &top) || top > SIZE_MAX))
+        return cli_usage("invalid --top '%s'", o->top);
+    if (o->top)
+        s->top = (size_t)top;
+    return CLI_EXIT_OK;
+}
+
+static diff_format format_of(const char *f)
+{
+    if (!f || !strcmp(f, "table"))
+        return FMT_TABLE;
+    if (!strcmp(f, "json"))
+        return FMT_JSON;
+    if (!strcmp(f, "markdown"))
+        return FMT_MARKDOWN;
+    return !strcmp(f, "csv") ? FMT_CSV : FMT_FOLDED;
+}
+
+static bool want_color(const diff_options *o)
+{
+    if (o->color && !strcmp(o->color, "always"))
+        return true;
+    if (o->color && !strcmp(o->color, "never"))
+        return false;
+    const char *nc = getenv("NO_COLOR");
+    bool to_stdout = !o->output || !strcmp(o->output, "-");
+    return to_stdout && !(nc && *nc) && isatty(STDOUT_FILENO);
+}
+
+static int settings(diff_settings *s, const diff_options *o)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = o;
+    s->key = !o->key || !strcmp(o->key, "file:func") ? TFMT_FLAT_KEY_FILE_FUNC
+             : !strcmp(o->key, "func")              ? TFMT_FLAT_KEY_FUNC
+                                        : TFMT_FLAT_KEY_FILE_FUNC_LINE;
+    s->norm = !o->normalize || !strcmp(o->normalize, "share") ? NORM_SHARE
+              : !strcmp(o->normalize, "time")                 ? NORM_TIME
+                                                              : NORM_NONE;
+    s->norm_requested = s->norm;
+    s->metric = o->metric && !strcmp(o->metric, "cumulative") ? M_CUM
+                                                               : M_SELF;
+    s->format = format_of(o->format);
+    s->min_delta = 0.5;
+    s->min_samples = 5;
+    s->alpha = 0.05;
+    s->fail_on = -1;
+    if (s->format == FMT_TABLE || s->format == FMT_MARKDOWN)
+        s->top = 20;
+    s->color = s->format == FMT_TABLE && want_color(o);
+    return numbers(s, o);
+}
+
+/* Positional operands fill the sides --base/--new did not give. */
+static int sides(diff_ctx *c, const diff_options *o)
+{
+    const cli_list *ops = &o->operands;
+    size_t need = (o->base.count == 0) + (o->new_.count == 0);
+    if (ops->count != need && need == 0)
+        return cli_usage("unexpected operand '%s' with --base and --new",
+                         ops->items[0]);
+    if (ops->count != need)
+        return cli_usage("expected a BASE and a NEW profile");
+    static cli_list b, n;
+    b = o->base;
+    n = o->new_;
+    size_t k = 0;
+    if (!b.count)
+        b = (cli_list){&ops->items[k++], 1, 1};
+    if (!n.count)
+        n = (cli_list){&ops->items[k], 1, 1};
+    c->base = (diff_side){"base", &b, NULL, 0};
+    c->new_ = (diff_side){"new", &n, NULL, 0};
+    return CLI_EXIT_OK;
+}
+
+/* Compile every --rewrite, --include and --exclude, in that order. */
+static int rules(tfmt_match **out, const diff_options *o)
+{
+    static const struct {
+        tfmt_match_kind kind;
+        const char *name;
+        size_t off;
+    } lists[] = {
+        {TFMT_MATCH_REWRITE, "--rewrite", offsetof(diff_options, rewrite)},
+        {TFMT_MATCH_INCLUDE, "--include", offsetof(diff_options, include)},
+        {TFMT_MATCH_EXCLUDE, "--exclude", offsetof(diff_options, exclude)},
+    };
+    if (tfmt_match_new(out, NULL) < 0)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    for (size_t i = 0; i < 3; i++) {
+        const cli_list *l = (const void *)((const char *)o + lists[i].off);
+        for (size_t j = 0; j < l->count; j++) {
+            tfmt_error err;
+            memset(&err, 0, sizeof err);
+            int rc = tfmt_match_add(*out, lists[i].kind, l->items[j], &err);
+            if (rc == TFMT_ENOMEM)
+                return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+            if (rc < 0)
+                return cli_usage("%s: %s", lists[i].name, err.msg);
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Pick the denominators; `time` falls back to `share` when it must. */
+static void denominators(diff_ctx *c, diff_settings *s)
+{
+    const tfmt_flat_info *b = tfmt_flat_get_info(c->base.flat);
+    const tfmt_flat_info *n = tfmt_flat_get_info(c->new_.flat);
+    if (s->norm == NORM_TIME && !(b->has_duration && n->has_duration)) {
+        cli_warn("--normalize time: the %s profile has no measured duration "
+                 "(JSONL has none; binary logs need a statistics block); "
+                 "using share", b->has_duration ? "new" : "base");
+        s->norm = NORM_SHARE;
+    }
+    c->base.denom = s->norm == NORM_TIME ? b->ticks : (double)b->samples;
+    c->new_.denom = s->norm == NORM_TIME   ? n->ticks
+                    : s->norm == NORM_NONE ? (double)b->samples
+                                           : (double)n->samples;
+}
+
+static int output(diff_ctx *c)
+{
+    const diff_settings *s = c->set;
+    if (s->format == FMT_FOLDED &&
+        !(tfmt_flat_get_info(c->base.flat)->has_stacks &&
+          tfmt_flat_get_info(c->new_.flat)->has_stacks))
+        return cli_fail(CLI_EXIT_TROUBLE, "--format collapsed-diff needs "
+                        "stacks on both sides, and JSONL has none: give "
+                        "binary logs");
+    diff_out o;
+    int code = diff_out_open(&o, s);
+    if (code != CLI_EXIT_OK)
+        return code;
+    switch (s->format) {
+    case FMT_TABLE: diff_write_table(&o, c); break;
+    case FMT_JSON: diff_write_json(&o, c); break;
+    case FMT_MARKDOWN: diff_write_markdown(&o, c); break;
+    case FMT_CSV: diff_write_csv(&o, c); break;
+    case FMT_FOLDED:
+        if (diff_write_folded(&o, c) < 0)
+            o.failed = true;
+        break;
+    }
+    return diff_out_close(&o, s);
+}
+
+static int run(diff_ctx *c, diff_settings *s, tfmt_match *m)
+{
+    int code = diff_load(&c->base, s, m);
+    if (code == CLI_EXIT_OK)
+        code = diff_load(&c->new_, s, m);
+    if (code != CLI_EXIT_OK)
+        return code;
+    denominators(c, s);
+    if (diff_compare(c) < 0)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    code = output(c);
+    if (code == CLI_EXIT_OK && c->res.tripped)
+        code = CLI_EXIT_DATA;
+    return code;
+}
+
+int run_diff(const diff_options *opts)
+{
+    diff_settings set;
+    diff_ctx c;
+    tfmt_match *m = NULL;
+    memset(&c, 0, sizeof c);
+    c.set = &set;
+    int code = settings(&set, opts);
+    if (code == CLI_EXIT_OK)
+        code = sides(&c, opts);
+    if (code == CLI_EXIT_OK)
+        code = rules(&m, opts);
+    if (code == CLI_EXIT_OK)
+        code = run(&c, &set, m);
+    diff_result_free(&c.res);
+    tfmt_flat_free(c.base.flat);
+    tfmt_flat_free(c.new_.flat);
+    tfmt_match_free(m);
+    return code;
+}

@@ -1,0 +1,194 @@
+/*
+ * stats.c - the significance tests behind tachyon-diff's verdicts.
+ *
+ * share: each side is n samples, c of which have the key (self: as the
+ * leaf; cumulative: anywhere on the stack). The pooled two-proportion z
+ * test compares c1/n1 with c2/n2; when any expected cell of the 2x2 table
+ * is below 5 the normal approximation is poor, so Fisher's exact test
+ * (hypergeometric, two-sided by summing every table at most as likely as
+ * the observed one) is used instead.
+ *
+ * time / none: the counts are treated as Poisson with exposures e1, e2
+ * (sampling ticks, or equal exposures). Given m = c1 + c2, c1 is
+ * Binomial(m, e1 / (e1 + e2)) under "no change": an exact binomial test,
+ * or its normal approximation when both expected counts are at least 5.
+ *
+ * Exact tails are summed outward from the mode with a ratio recurrence (no
+ * factorials, no underflow) and stop once terms are negligible.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "diff.h"
+
+#define EXACT_BELOW 5.0     /* expected count that triggers exact tests */
+#define REL_TOL (1.0 + 1e-7)
+
+static double lchoose(double n, double k)
+{
+    return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+}
+
+/* A unimodal discrete law on [lo, hi]: ratio(k) = P(k + 1) / P(k). */
+typedef struct law {
+    double lo, hi, mode;
+    double (*ratio)(const struct law *l, double k);
+    double logp_mode, logp_obs;
+    double a, b, c;         /* parameters for ratio */
+} law;
+
+/* Sum the terms r <= r_obs walking from the mode by `dir`. */
+static double walk(const law *l, double r_obs, int dir)
+{
+    double sum = 0, r = 1, k = l->mode;
+    for (;;) {
+        if (dir > 0) {
+            if (k >= l->hi)
+                break;
+            r *= l->ratio(l, k);
+            k += 1;
+        } else {
+            if (k <= l->lo)
+                break;
+            r /= l->ratio(l, k - 1);
+            k -= 1;
+        }
+        if (r <= r_obs * REL_TOL)
+            sum += r;
+        if (r < 1e-300 || (r < r_obs && r < 1e-18 * (sum + r_obs)))
+            break;
+    }
+    return sum;
+}
+
+/* Two-sided p: every outcome at most as likely as the observed one. */
+static double exact_two_sided(const law *l)
+{
+    double r_obs = exp(l->logp_obs - l->logp_mode);
+    double sum = r_obs >= 1.0 / REL_TOL ? 1.0 : 0.0;   /* the mode */
+    sum += walk(l, r_obs, +1) + walk(l, r_obs, -1);
+    double p = sum * exp(l->logp_mode);
+    return p > 1.0 ? 1.0 : p;
+}
+
+/* Hypergeometric: a = K successes, b = n draws, c = N population. */
+static double hyper_ratio(const law *l, double k)
+{
+    return (l->a - k) * (l->b - k) / ((k + 1) * (l->c - l->a - l->b + k + 1));
+}
+
+static double hyper_logp(const law *l, double k)
+{
+    return lchoose(l->a, k) + lchoose(l->c - l->a, l->b - k) -
+           lchoose(l->c, l->b);
+}
+
+static double fisher(uint64_t c1, double n1, uint64_t c2, double n2)
+{
+    law l = {0};
+    l.a = (double)c1 + (double)c2;
+    l.b = n1;
+    l.c = n1 + n2;
+    l.lo = fmax(0, l.b - (l.c - l.a));
+    l.hi = fmin(l.a, l.b);
+    l.mode = floor((l.b + 1) * (l.a + 1) / (l.c + 2));
+    l.mode = fmin(fmax(l.mode, l.lo), l.hi);
+    l.ratio = hyper_ratio;
+    l.logp_mode = hyper_logp(&l, l.mode);
+    l.logp_obs = hyper_logp(&l, (double)c1);
+    return exact_two_sided(&l);
+}
+
+double diff_p_two_prop(uint64_t c1, double n1, uint64_t c2, double n2,
+                       diff_test *test)
+{
+    double k = (double)c1 + (double)c2, n = n1 + n2;
+    *test = T_NONE;
+    if (n1 <= 0 || n2 <= 0 || (double)c1 > n1 || (double)c2 > n2)
+        return NAN;
+    if (k == 0 || k == n)
+        return 1.0;
+    double e = fmin(fmin(n1 * k / n, n1 * (n - k) / n),
+                    fmin(n2 * k / n, n2 * (n - k) / n));
+    if (e < EXACT_BELOW) {
+        *test = T_FISHER;
+        return fisher(c1, n1, c2, n2);
+    }
+    double pbar = k / n;
+    double se = sqrt(pbar * (1 - pbar) * (1 / n1 + 1 / n2));
+    double z = ((double)c1 / n1 - (double)c2 / n2) / se;
+    *test = T_Z;
+    return erfc(fabs(z) / sqrt(2.0));
+}
+
+static double binom_ratio(const law *l, double k)
+{
+    return (l->a - k) / (k + 1) * l->b / (1 - l->b);
+}
+
+static double binom_logp(const law *l, double k)
+{
+    return lchoose(l->a, k) + k * log(l->b) + (l->a - k) * log1p(-l->b);
+}
+
+double diff_p_rate(uint64_t c1, double e1, uint64_t c2, double e2,
+                   diff_test *test)
+{
+    double m = (double)c1 + (double)c2;
+    *test = T_NONE;
+    if (e1 <= 0 || e2 <= 0)
+        return NAN;
+    if (m == 0)
+        return 1.0;
+    double pi = e1 / (e1 + e2);
+    if (fmin(m * pi, m * (1 - pi)) >= EXACT_BELOW) {
+        double z = ((double)c1 - m * pi) / sqrt(m * pi * (1 - pi));
+        *test = T_NORMAL;
+        return erfc(fabs(z) / sqrt(2.0));
+    }
+    law l = {0};
+    l.a = m;
+    l.b = pi;
+    l.lo = 0;
+    l.hi = m;
+    l.mode = fmin(floor((m + 1) * pi), m);
+    l.ratio = binom_ratio;
+    l.logp_mode = binom_logp(&l, l.mode);
+    l.logp_obs = binom_logp(&l, (double)c1);
+    *test = T_BINOM;
+    return exact_two_sided(&l);
+}
+
+typedef struct pidx {
+    double p;
+    size_t i;
+} pidx;
+
+static int by_p(const void *a, const void *b)
+{
+    const pidx *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return x->i < y->i ? -1 : (x->i > y->i);
+}
+
+int diff_bh(const double *p, double *q, size_t n)
+{
+    if (n == 0)
+        return 0;
+    pidx *s = malloc(n * sizeof *s);
+    if (!s)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        s[i] = (pidx){p[i], i};
+    qsort(s, n, sizeof *s, by_p);
+    double run = 1.0;
+    for (size_t r = n; r-- > 0;) {
+        double v = s[r].p * (double)n / (double)(r + 1);
+        if (v < run)
+            run = v;
+        q[s[r].i] = run;
+    }
+    free(s);
+    return 0;
+}
