@@ -49,7 +49,9 @@ typedef struct cctx {
     size_t cappath;
     cline *lines;
     size_t nlines;
-    tfmt_buf text;
+    tfmt_buf text;                  /* the lines, back to back */
+    tfmt_buf ftext;                 /* each collapsed frame's text */
+    size_t *foff;                   /* per ckey: offset into ftext */
 } cctx;
 
 static bool ckey_eq(const void *ctx, uint32_t id, const void *key)
@@ -149,13 +151,35 @@ static int put_frame_text(tfmt_buf *b, const tfmt_profile *p, const ckey *k)
     return tfmt__buf_put_i64(b, k->line);
 }
 
-/* The cnode path of `leaf`, root first, into c->path; returns its depth. */
-static int collect_path(cctx *c, uint32_t leaf, size_t *depth)
+/* Render every collapsed frame's text once (foff[nkeys] ends the last). */
+static int render_frames(cctx *c)
 {
-    size_t d = 0;
+    c->foff = tfmt__malloc(c->p->alloc, (c->nkeys + 1) * sizeof *c->foff);
+    if (!c->foff)
+        return TFMT_ENOMEM;
+    for (uint32_t i = 0; i < c->nkeys; i++) {
+        c->foff[i] = c->ftext.len;
+        if (put_frame_text(&c->ftext, c->p, &c->keys[i]) != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
+    c->foff[c->nkeys] = c->ftext.len;
+    return TFMT_OK;
+}
+
+/*
+ * The cnode path of `leaf`, root first, into c->path; *depth gets its
+ * length and *bytes the length of its frames' texts plus separators.
+ */
+static int collect_path(cctx *c, uint32_t leaf, size_t *depth,
+                        size_t *bytes)
+{
+    size_t d = 0, n = 0;
     for (uint32_t x = leaf; c->nodes[x].parent != TFMT_NO_ID;
-         x = c->nodes[x].parent)
+         x = c->nodes[x].parent) {
+        uint32_t f = c->nodes[x].frame;
+        n += c->foff[f + 1] - c->foff[f] + 1;
         d++;
+    }
     if (d > c->cappath &&
         tfmt__grow(c->p->alloc, (void **)&c->path, &c->cappath, d,
                    sizeof *c->path) != TFMT_OK)
@@ -164,25 +188,31 @@ static int collect_path(cctx *c, uint32_t leaf, size_t *depth)
     for (size_t i = d; i-- > 0; x = c->nodes[x].parent)
         c->path[i] = x;
     *depth = d;
+    *bytes = n;
     return TFMT_OK;
 }
 
 static int render_line(cctx *c, uint32_t leaf, cline *l)
 {
-    size_t depth;
-    if (collect_path(c, leaf, &depth) != TFMT_OK)
+    size_t depth, bytes;
+    if (collect_path(c, leaf, &depth, &bytes) != TFMT_OK)
         return TFMT_ENOMEM;
     uint32_t root = c->nodes[c->path[0]].parent;
     l->off = c->text.len;
     if (tfmt__buf_puts(&c->text, "tid:") != TFMT_OK ||
-        tfmt__buf_put_u64(&c->text, c->nodes[root].tid) != TFMT_OK)
+        tfmt__buf_put_u64(&c->text, c->nodes[root].tid) != TFMT_OK ||
+        tfmt__buf_reserve(&c->text, bytes) != TFMT_OK)
         return TFMT_ENOMEM;
+    char *o = c->text.data + c->text.len;
     for (size_t i = 0; i < depth; i++) {
-        const ckey *k = &c->keys[c->nodes[c->path[i]].frame];
-        if (tfmt__buf_putc(&c->text, ';') != TFMT_OK ||
-            put_frame_text(&c->text, c->p, k) != TFMT_OK)
-            return TFMT_ENOMEM;
+        uint32_t f = c->nodes[c->path[i]].frame;
+        size_t n = c->foff[f + 1] - c->foff[f];
+        *o++ = ';';
+        if (n)
+            memcpy(o, c->ftext.data + c->foff[f], n);
+        o += n;
     }
+    c->text.len = (size_t)(o - c->text.data);
     l->len = c->text.len - l->off;
     l->count = c->nodes[leaf].count;
     l->first = c->nodes[leaf].first;
@@ -257,6 +287,7 @@ static int ctx_init(cctx *c, tfmt_profile *p)
     tfmt__idset_init(&c->kset, a);
     tfmt__idset_init(&c->nset, a);
     tfmt__buf_init(&c->text, a);
+    tfmt__buf_init(&c->ftext, a);
     c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
     c->fmap = tfmt__malloc(a, nf * sizeof *c->fmap);
     c->nmap = tfmt__malloc(a, nn * sizeof *c->nmap);
@@ -277,6 +308,8 @@ static void ctx_free(cctx *c)
     tfmt__idset_free(&c->kset);
     tfmt__idset_free(&c->nset);
     tfmt__buf_free(&c->text);
+    tfmt__buf_free(&c->ftext);
+    tfmt__free(a, c->foff);
 }
 
 int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
@@ -290,6 +323,8 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
         rc = map_frames(&c);
     if (rc == TFMT_OK)
         rc = fold_tree(&c);
+    if (rc == TFMT_OK)
+        rc = render_frames(&c);
     if (rc == TFMT_OK)
         rc = render_lines(&c);
     if (rc == TFMT_OK) {
