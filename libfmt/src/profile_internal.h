@@ -19,7 +19,10 @@
  * decode alike are one string.
  *
  * Counting follows CPython's StackTraceCollector: empty stacks are never
- * counted, and with skip_idle a sample without HAS_GIL or ON_CPU is not.
+ * counted, and with skip_idle a sample without HAS_GIL or ON_CPU is not
+ * (profile_filter.c adds tachyon's own filters). A frame no node uses can
+ * exist (interned for a sample a stack filter then dropped): exporters
+ * that list frames should skip it, as profile_jsonl.c does.
  */
 #ifndef TFMT_PROFILE_INTERNAL_H
 #define TFMT_PROFILE_INTERNAL_H
