@@ -1,0 +1,193 @@
+/*
+ * export_top.c - a plain-text table of the hottest functions.
+ *
+ * A function is (file, function name), lines merged. Self = weight of
+ * samples whose leaf frame is in it; cumulative = weight of samples that
+ * show it at least once (recursion counted once, by an active count per
+ * function during the walk). Rows are sorted by self, then cumulative,
+ * descending, then by file and name; shares are of the table's samples.
+ */
+#include <stdlib.h>
+
+#include "export_internal.h"
+
+typedef struct trow {
+    uint64_t self, cum;
+    uint32_t f;
+} trow;
+
+typedef struct tctx {
+    tfmt_profile *p;
+    tfmt_xorder o;
+    uint32_t *ffn;          /* profile frame -> function */
+    uint32_t *fn_frame;     /* function -> a frame of it (for names) */
+    uint32_t nfn;
+    uint64_t *self, *cum;
+    uint32_t *active;
+    trow *rows;
+    tfmt_buf out;
+} tctx;
+
+static void number_functions(tctx *c)
+{
+    const tfmt_profile *p = c->p;
+    const tfmt_frame *prev = NULL;
+    for (size_t r = 0; r < p->nframes; r++) {
+        uint32_t id = c->o.frame_by_rank[r];
+        const tfmt_frame *f = &p->frames[id];
+        if (!prev || prev->filename != f->filename ||
+            prev->funcname != f->funcname)
+            c->fn_frame[c->nfn++] = id;
+        c->ffn[id] = c->nfn - 1;
+        prev = f;
+    }
+}
+
+/* Self and cumulative weights over the subtree of `root`. */
+static void count(tctx *c, uint32_t root)
+{
+    const tfmt_profile *p = c->p;
+    memset(c->self, 0, c->nfn * sizeof *c->self);
+    memset(c->cum, 0, c->nfn * sizeof *c->cum);
+    tfmt_ptree sub = c->o.tree;
+    sub.first_root = root;
+    tfmt_pwalk w;
+    tfmt__pwalk_init(&w, p, &sub);
+    uint32_t node;
+    int dir;
+    while ((dir = tfmt__pwalk_next(&w, &node)) != 0) {
+        if (node == root) {
+            if (dir < 0)
+                break;
+            continue;
+        }
+        uint32_t f = c->ffn[p->nodes[node].frame];
+        if (dir < 0) {
+            c->active[f]--;
+            continue;
+        }
+        if (c->active[f]++ == 0)
+            c->cum[f] += c->o.tree.total[node];
+        c->self[f] += p->nodes[node].self;
+    }
+}
+
+static int row_cmp(const void *va, const void *vb)
+{
+    const trow *a = va, *b = vb;
+    if (a->self != b->self)
+        return a->self > b->self ? -1 : 1;
+    if (a->cum != b->cum)
+        return a->cum > b->cum ? -1 : 1;
+    return a->f < b->f ? -1 : a->f > b->f;  /* ids are in content order */
+}
+
+static int put_row(tctx *c, uint32_t f, uint64_t total)
+{
+    const tfmt_frame *fr = &c->p->frames[c->fn_frame[f]];
+    tfmt_str fn = tfmt__profile_str(c->p, fr->funcname);
+    tfmt_str file = tfmt__profile_str(c->p, fr->filename);
+    double d = total ? 100.0 * (double)c->self[f] / (double)total : 0;
+    double k = total ? 100.0 * (double)c->cum[f] / (double)total : 0;
+    return tfmt__buf_printf(&c->out, "%6.1f%% %10llu %6.1f%% %10llu  %.*s"
+                            "  %.*s\n", d, (unsigned long long)c->self[f], k,
+                            (unsigned long long)c->cum[f], (int)fn.len,
+                            fn.ptr, (int)file.len, file.ptr);
+}
+
+static int put_table(tctx *c, uint64_t total, uint32_t limit)
+{
+    uint32_t n = 0;
+    for (uint32_t f = 0; f < c->nfn; f++) {
+        if (c->cum[f] > 0) {
+            c->rows[n].self = c->self[f];
+            c->rows[n].cum = c->cum[f];
+            c->rows[n++].f = f;
+        }
+    }
+    qsort(c->rows, n, sizeof *c->rows, row_cmp);
+    int rc = tfmt__buf_puts(&c->out, "  self%       self  cumul%"
+                            "      cumul  function  file\n");
+    for (uint32_t i = 0; i < n && i < limit && rc == TFMT_OK; i++)
+        rc = put_row(c, c->rows[i].f, total);
+    if (rc == TFMT_OK && n > limit)
+        rc = tfmt__buf_printf(&c->out, "(%u more functions)\n", n - limit);
+    return rc;
+}
+
+static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
+{
+    const tfmt_profile *p = c->p;
+    uint32_t limit = o && o->top_n ? o->top_n : 20;
+    uint64_t total = p->samples_total;
+    int rc = tfmt__buf_printf(&c->out, "%llu samples, %zu threads, "
+                              "interval %llu us\n",
+                              (unsigned long long)total, p->nthreads,
+                              (unsigned long long)p->interval_us);
+    uint64_t *self = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *self);
+    uint64_t *cum = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *cum);
+    if (!self || !cum)
+        rc = TFMT_ENOMEM;
+    for (size_t t = 0; t < p->nthreads && rc == TFMT_OK; t++) {
+        count(c, p->threads[c->o.threads[t]].root);
+        for (uint32_t f = 0; f < c->nfn; f++) {
+            self[f] += c->self[f];
+            cum[f] += c->cum[f];
+        }
+    }
+    if (rc == TFMT_OK) {
+        memcpy(c->self, self, c->nfn * sizeof *self);
+        memcpy(c->cum, cum, c->nfn * sizeof *cum);
+        rc = put_table(c, total, limit);
+    }
+    tfmt__free(p->alloc, self);
+    tfmt__free(p->alloc, cum);
+    for (size_t t = 0; o && o->per_thread && t < p->nthreads && !rc; t++) {
+        const tfmt_pthread *th = &p->threads[c->o.threads[t]];
+        rc = tfmt__buf_printf(&c->out, "\nthread %llu (interpreter %u): "
+                              "%llu samples\n",
+                              (unsigned long long)th->thread_id,
+                              th->interpreter_id,
+                              (unsigned long long)th->samples);
+        count(c, th->root);
+        if (rc == TFMT_OK)
+            rc = put_table(c, th->samples, limit);
+        if (rc == TFMT_OK)
+            rc = tfmt__xflush(c->p, &c->out, sink, false);
+    }
+    return rc;
+}
+
+int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
+                           const tfmt_export_options *opts)
+{
+    tctx c;
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    tfmt__buf_init(&c.out, p->alloc);
+    size_t n = p->nframes ? p->nframes : 1;
+    int rc = tfmt__xorder_build(p, &c.o);
+    c.ffn = tfmt__malloc(p->alloc, n * sizeof *c.ffn);
+    c.fn_frame = tfmt__malloc(p->alloc, n * sizeof *c.fn_frame);
+    c.self = tfmt__malloc(p->alloc, n * sizeof *c.self);
+    c.cum = tfmt__malloc(p->alloc, n * sizeof *c.cum);
+    c.active = tfmt__calloc(p->alloc, n, sizeof *c.active);
+    c.rows = tfmt__malloc(p->alloc, n * sizeof *c.rows);
+    if (rc == TFMT_OK && (!c.ffn || !c.fn_frame || !c.self || !c.cum ||
+                          !c.active || !c.rows))
+        rc = TFMT_ENOMEM;
+    if (rc == TFMT_OK) {
+        number_functions(&c);
+        rc = put_all(&c, opts, sink);
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt__xflush(p, &c.out, sink, true);
+    else if (rc == TFMT_ENOMEM)
+        rc = tfmt__xfail(p, rc, NULL);
+    void *v[] = {c.ffn, c.fn_frame, c.self, c.cum, c.active, c.rows};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        tfmt__free(p->alloc, v[i]);
+    tfmt__buf_free(&c.out);
+    tfmt__xorder_free(p, &c.o);
+    return rc;
+}
