@@ -123,16 +123,18 @@ static int map_frame(binctx *c, uint32_t idx)
 
 static int get_state(binctx *c, uint32_t index, tstate **out)
 {
-    if (index > c->nts)
-        return tfmt__error(&c->p->err, TFMT_EINVAL,
-                           "thread index %u out of order", index);
-    if (index == c->nts) {
+    /* Indices are dense in order of appearance, but a thread whose only
+     * record was an empty REPEAT delivered nothing: fill such gaps. The
+     * index counts threads the reader met, so it is bounded by its input. */
+    if (index >= c->nts) {
         if (tfmt__grow(c->p->alloc, (void **)&c->ts, &c->capts,
-                       c->nts + 1, sizeof *c->ts) != TFMT_OK)
+                       (size_t)index + 1, sizeof *c->ts) != TFMT_OK)
             return nomem(c->p);
-        memset(&c->ts[c->nts], 0, sizeof *c->ts);
-        c->ts[c->nts].thread = TFMT_NO_ID;
-        c->nts++;
+        for (size_t i = c->nts; i <= index; i++) {
+            memset(&c->ts[i], 0, sizeof *c->ts);
+            c->ts[i].thread = TFMT_NO_ID;
+        }
+        c->nts = (size_t)index + 1;
     }
     *out = &c->ts[index];
     return TFMT_OK;

@@ -513,6 +513,71 @@ TEST(fixtures_skip_idle)
     }
 }
 
+static void put_le(unsigned char *d, size_t off, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        d[off + (size_t)i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *d, size_t off, int n)
+{
+    uint64_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = v << 8 | d[off + (size_t)i];
+    return v;
+}
+
+/*
+ * A thread whose only record is a REPEAT of count 0 takes a reader thread
+ * index but delivers no sample (CPython: no collect call). Built from
+ * interleaved_threads/none.bin (layout G, little endian) by inserting such
+ * a record first and moving the table offsets, thread count and footer
+ * size: the exports must still equal the fixture's.
+ */
+TEST(empty_repeat_thread_is_invisible)
+{
+    char path[512], want[512];
+    snprintf(path, sizeof path, "%s/cpython/interleaved_threads/none.bin",
+             TESTDATA);
+    size_t n;
+    unsigned char *orig = harness_slurp(path, &n);
+    REQUIRE(orig && n > 96, "cannot read %s", path);
+    unsigned char *d = malloc(n + 14);
+    REQUIRE(d != NULL, "malloc");
+    memcpy(d, orig, 64);
+    put_le(d, 64, 4242, 8);                 /* thread id */
+    put_le(d, 72, 0, 4);                    /* interpreter id */
+    d[76] = 0;                              /* REPEAT */
+    d[77] = 0;                              /* count 0 */
+    memcpy(d + 78, orig + 64, n - 64);
+    put_le(d, 36, get_le(d, 36, 4) + 1, 4);
+    put_le(d, 40, get_le(d, 40, 8) + 14, 8);
+    put_le(d, 48, get_le(d, 48, 8) + 14, 8);
+    put_le(d, n + 14 - 24, n + 14, 8);
+    tfmt_source *src;
+    tfmt_bin_reader *r;
+    tfmt_profile *p;
+    tfmt_error err;
+    REQUIRE(tfmt_source_open_memory(&src, d, n + 14, 0, NULL) == TFMT_OK,
+            "source");
+    REQUIRE(tfmt_bin_open(&r, src, NULL, &err) == TFMT_OK, "open: %s",
+            err.msg);
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    int rc = tfmt_profile_add_bin(p, r);
+    CHECK(rc == TFMT_OK, "add_bin %d: %s", rc, tfmt_profile_error(p)->msg);
+    snprintf(want, sizeof want, "%s/cpython/interleaved_threads/"
+             "expected.jsonl", TESTDATA);
+    check_export_file(p, JSONL, want);
+    snprintf(want, sizeof want, "%s/cpython/interleaved_threads/"
+             "expected.collapsed", TESTDATA);
+    check_export_file(p, COLLAPSED, want);
+    tfmt_profile_free(p);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    free(d);
+    free(orig);
+}
+
 /* Two inputs merge by content: every count doubles, ids stay. */
 TEST(two_readers_merge)
 {
@@ -792,6 +857,7 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(empty_profile), TCASE(jsonl_skips_unused_frames),
       TCASE(jsonl_chunks_of_256),
       TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
-      TCASE(two_readers_merge), TCASE(random_walk_matches_reference),
+      TCASE(two_readers_merge), TCASE(empty_repeat_thread_is_invisible),
+      TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
       TCASE(failing_allocations))
