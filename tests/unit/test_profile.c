@@ -539,7 +539,7 @@ TEST(empty_repeat_thread_is_invisible)
     char path[512], want[512];
     snprintf(path, sizeof path, "%s/cpython/interleaved_threads/none.bin",
              TESTDATA);
-    size_t n;
+    size_t n = 0;
     unsigned char *orig = harness_slurp(path, &n);
     REQUIRE(orig && n > 96, "cannot read %s", path);
     unsigned char *d = malloc(n + 14);
