@@ -320,6 +320,27 @@ TEST(unknown_types_and_fields_are_notes)
     rd_close(&x);
 }
 
+/* Deep nesting is refused by depth, without recursion or a crash. */
+TEST(deep_nesting_refused)
+{
+    static char text[300100];
+    size_t n = strlen(META);
+    memcpy(text, META, n);
+    memset(text + n, '[', 300000);
+    text[n + 300000] = '\n';
+    tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    o.keep_going = true;
+    rd x = rd_open(text, &o);
+    const tfmt_jsonl_record *rec;
+    CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_OK, "meta");
+    CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_EFORMAT, "deep line");
+    CHECK(strcmp(tfmt_jsonl_error(x.r)->msg,
+                 "invalid JSON at column 33: nesting too deep") == 0,
+          "%s", tfmt_jsonl_error(x.r)->msg);
+    CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_ETRUNC, "no end");
+    rd_close(&x);
+}
+
 /* Bytes already read to sniff the format are handed back through head. */
 TEST(head_bytes_come_first)
 {
@@ -394,4 +415,5 @@ TESTS(TCASE(fixture_counts_every_chunking),
       TCASE(errors_are_final_without_keep_going),
       TCASE(line_limit_skips_and_resumes),
       TCASE(unknown_types_and_fields_are_notes), TCASE(head_bytes_come_first),
+      TCASE(deep_nesting_refused),
       TCASE(failing_allocator_every_site))
