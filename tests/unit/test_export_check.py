@@ -188,10 +188,86 @@ def pprof_collapsed(path, proto, collapsed, interval):
         fail(f"pprof stacks differ:\n ours {got}\n want {want}")
 
 
+def reference_collapsed(input_json, spec):
+    """CPython's collapsed output of input.json's samples with tachyon's
+    filters applied, computed independently from the filter definitions
+    in fmt_profile.h (Python's re stands in for PCRE2)."""
+    import re
+    with open(input_json, encoding="utf-8") as f:
+        data = json.load(f)
+    tids = spec.get("threads")
+    inc = [re.compile(r) for r in spec.get("include", [])]
+    exc = [re.compile(r) for r in spec.get("exclude", [])]
+    rew = [(re.compile(a), re.sub(r"\$(\d+)", r"\\\1", b))
+           for a, b in (r.split("=>", 1) for r in spec.get("rewrite", []))]
+
+    def rename(s):
+        for rx, to in rew:
+            s = rx.sub(to, s)
+        return s
+
+    def hit(rules, file, func):
+        return any(r.search(file) or r.search(func) for r in rules)
+
+    counts = {}
+    for smp in data["samples"]:
+        for interp in smp["interps"]:
+            for t in interp["threads"]:
+                st = t["status"]
+                if tids is not None and t["tid"] not in tids:
+                    continue
+                if spec.get("skip_idle") and not st & 3:
+                    continue
+                if st & spec.get("all", 0) != spec.get("all", 0):
+                    continue
+                stack = []
+                for file, loc, func, _ in reversed(t["frames"]):
+                    line = 0 if loc is None or loc[0] == -1 else loc[0]
+                    stack.append((rename(file), rename(func), line))
+                if not stack:
+                    continue
+                incd = [not inc or hit(inc, fi, fu) for fi, fu, _ in stack]
+                excd = [hit(exc, fi, fu) for fi, fu, _ in stack]
+                if spec.get("drop_frames"):
+                    stack = [fr for fr, i, e in zip(stack, incd, excd)
+                             if i and not e]
+                elif any(excd) or not any(incd):
+                    continue
+                if spec.get("collapse"):
+                    out = []
+                    for fr in stack:
+                        if out and out[-1][:2] == fr[:2]:
+                            out[-1] = fr
+                        else:
+                            out.append(fr)
+                    stack = out
+                if not stack:
+                    continue
+                parts = [fu if fi == "~" and ln == 0 else
+                         f"{fi.rsplit('/', 1)[-1]}:{fu}:{ln}"
+                         for fi, fu, ln in stack]
+                key = f"tid:{t['tid']};" + ";".join(parts)
+                counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def filter_collapsed(ours, input_json, spec):
+    """Our collapsed export of a filtered profile equals the reference."""
+    want = reference_collapsed(input_json, json.loads(spec))
+    got = {}
+    with open(ours, encoding="utf-8") as f:
+        for line in f:
+            stack, n = line.rstrip("\n").rsplit(" ", 1)
+            got[stack] = int(n)
+    if got != want:
+        fail(f"filtered stacks differ:\n ours {got}\n want {want}")
+
+
 def main():
     cmds = {"pstats-eq": pstats_eq, "pstats-expect": pstats_expect,
             "pstats-stats": pstats_stats, "gecko-eq": gecko_eq,
-            "pprof-collapsed": pprof_collapsed}
+            "pprof-collapsed": pprof_collapsed,
+            "filter-collapsed": filter_collapsed}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -50,7 +50,9 @@ typedef struct tfmt_profile_options {
  * (pprof's hide/show): excluded and not-included frames are removed from
  * the stack, the sample is kept (dropped only when no frame is left).
  */
-#define TFMT_PROFILE_OPTIONS_INIT {TFMT_PROFILE_OPTIONS_VERSION, NULL, false}
+#define TFMT_PROFILE_OPTIONS_INIT \
+    {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
+     false, false}
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,
