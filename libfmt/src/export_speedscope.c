@@ -36,9 +36,8 @@ static int put_frame(sctx *c, const tfmt_frame *f, bool first)
     tfmt_str file = tfmt__profile_str(c->p, f->filename);
     int rc = tfmt__buf_puts(b, first ? "{\"name\":" : ",{\"name\":");
     rc |= tfmt__json_put_string(b, fn.ptr, fn.len);
-    /* Synthetic frames (<GC>, <native>) live in file "~": no location. */
-    if (f->lineno != TFMT_NO_LOCATION && !(file.len == 1 && *file.ptr == '~'))
-    {
+    /* Synthetic frames (<GC>, <native>) live in file "~": no file. */
+    if (!(file.len == 1 && *file.ptr == '~')) {
         rc |= tfmt__buf_puts(b, ",\"file\":");
         rc |= tfmt__json_put_string(b, file.ptr, file.len);
         if (f->lineno > 0)

@@ -263,11 +263,90 @@ def filter_collapsed(ours, input_json, spec):
         fail(f"filtered stacks differ:\n ours {got}\n want {want}")
 
 
+def read_collapsed(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            stack, n = line.rstrip("\n").rsplit(" ", 1)
+            out[stack] = int(n)
+    return out
+
+
+def speedscope_collapsed(ours, collapsed, interval):
+    """Valid per speedscope's file-format schema rules, and its samples,
+    re-collapsed, equal CPython's expected.collapsed."""
+    with open(ours, encoding="ascii") as f:
+        d = json.load(f)
+    if d.get("$schema") != "https://www.speedscope.app/file-format-schema.json":
+        fail("speedscope: $schema")
+    frames = d["shared"]["frames"]
+    if any(not isinstance(fr.get("name"), str) for fr in frames):
+        fail("speedscope: frame without a name")
+    got = {}
+    for p in d["profiles"]:
+        if p["type"] != "sampled" or p["unit"] != "microseconds":
+            fail("speedscope: profile type/unit")
+        if len(p["samples"]) != len(p["weights"]) or \
+                p["endValue"] - p["startValue"] != sum(p["weights"]):
+            fail("speedscope: samples/weights/endValue disagree")
+        tid = p["name"].split()[1]
+        for stack, w in zip(p["samples"], p["weights"]):
+            parts = []
+            for i in stack:
+                if not 0 <= i < len(frames):
+                    fail("speedscope: frame index out of range")
+                fr = frames[i]
+                if "file" not in fr:
+                    parts.append(fr["name"])
+                else:
+                    base = fr["file"].rsplit("/", 1)[-1]
+                    parts.append(f"{base}:{fr['name']}:{fr.get('line', 0)}")
+            key = f"tid:{tid};" + ";".join(parts)
+            got[key] = got.get(key, 0) + w // int(interval)
+    want = read_collapsed(collapsed)
+    if got != want:
+        fail(f"speedscope stacks differ:\n ours {got}\n want {want}")
+
+
+def svg_check(ours, collapsed, title):
+    """Well-formed XML; the title; the root box spans the full width and
+    each thread box its share of CPython's collapsed counts."""
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(ours).getroot()
+    if root.tag != ns + "svg":
+        fail("svg: root element")
+    texts = [t.text for t in root.iter(ns + "text")]
+    if title not in texts:
+        fail(f"svg: title {title!r} not in {texts[:4]}")
+    width = float(root.get("data-w"))
+    per_tid = {}
+    for stack, n in read_collapsed(collapsed).items():
+        tid = stack.split(";")[0][4:]
+        per_tid[tid] = per_tid.get(tid, 0) + n
+    total = sum(per_tid.values())
+    boxes = {}
+    for g in root.iter(ns + "g"):
+        if g.get("class") != "f":
+            continue
+        rect = g.find(ns + "rect")
+        boxes.setdefault(g.get("data-n"), []).append(
+            float(rect.get("width")))
+    if boxes.get("all") != [round(width, 2)]:
+        fail(f"svg: root width {boxes.get('all')}")
+    for tid, n in per_tid.items():
+        w = boxes.get(f"thread {tid}")
+        if w != [round(n / total * width, 2)]:
+            fail(f"svg: thread {tid} width {w}, want {n / total * width}")
+
+
 def main():
     cmds = {"pstats-eq": pstats_eq, "pstats-expect": pstats_expect,
             "pstats-stats": pstats_stats, "gecko-eq": gecko_eq,
             "pprof-collapsed": pprof_collapsed,
-            "filter-collapsed": filter_collapsed}
+            "filter-collapsed": filter_collapsed,
+            "speedscope-collapsed": speedscope_collapsed,
+            "svg-check": svg_check}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
     cmds[sys.argv[1]](*sys.argv[2:])

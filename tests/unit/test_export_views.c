@@ -1,0 +1,166 @@
+/*
+ * test_export_views.c - the speedscope, SVG and top exports. speedscope:
+ * its schema's rules, and its samples re-collapsed equal CPython's
+ * expected.collapsed for every fixture. SVG: well-formed XML with the
+ * (escaped) title, the root box full width and each thread box its share
+ * of CPython's counts; hostile names stay well-formed. top: a hand-built
+ * recursive profile gives a hand-derived table. All three: merging inputs
+ * in either order gives identical bytes.
+ */
+#include "test_export_common.h"
+
+static tfmt_export_options xo = TFMT_EXPORT_OPTIONS_INIT;
+
+static int write_speedscope(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_speedscope(p, s, &xo);
+}
+
+static int write_svg(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_svg(p, s, &xo);
+}
+
+static int write_top(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_top(p, s, &xo);
+}
+
+static void check_fixtures(export_fn fn, const char *check, const char *arg)
+{
+    char out[256], cmd[1024];
+    tmp_path(out, sizeof out, check);
+    for (size_t i = 0; i < NCASES; i++) {
+        tfmt_profile *p = load_fixture(fixture_cases[i], NULL);
+        REQUIRE(p, "%s: load", fixture_cases[i]);
+        CHECK(export_to(p, fn, out) == TFMT_OK, "%s: export",
+              fixture_cases[i]);
+        char a[64];
+        snprintf(a, sizeof a, "%llu",
+                 (unsigned long long)tfmt_profile_interval_us(p));
+        snprintf(cmd, sizeof cmd, CHECKER "%s %s %s/cpython/%s/"
+                 "expected.collapsed '%s'", check, out, TESTDATA,
+                 fixture_cases[i], arg ? arg : a);
+        CHECK(run_cmd(cmd) == 0, "%s: %s failed", fixture_cases[i], check);
+        tfmt_profile_free(p);
+    }
+    unlink(out);
+}
+
+TEST(speedscope_fixtures)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    check_fixtures(write_speedscope, "speedscope-collapsed", NULL);
+}
+
+TEST(svg_fixtures)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    xo.title = "a <b> & \"c\"";
+    check_fixtures(write_svg, "svg-check", xo.title);
+    xo.title = NULL;
+}
+
+static tfmt_profile *hand_profile(const char *a_name)
+{
+    tfmt_profile *p;
+    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
+        return NULL;
+    p->interval_us = 1000;
+    uint32_t file, fn[3], fr[3];
+    const char *names[3] = {a_name, "b", "c"};
+    tfmt__profile_intern_string(p, "/t.py", 5, &file);
+    for (int i = 0; i < 3; i++) {
+        tfmt__profile_intern_string(p, names[i], strlen(names[i]), &fn[i]);
+        tfmt_frame f = {file, fn[i], i + 1, i + 1, 0, 1, TFMT_NO_OPCODE};
+        tfmt__profile_intern_frame(p, &f, &fr[i]);
+    }
+    uint32_t s1[3] = {fr[0], fr[1], fr[0]}, s2[2] = {fr[0], fr[2]};
+    tfmt__profile_add_stack(p, 7, 0, s1, 3, 2);
+    tfmt__profile_add_stack(p, 7, 0, s2, 2, 1);
+    return p;
+}
+
+/* Control characters and markup in names: still well-formed XML. */
+TEST(svg_hostile_names)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    tfmt_profile *p = hand_profile("a\x01<&>\"'\x7f\xc3\xa9");
+    REQUIRE(p, "profile");
+    char out[256], cmd[700];
+    tmp_path(out, sizeof out, "svg_hostile");
+    CHECK(export_to(p, write_svg, out) == TFMT_OK, "export");
+    snprintf(cmd, sizeof cmd, "python3 -c 'import sys, xml.dom.minidom as "
+             "m; d=m.parse(sys.argv[1]); sys.exit(len(d.getElementsByTagName"
+             "(\"rect\"))!=7)' %s", out);
+    /* background + all + thread + a + b + a + c = 7 rects */
+    CHECK(run_cmd(cmd) == 0, "hostile names: not well-formed or not 7 rects");
+    unlink(out);
+    tfmt_profile_free(p);
+}
+
+/*
+ * Stacks a>b>a (x2), a>c (x1): a self 2 (leaf of the first), cumulative 3
+ * (recursion once); c self 1, cumulative 1; b self 0, cumulative 2. Rows
+ * by self: a, c, b; shares of 3 samples.
+ */
+TEST(top_hand_derived)
+{
+    tfmt_profile *p = hand_profile("a");
+    REQUIRE(p, "profile");
+    char out[256];
+    tmp_path(out, sizeof out, "top");
+    CHECK(export_to(p, write_top, out) == TFMT_OK, "export");
+    size_t len = 0;
+    unsigned char *got = slurp_file(out, &len);
+    const char *want =
+        "3 samples, 1 threads, interval 1000 us\n"
+        "  self%       self  cumul%      cumul  function  file\n"
+        "  66.7%          2  100.0%          3  a  /t.py\n"
+        "  33.3%          1   33.3%          1  c  /t.py\n"
+        "   0.0%          0   66.7%          2  b  /t.py\n";
+    CHECK(got && strcmp((char *)got, want) == 0, "got\n%s\nwant\n%s",
+          got ? (char *)got : "", want);
+    free(got);
+    unlink(out);
+    tfmt_profile_free(p);
+}
+
+static unsigned char *merged(export_fn fn, const char *x, const char *y,
+                             size_t *len)
+{
+    tfmt_profile *p;
+    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
+        return NULL;
+    char out[256];
+    tmp_path(out, sizeof out, "views_merge");
+    unsigned char *d = NULL;
+    if (add_fixture(p, x, "none.bin") == TFMT_OK &&
+        add_fixture(p, y, "none.bin") == TFMT_OK &&
+        export_to(p, fn, out) == TFMT_OK)
+        d = slurp_file(out, len);
+    unlink(out);
+    tfmt_profile_free(p);
+    return d;
+}
+
+TEST(merge_order_independent)
+{
+    export_fn fns[] = {write_speedscope, write_svg, write_top};
+    xo.per_thread = true;
+    for (size_t i = 0; i < 3; i++) {
+        size_t la = 0, lb = 0;
+        unsigned char *a = merged(fns[i], "workload", "pop_push", &la);
+        unsigned char *b = merged(fns[i], "pop_push", "workload", &lb);
+        CHECK(a && b && la == lb && la > 0 && memcmp(a, b, la) == 0,
+              "export %zu: A+B and B+A differ (%zu vs %zu bytes)", i, la,
+              lb);
+        free(a);
+        free(b);
+    }
+    xo.per_thread = false;
+}
+
+TESTS(TCASE(speedscope_fixtures), TCASE(svg_fixtures),
+      TCASE(svg_hostile_names), TCASE(top_hand_derived),
+      TCASE(merge_order_independent))
