@@ -8,7 +8,8 @@ and tachyon-conv runs check the file with the toolkit's own tools.
 
 Modes: spawn (record -- python busy.py), gil (spawn without --all-threads),
 attach (record -p PID of a running busy.py), sigint (SIGINT ends the
-recording), zstd (spawn with --compression zstd).
+recording), zstd (spawn with --compression zstd), churn (a recursive
+target and a generator at 5 kHz: torn reads must stay rare and dropped).
 """
 import argparse
 import collections
@@ -21,6 +22,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "busy.py")
+CHURN = os.path.join(HERE, "churn.py")
 HAS_GIL, ON_CPU, MAIN_THREAD = 1, 2, 32
 failures = []
 
@@ -81,6 +83,11 @@ def record(args, extra, target_cmd=None, pid=None):
 
 def run_mode(args):
     busy = [sys.executable, BUSY, "1.5"]
+    if args.mode == "churn":
+        p = subprocess.run(record(args, ["--all-threads", "--rate", "5000"],
+                                  [sys.executable, CHURN]), timeout=30)
+        check(p.returncode == 0, f"recorder exit {p.returncode}")
+        return None
     if args.mode in ("spawn", "gil", "zstd"):
         extra = [] if args.mode == "gil" else ["--all-threads"]
         if args.mode == "zstd":
@@ -158,10 +165,40 @@ def check_sleeper(samples, lines, all_threads):
     check(idle >= 0.8, f"sleeper thread without GIL only {idle:.1%}")
 
 
+def check_churn(info, stats, samples):
+    """Every kept sample must be a whole, plausible stack."""
+    err = float(stats["error"])
+    print(f"churn: {int(info['samples'])} thread-samples, failed {err:.2f}%")
+    check(err < 1, f"failed samples {err}% under churn")
+    # Interpreter start-up (site, imports) is not part of the test.
+    main_all = [s for s in samples if s[1] & MAIN_THREAD and s[3]]
+    main = [s for s in main_all if s[3][0][1] == CHURN]
+    other = [s for s in samples if not s[1] & MAIN_THREAD and s[3]]
+    check(share(main_all, lambda s: s[3][0][1] == CHURN) >= 0.5,
+          "fewer than half of the main thread's samples in churn.py")
+
+    def recursing(s):
+        names = [f[0] for f in s[3]]
+        return (names[:2] == ["<module>", "main"] and
+                all(n == "fib" for n in names[2:]))
+
+    def generating(s):
+        names = [f[0] for f in s[3]]
+        return (names[3:7] == ["worker", "gen", "gen.<locals>.<genexpr>",
+                               "fib"] and
+                all(n == "fib" for n in names[6:]))
+    for name, group, pred in (("main", main, recursing),
+                              ("generator", other, generating)):
+        frac = share(group, pred)
+        print(f"{name} thread: {frac:.1%} of samples well-formed")
+        check(frac >= 0.8, f"{name} thread: only {frac:.1%} well-formed")
+
+
 def check_header(info, stats, args):
     want = ".".join(map(str, sys.version_info[:3]))
     check(info["py"] == want, f"python version {info['py']} != {want}")
-    check(info["interval"] == "1000", f"interval {info['interval']}")
+    want_us = "200" if args.mode == "churn" else "1000"
+    check(info["interval"] == want_us, f"interval {info['interval']}")
     config = 1 | 8 | (16 if args.mode != "gil" else 0)
     check(int(info["config"]) == config, f"config {info['config']}")
     check(info["compression"] == ("1" if args.mode == "zstd" else "0"),
@@ -171,7 +208,8 @@ def check_header(info, stats, args):
     rate, err = float(stats["rate"]), float(stats["error"])
     print(f"rate {rate:.0f} Hz, failed {err:.2f}%, duration "
           f"{float(stats['duration']):.2f} s")
-    check(200 <= rate <= 1050, f"implausible rate {rate}")
+    hz = 5000 if args.mode == "churn" else 1000
+    check(200 <= rate <= hz * 1.05, f"implausible rate {rate}")
     check(err < 5, f"failed samples {err}%")
 
 
@@ -186,7 +224,8 @@ def toolkit_checks(args):
                                 args.out])
             check(p.returncode == 0 and os.path.getsize(out) > 0,
                   f"tachyon-conv --to {fmt} exit {p.returncode}")
-            if fmt == "collapsed" and p.returncode == 0:
+            if fmt == "collapsed" and p.returncode == 0 and \
+                    args.mode != "churn":
                 with open(out, encoding="utf-8") as f:
                     # Lines are sorted by count; skip the sleeping thread.
                     hottest = next((ln for ln in f if "sleeper" not in ln),
@@ -194,6 +233,16 @@ def toolkit_checks(args):
                 check("busy.py:Klass.method:28;busy.py:top:22;busy.py:mid:18;"
                       "busy.py:leaf:1" in hottest,
                       f"hottest collapsed stack is not leaf's: {hottest}")
+
+
+def check_log(args, info, stats, samples):
+    check_header(info, stats, args)
+    if args.mode == "churn":
+        check_churn(info, stats, samples)
+        return
+    lines, pos = markers(), busy_positions()
+    check_main_thread(samples, lines, pos, args.mode)
+    check_sleeper(samples, lines, args.mode != "gil")
 
 
 def main():
@@ -212,11 +261,7 @@ def main():
     p = subprocess.run([args.dump, args.out], capture_output=True, text=True)
     check(p.returncode == 0, f"record_dump exit {p.returncode}: {p.stderr}")
     if p.returncode == 0:
-        info, stats, samples = parse_dump(p.stdout)
-        lines, pos = markers(), busy_positions()
-        check_header(info, stats, args)
-        check_main_thread(samples, lines, pos, args.mode)
-        check_sleeper(samples, lines, args.mode != "gil")
+        check_log(args, *parse_dump(p.stdout))
     toolkit_checks(args)
     print(f"{1 if not failures else 0} passed, {1 if failures else 0} failed")
     return 1 if failures else 0

@@ -13,15 +13,37 @@
 
 #define WAIT_STEP_NS (1000 * 1000)
 #define WAIT_LIMIT_MS 30000
+#define ERROR_RETRIES 300           /* about 0.3 s of 1 ms polls */
 
-/* Poll until the interpreter is mapped; LOCATE_* or -2 if it exited. */
+/* Locate the runtime and choose its offsets: LOCATE_*. */
+static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
+                      char *msg, size_t len)
+{
+    int rc = locate_runtime(t->pid, loc, msg, len);
+    if (rc == LOCATE_FOUND &&
+        py_offsets_select(t->pid, loc->hexversion, loc->runtime,
+                          loc->runtime_size, off, msg, len) != 0)
+        rc = LOCATE_ERROR;
+    return rc;
+}
+
+/*
+ * Poll until the interpreter is mapped and readable; LOCATE_* or -2 if
+ * the process exited. A child that has just been started may show its
+ * libpython before the loader has mapped every segment, so reading it
+ * can briefly give garbage: errors are retried for a while too.
+ */
 static int wait_runtime(target *t, volatile sig_atomic_t *stop,
-                        py_runtime_loc *loc, char *msg, size_t len)
+                        py_runtime_loc *loc, py_offsets *off, char *msg,
+                        size_t len)
 {
     struct timespec step = {0, WAIT_STEP_NS};
+    int errors = 0;
     for (int ms = 0; ms < WAIT_LIMIT_MS && !*stop; ms++) {
-        int rc = locate_runtime(t->pid, loc, msg, len);
-        if (rc != LOCATE_NOT_YET || !t->spawned)
+        int rc = try_attach(t, loc, off, msg, len);
+        if (rc == LOCATE_FOUND || !t->spawned)
+            return rc;
+        if (rc == LOCATE_ERROR && ++errors >= ERROR_RETRIES)
             return rc;
         if (!target_alive(t))
             return -2;
@@ -48,13 +70,9 @@ int attach_unwinder(target *t, bool all_threads,
 {
     py_runtime_loc loc;
     char msg[512] = "";
-    int rc = wait_runtime(t, stop, &loc, msg, sizeof msg);
+    int rc = wait_runtime(t, stop, &loc, &u->off, msg, sizeof msg);
     if (rc != LOCATE_FOUND)
         return describe_failure(t, rc, msg);
-    if (py_offsets_select(t->pid, loc.hexversion, loc.runtime,
-                          loc.runtime_size, &u->off, msg, sizeof msg) != 0)
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
-                        msg);
     u->pid = t->pid;
     u->runtime = loc.runtime;
     u->code_type = loc.code_type;
