@@ -194,19 +194,6 @@ static int head(jctx *c, const char *type)
     return TFMT_OK;
 }
 
-/*
- * CPython's PROFILING_MODE_NAMES. Kept here rather than calling
- * tfmt_mode_name, which no module defines yet.
- */
-static const char *mode_name(int mode)
-{
-    static const char *const names[] = {"wall", "cpu", "gil", "all",
-                                        "exception"};
-    if (mode < 0 || mode >= (int)(sizeof names / sizeof names[0]))
-        return NULL;
-    return names[mode];
-}
-
 static int put_meta(jctx *c)
 {
     const tfmt_profile *p = c->p;
@@ -216,7 +203,7 @@ static int put_meta(jctx *c)
         return TFMT_ENOMEM;
     if (p->mode != TFMT_MODE_UNKNOWN) {
         /* CPython: _MODE_NAMES.get(mode, str(mode)). */
-        const char *name = mode_name(p->mode);
+        const char *name = tfmt_mode_name(p->mode);
         char num[16];
         if (!name) {
             snprintf(num, sizeof num, "%d", p->mode);
