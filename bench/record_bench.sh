@@ -63,6 +63,11 @@ median() {
     sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
 }
 
+# ratio A B: (A / B - 1) as a signed percentage.
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a / b - 1) * 100}'
+}
+
 # bench_one PY RATE: one table row.
 bench_one() {
     py=$1 rate=$2
@@ -88,13 +93,15 @@ bench_one() {
     ticks=$(sed -n 's/.*: \([0-9]*\) samples in.*/\1/p' "$tmp/log" | median)
     "$build/tests/record/record_dump" "$tmp/out.bin" > /dev/null ||
         echo "record_bench: last log does not decode" >&2
-    slow=$(awk -v a="$recd" -v b="$base" 'BEGIN {printf "%+.1f", (a / b - 1) * 100}')
-    cslow=$(awk -v a="$crecd" -v b="$cbase" 'BEGIN {printf "%+.1f", (a / b - 1) * 100}')
+    slow=$(ratio "$recd" "$base")
+    cslow=$(ratio "$crecd" "$cbase")
     miss=$(awk -v m="$missed" -v t="$ticks" \
            'BEGIN {printf "%.1f", t + m ? 100 * m / (t + m) : 0}')
     ver=$("$py" -c 'import sys; print(sys.version.split()[0])')
-    printf '| %s | %s | %s | %s | %s | %s%% | %s%% | %ss -> %ss (%s%%) | %ss -> %ss (%s%%) |\n' \
-        "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" "$base" \
+    row='| %s | %s | %s | %s | %s | %s%% | %s%% '
+    row="$row| %ss -> %ss (%s%%) | %ss -> %ss (%s%%) |\n"
+    printf "$row" "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" \
+        "$base" \
         "$recd" "$slow" "$cbase" "$crecd" "$cslow"
 }
 
@@ -103,11 +110,15 @@ echo "| CPython | requested Hz | achieved Hz | us/sample | reads/sample |" \
      "target CPU time alone -> recorded |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for ver in 3.11.7 3.12.1 3.13.0; do
-    py=$(find_python "$ver") || { echo "| $ver | skipped: not found |" ; continue; }
+    if ! py=$(find_python "$ver"); then
+        echo "| $ver | skipped: not found |"
+        continue
+    fi
     for rate in $rates; do
         bench_one "$py" "$rate"
     done
 done
 echo
-echo "$(nproc) CPUs, $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "$(nproc) CPUs, $(uname -sr), load average $load," \
      "runs=$runs, work=$work; $(date -u +%F)"

@@ -48,7 +48,8 @@ def busy_positions():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     codes = {"leaf": mod.leaf.__code__, "mid": mod.mid.__code__,
-             "top": mod.top.__code__, "Klass.method": mod.Klass.method.__code__,
+             "top": mod.top.__code__,
+             "Klass.method": mod.Klass.method.__code__,
              "sleeper": mod.sleeper.__code__}
     return {name: {tuple(-1 if v is None else v for v in p)
                    for p in code.co_positions()}
