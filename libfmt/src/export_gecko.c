@@ -331,9 +331,12 @@ int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
 {
     gin c;
     int rc = gin_init(&c, g, r);
-    while (rc == TFMT_OK) {
+    const tfmt_profile_options *o = &g->tab->opts;
+    for (uint32_t n = 1; rc == TFMT_OK; n++) {
         const tfmt_sample *s;
         rc = tfmt_bin_next(r, &s);
+        if (o->progress && (n & 4095) == 0)
+            o->progress(o->progress_ctx, tfmt_bin_samples_read(r));
         if (rc == TFMT_OK && s->weight > 0)
             rc = collect(&c, s);
         else if (rc < 0 && g->err.code == 0)

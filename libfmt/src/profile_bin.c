@@ -242,9 +242,11 @@ int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
     int rc = ctx_init(&c, p, r);
     if (rc == TFMT_OK)
         take_info(p, tfmt_bin_info(r));
-    while (rc == TFMT_OK) {
+    for (uint32_t n = 1; rc == TFMT_OK; n++) {
         const tfmt_sample *s;
         rc = tfmt_bin_next(r, &s);
+        if (p->opts.progress && (n & 4095) == 0)
+            p->opts.progress(p->opts.progress_ctx, tfmt_bin_samples_read(r));
         if (rc == TFMT_OK) {
             rc = add_sample(&c, s);
         } else if (rc < 0) {

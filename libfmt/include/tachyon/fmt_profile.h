@@ -39,6 +39,10 @@ typedef struct tfmt_profile_options {
                                        (else whole samples, see below) */
     bool collapse_recursion;        /* runs of frames with the same file
                                        and function keep the innermost */
+    /* Called now and then while an input is read, with the thread-samples
+       read so far from it (tfmt_bin_samples_read); NULL: none. */
+    void (*progress)(void *ctx, uint64_t samples_read);
+    void *progress_ctx;
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -52,7 +56,7 @@ typedef struct tfmt_profile_options {
  */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false}
+     false, false, NULL, NULL}
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,
