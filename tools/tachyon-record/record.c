@@ -177,7 +177,8 @@ int run_record(const rec_options *o)
         }
         rc = record_to(o, path, &t, &u, hexversion);
     }
-    target_finish(&t);
+    /* After SIGINT/SIGTERM the child may be exiting on its own. */
+    target_finish(&t, stop_flag ? 1000 : 0);
     unwind_free(&u);
     return rc;
 }

@@ -84,9 +84,11 @@ static bool wait_exit(target *t, int ms)
     return !target_alive(t);
 }
 
-void target_finish(target *t)
+void target_finish(target *t, int grace_ms)
 {
     if (!t->spawned || !target_alive(t))
+        return;
+    if (grace_ms > 0 && wait_exit(t, grace_ms))
         return;
     kill(t->pid, SIGTERM);
     if (wait_exit(t, 2000))

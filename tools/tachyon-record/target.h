@@ -24,10 +24,11 @@ int target_attach(target *t, pid_t pid);
 bool target_alive(target *t);
 
 /*
- * End a spawned child that is still running when recording stops
- * (SIGTERM, then SIGKILL after a grace period) and reap it. No-op for an
+ * End a spawned child that is still running when recording stops: give
+ * it `grace_ms` to exit by itself (after a Ctrl-C it got SIGINT too),
+ * then SIGTERM, then SIGKILL after 2 s, and reap it. No-op for an
  * attached process.
  */
-void target_finish(target *t);
+void target_finish(target *t, int grace_ms);
 
 #endif
