@@ -10,10 +10,13 @@
 
 static conv_format parse_format(const char *to)
 {
-    if (to && strcmp(to, "collapsed") == 0)
-        return CONV_COLLAPSED;
-    if (to && strcmp(to, "bin") == 0)
-        return CONV_BIN;
+    static const char *const names[] = {
+        "jsonl", "collapsed", "bin", "speedscope", "gecko", "pprof", "svg",
+        "pstats", "top",
+    };
+    for (size_t i = 0; to && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(to, names[i]) == 0)
+            return (conv_format)i;
     return CONV_JSONL;
 }
 
@@ -48,7 +51,8 @@ static int check_output(const conv_options *o, conv_format f)
     struct stat st;
 
     if (is_stdout(o->output)) {
-        if (f == CONV_BIN && isatty(STDOUT_FILENO))
+        if ((f == CONV_BIN || f == CONV_PPROF || f == CONV_PSTATS) &&
+            isatty(STDOUT_FILENO))
             return cli_fail(CLI_EXIT_TROUBLE,
                             "refusing to write binary "
                             "output to a terminal (use -o FILE or a "
@@ -77,6 +81,8 @@ int run_conv(const conv_options *o)
     if (code == CLI_EXIT_OK && o->run_id)
         code = conv_run_id_parse(o->run_id, job.run_id);
     if (code == CLI_EXIT_OK)
+        code = conv_view_check(o, job.format, &job);
+    if (code == CLI_EXIT_OK)
         code = check_output(o, job.format);
     if (code != CLI_EXIT_OK)
         return code;
@@ -84,5 +90,13 @@ int run_conv(const conv_options *o)
         job.compression = strcmp(o->compression, "zstd") == 0
                               ? TFMT_COMPRESSION_ZSTD
                               : TFMT_COMPRESSION_NONE;
-    return job.format == CONV_BIN ? conv_bin(&job) : conv_text(&job);
+    conv_filter filter;
+    code = conv_filter_build(&filter, o);
+    job.filter = &filter;
+    if (code == CLI_EXIT_OK)
+        code = job.format == CONV_BIN     ? conv_bin(&job)
+               : job.format == CONV_GECKO ? conv_gecko(&job)
+                                          : conv_text(&job);
+    conv_filter_free(&filter);
+    return code;
 }

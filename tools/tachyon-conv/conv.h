@@ -1,14 +1,25 @@
 /*
  * conv.h - tachyon-conv's modules: option checks and dispatch (conv.c),
  * input and output plumbing (conv_io.c), text exports (conv_text.c),
- * binary re-encoding (conv_bin.c) and the run id rule (run_id.c).
+ * binary re-encoding (conv_bin.c), the run id rule (run_id.c), and the
+ * viewer formats with the sample filters (conv_view.c).
  */
 #ifndef TACHYON_CONV_H
 #define TACHYON_CONV_H
 
 #include "cli.h"
 
-typedef enum { CONV_JSONL, CONV_COLLAPSED, CONV_BIN } conv_format;
+typedef enum {
+    CONV_JSONL,
+    CONV_COLLAPSED,
+    CONV_BIN,
+    CONV_SPEEDSCOPE, /* viewer formats (conv_view.c) from here on */
+    CONV_GECKO,
+    CONV_PPROF,
+    CONV_SVG,
+    CONV_PSTATS,
+    CONV_TOP
+} conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
 typedef struct conv_options {
@@ -20,7 +31,22 @@ typedef struct conv_options {
     int force;
     int quiet;
     int verbose;
+    /* viewer formats and filters (conv_view.c) */
+    const char *title;       /* --title (svg) */
+    const char *top;         /* --top N (top) */
+    int per_thread;          /* --per-thread (top) */
+    cli_list include, exclude, rewrite, threads;
+    const char *drop;        /* "samples" (default) or "frames" */
+    int gil, on_cpu, exception, skip_idle, collapse_recursion;
 } conv_options;
+
+/* The filters of the command line, as profile options. */
+typedef struct conv_filter {
+    tfmt_profile_options popts;
+    tfmt_match *rules, *focus;
+    uint64_t *tids;
+    cli_progress bar;        /* per input, fed by popts.progress */
+} conv_filter;
 
 /* The checked job handed to the converters. */
 typedef struct conv_job {
@@ -28,6 +54,8 @@ typedef struct conv_job {
     conv_format format;
     char run_id[33]; /* fixed run id, or "" for the default */
     int compression; /* tfmt_compression, or -1: keep input's */
+    conv_filter *filter;
+    uint32_t top_n;  /* --top, 0: default */
 } conv_job;
 
 /* An opened input: its source and binary reader. */
@@ -54,6 +82,18 @@ int conv_text(const conv_job *job);
 
 /* conv_bin.c: --to bin (one input). */
 int conv_bin(const conv_job *job);
+
+/* conv_view.c */
+int conv_filter_build(conv_filter *f, const conv_options *o);
+void conv_filter_free(conv_filter *f);
+bool conv_filter_any(const conv_options *o);
+int conv_view_check(const conv_options *o, conv_format f, conv_job *job);
+void conv_progress_begin(conv_filter *f, const conv_input *in);
+void conv_progress_end(conv_filter *f);
+/* Write `p` in a viewer format to `sink` (library status). */
+int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink);
+/* --to gecko: a timeline, replayed input by input. */
+int conv_gecko(const conv_job *job);
 
 /* run_id.c */
 int conv_run_id_parse(const char *arg, char out[33]);

@@ -1,6 +1,7 @@
 /*
- * conv_text.c - --to jsonl and --to collapsed: every input is streamed into
- * one aggregated profile, which is then exported through a sink. The sink
+ * conv_text.c - --to jsonl, collapsed and the aggregated viewer formats:
+ * every input is streamed into one aggregated profile (through the
+ * command line's filters), which is then exported through a sink. The sink
  * is opened only after all inputs were read, so bad input never creates or
  * touches an output.
  */
@@ -49,7 +50,9 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
     if (index > 0)
         check_compatible(p, &in);
     tfmt_bin_fingerprint(in.reader, fingerprint);
+    conv_progress_begin(job->filter, &in);
     rc = tfmt_profile_add_bin(p, in.reader);
+    conv_progress_end(job->filter);
     if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
         code = conv_report_reader(&in, rc);
     else if (rc < 0)
@@ -58,20 +61,15 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
     return code;
 }
 
-/* Add every input; the progress line counts inputs. */
+/* Add every input; the progress line counts each input's samples. */
 static int add_inputs(tfmt_profile *p, const conv_job *job,
                       char fingerprints[][33])
 {
     const cli_list *inputs = &job->opts->inputs;
-    cli_progress bar;
     int code = CLI_EXIT_OK;
 
-    cli_progress_start(&bar, "reading inputs", inputs->count);
-    for (size_t i = 0; i < inputs->count && code == CLI_EXIT_OK; i++) {
-        cli_progress_update(&bar, i);
+    for (size_t i = 0; i < inputs->count && code == CLI_EXIT_OK; i++)
         code = add_input(p, job, i, fingerprints[i]);
-    }
-    cli_progress_end(&bar);
     return code;
 }
 
@@ -87,8 +85,10 @@ static int export_profile(tfmt_profile *p, const conv_job *job,
         return code;
     if (job->format == CONV_JSONL)
         rc = tfmt_profile_write_jsonl(p, sink, run_id);
-    else
+    else if (job->format == CONV_COLLAPSED)
         rc = tfmt_profile_write_collapsed(p, sink);
+    else
+        rc = conv_view_write(p, job, sink);
     if (rc < 0 && tfmt_sink_error(sink)->code < 0)
         code = conv_report_sink(sink, job);
     else if (rc < 0)
@@ -108,7 +108,7 @@ int conv_text(const conv_job *job)
     char run_id[33];
     int code = CLI_EXIT_OK;
 
-    if (!fingerprints || tfmt_profile_new(&p, NULL) < 0)
+    if (!fingerprints || tfmt_profile_new(&p, &job->filter->popts) < 0)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (code == CLI_EXIT_OK)
         code = add_inputs(p, job, fingerprints);

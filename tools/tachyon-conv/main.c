@@ -1,6 +1,7 @@
 /*
  * tachyon-conv - convert Tachyon binary sample logs to CPython's JSONL
- * export, collapsed stacks, or the newest binary layout.
+ * export, collapsed stacks, the newest binary layout, or a viewer's format
+ * (speedscope, Firefox Profiler, pprof, flame graph SVG, pstats, top).
  *
  * main() only parses the command line and hands over to run_conv().
  */
@@ -10,8 +11,8 @@ static conv_options opts;
 
 static const cli_option options[] = {
     {"to", 't', CLI_ARG_REQUIRED, &opts.to,
-     "output format: jsonl (default), collapsed or bin", "FORMAT",
-     "jsonl|collapsed|bin"},
+     "output format (default jsonl; see below)", "FORMAT",
+     "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
      "write to FILE instead of stdout", "FILE", NULL},
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
@@ -20,6 +21,37 @@ static const cli_option options[] = {
      "jsonl run id: 32 hex digits or 'random'", "HEX", NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opts.compression,
      "bin compression: none or zstd (default: input's)", "METHOD", "none|zstd"},
+    {"title", 0, CLI_ARG_REQUIRED, &opts.title,
+     "svg: title of the flame graph", "TEXT", NULL},
+    {"top", 'n', CLI_ARG_REQUIRED, &opts.top,
+     "top: rows per table (default 20)", "N", NULL},
+    {"per-thread", 0, CLI_ARG_NONE, &opts.per_thread,
+     "top: add a table per thread", NULL, NULL},
+    {"include", 0, CLI_ARG_REPEATABLE, &opts.include,
+     "keep samples with a frame matching REGEX (function or file)",
+     "REGEX", NULL},
+    {"exclude", 0, CLI_ARG_REPEATABLE, &opts.exclude,
+     "drop samples with a frame matching REGEX (function or file)",
+     "REGEX", NULL},
+    {"drop", 0, CLI_ARG_REQUIRED, &opts.drop,
+     "--include/--exclude drop samples (default) or frames",
+     "WHAT", "samples|frames"},
+    {"rewrite", 0, CLI_ARG_REPEATABLE, &opts.rewrite,
+     "rewrite function and file names first ($1 = group 1)",
+     "REGEX=>REPL", NULL},
+    {"thread", 0, CLI_ARG_REPEATABLE, &opts.threads,
+     "keep only samples of thread TID (repeatable)", "TID", NULL},
+    {"gil", 0, CLI_ARG_NONE, &opts.gil,
+     "keep only samples whose thread held the GIL", NULL, NULL},
+    {"on-cpu", 0, CLI_ARG_NONE, &opts.on_cpu,
+     "keep only samples whose thread was on CPU", NULL, NULL},
+    {"exception", 0, CLI_ARG_NONE, &opts.exception,
+     "keep only samples whose thread had an exception set", NULL, NULL},
+    {"skip-idle", 0, CLI_ARG_NONE, &opts.skip_idle,
+     "drop samples neither holding the GIL nor on CPU (CPython's)", NULL,
+     NULL},
+    {"collapse-recursion", 0, CLI_ARG_NONE, &opts.collapse_recursion,
+     "merge directly recursive frames of one function", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
@@ -29,7 +61,21 @@ static const cli_option options[] = {
 static const char epilog[] =
     "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
     "as a whole with gzip, zstd, xz or bzip2. Several inputs are merged into\n"
-    "one profile for jsonl and collapsed output; bin takes exactly one.\n"
+    "one profile (counts summed; the same result in any order, except gecko,\n"
+    "a timeline that follows the inputs in order); bin takes exactly one.\n"
+    "\n"
+    "Formats: jsonl and collapsed (CPython's, byte for byte), bin (newest\n"
+    "binary layout), speedscope (speedscope.app JSON), gecko (Firefox\n"
+    "Profiler, as CPython's --gecko), pprof (gzipped profile.proto), svg\n"
+    "(interactive flame graph, no network needed), pstats (CPython's marshal\n"
+    "file, for pstats.SampledStats), top (table of the hottest functions).\n"
+    "\n"
+    "Filters apply to every format but bin, in this order: --thread and the\n"
+    "status flags drop whole samples; --rewrite renames; --include and\n"
+    "--exclude then drop whole samples (--drop samples: kept when a frame\n"
+    "matches an include and none an exclude) or only the frames (--drop\n"
+    "frames: non-matching includes and matching excludes are cut out of the\n"
+    "stack); --collapse-recursion last. Patterns are PCRE2, unanchored.\n"
     "\n"
     "Without --run-id, the JSONL run id is the input's fingerprint (a hash\n"
     "of its header, footer, string and frame tables and size), so the same\n"
@@ -41,7 +87,7 @@ static const char epilog[] =
 static const cli_spec spec = {
     "tachyon-conv",
     "[OPTIONS] IN...",
-    "Convert Tachyon sample logs to JSONL, collapsed stacks or binary.",
+    "Convert Tachyon sample logs to JSONL, collapsed, binary or viewer formats.",
     options,
     &opts.inputs,
     epilog};
@@ -61,5 +107,9 @@ int main(int argc, char **argv)
         break;
     }
     cli_list_free(&opts.inputs);
+    cli_list_free(&opts.include);
+    cli_list_free(&opts.exclude);
+    cli_list_free(&opts.rewrite);
+    cli_list_free(&opts.threads);
     return code;
 }

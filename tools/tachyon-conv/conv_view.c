@@ -1,0 +1,212 @@
+/*
+ * conv_view.c - tachyon-conv's viewer formats (speedscope, gecko, pprof,
+ * svg, pstats, top) and the sample filters every format shares: the
+ * command line becomes one tfmt_profile_options (libfmt applies it), and
+ * a per-input progress line is fed by the library's progress callback.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conv.h"
+
+bool conv_filter_any(const conv_options *o)
+{
+    return o->include.count || o->exclude.count || o->rewrite.count ||
+           o->threads.count || o->drop || o->gil || o->on_cpu ||
+           o->exception || o->skip_idle || o->collapse_recursion;
+}
+
+static int parse_count(const char *s, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > 1000000)
+        return cli_usage("option '--top' needs a count from 1 to 1000000, "
+                         "not '%s'", s);
+    *out = (uint32_t)v;
+    return CLI_EXIT_OK;
+}
+
+/* Options that only some formats take. */
+int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
+{
+    if (o->title && f != CONV_SVG)
+        return cli_usage("option '--title' applies only to --to svg");
+    if ((o->top || o->per_thread) && f != CONV_TOP)
+        return cli_usage("options '--top' and '--per-thread' apply only "
+                         "to --to top");
+    if (f == CONV_BIN && conv_filter_any(o))
+        return cli_usage("filters do not apply to --to bin");
+    if (o->drop && !o->include.count && !o->exclude.count)
+        return cli_usage("option '--drop' needs --include or --exclude");
+    return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;
+}
+
+static int add_rules(tfmt_match *m, tfmt_match_kind kind,
+                     const cli_list *l, const char *opt)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        tfmt_error err;
+        memset(&err, 0, sizeof err);
+        int rc = tfmt_match_add(m, kind, l->items[i], &err);
+        if (rc == TFMT_ENOMEM)
+            return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+        if (rc < 0)
+            return cli_usage("option '--%s': %s", opt, err.msg);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int parse_threads(conv_filter *f, const cli_list *l)
+{
+    if (!l->count)
+        return CLI_EXIT_OK;
+    f->tids = calloc(l->count, sizeof *f->tids);
+    if (!f->tids)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    for (size_t i = 0; i < l->count; i++) {
+        const char *s = l->items[i];
+        char *end;
+        errno = 0;
+        f->tids[i] = strtoull(s, &end, 0);
+        if (errno || end == s || *end || s[0] == '-')
+            return cli_usage("option '--thread' needs a thread id, not "
+                             "'%s'", s);
+    }
+    f->popts.thread_ids = f->tids;
+    f->popts.nthread_ids = l->count;
+    return CLI_EXIT_OK;
+}
+
+static void on_progress(void *ctx, uint64_t samples)
+{
+    cli_progress_update(&((conv_filter *)ctx)->bar, samples);
+}
+
+int conv_filter_build(conv_filter *f, const conv_options *o)
+{
+    tfmt_profile_options init = TFMT_PROFILE_OPTIONS_INIT;
+    memset(f, 0, sizeof *f);
+    f->popts = init;
+    f->popts.skip_idle = o->skip_idle > 0;
+    f->popts.status_all =
+        (uint8_t)((o->gil ? TFMT_STATUS_HAS_GIL : 0) |
+                  (o->on_cpu ? TFMT_STATUS_ON_CPU : 0) |
+                  (o->exception ? TFMT_STATUS_HAS_EXCEPTION : 0));
+    f->popts.drop_frames = o->drop && strcmp(o->drop, "frames") == 0;
+    f->popts.collapse_recursion = o->collapse_recursion > 0;
+    f->popts.progress = on_progress;
+    f->popts.progress_ctx = f;
+    if (tfmt_match_new(&f->rules, NULL) < 0 ||
+        tfmt_match_new(&f->focus, NULL) < 0)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    f->popts.rules = f->rules;
+    f->popts.focus = f->focus;
+    int code = add_rules(f->rules, TFMT_MATCH_REWRITE, &o->rewrite,
+                         "rewrite");
+    if (code == CLI_EXIT_OK)
+        code = add_rules(f->rules, TFMT_MATCH_EXCLUDE, &o->exclude,
+                         "exclude");
+    if (code == CLI_EXIT_OK)
+        code = add_rules(f->focus, TFMT_MATCH_INCLUDE, &o->include,
+                         "include");
+    return code == CLI_EXIT_OK ? parse_threads(f, &o->threads) : code;
+}
+
+void conv_filter_free(conv_filter *f)
+{
+    tfmt_match_free(f->rules);
+    tfmt_match_free(f->focus);
+    free(f->tids);
+    memset(f, 0, sizeof *f);
+}
+
+void conv_progress_begin(conv_filter *f, const conv_input *in)
+{
+    cli_progress_start(&f->bar, cli_input_name(in->path),
+                       tfmt_bin_info(in->reader)->sample_count);
+}
+
+void conv_progress_end(conv_filter *f)
+{
+    cli_progress_end(&f->bar);
+}
+
+/* pprof is gzipped on disk; a .gz output path is gzipped by the sink. */
+static bool sink_gzips(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 3 && strcmp(path + n - 3, ".gz") == 0;
+}
+
+int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
+{
+    tfmt_export_options xo = TFMT_EXPORT_OPTIONS_INIT;
+    xo.title = job->opts->title;
+    xo.top_n = job->top_n;
+    xo.per_thread = job->opts->per_thread > 0;
+    xo.gzip = !sink_gzips(job->opts->output);
+    switch (job->format) {
+    case CONV_SPEEDSCOPE: return tfmt_profile_write_speedscope(p, sink, &xo);
+    case CONV_PPROF: return tfmt_profile_write_pprof(p, sink, &xo);
+    case CONV_SVG: return tfmt_profile_write_svg(p, sink, &xo);
+    case CONV_PSTATS: return tfmt_profile_write_pstats(p, sink);
+    case CONV_TOP: return tfmt_profile_write_top(p, sink, &xo);
+    default: return TFMT_EINVAL;
+    }
+}
+
+/* ---- --to gecko ---- */
+
+static int gecko_input(tfmt_gecko *g, const conv_job *job, size_t i)
+{
+    conv_input in;
+    int code = conv_input_open(&in, job->opts->inputs.items[i]);
+    if (code != CLI_EXIT_OK)
+        return code;
+    if (job->opts->verbose)
+        conv_summary(&in);
+    conv_progress_begin(job->filter, &in);
+    int rc = tfmt_gecko_add_bin(g, in.reader);
+    conv_progress_end(job->filter);
+    if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
+        code = conv_report_reader(&in, rc);
+    else if (rc < 0)
+        code = cli_report(cli_input_name(in.path), tfmt_gecko_error(g));
+    conv_input_close(&in);
+    return code;
+}
+
+static int gecko_output(tfmt_gecko *g, const conv_job *job)
+{
+    tfmt_sink *sink = NULL;
+    int code = conv_sink_open(&sink, job, 0);
+    if (code != CLI_EXIT_OK)
+        return code;
+    int rc = tfmt_gecko_write(g, sink);
+    if (rc < 0 && tfmt_sink_error(sink)->code < 0)
+        code = conv_report_sink(sink, job);
+    else if (rc < 0)
+        code = cli_report(cli_output_name(job->opts->output),
+                          tfmt_gecko_error(g));
+    else
+        code = conv_sink_finish(sink, job);
+    tfmt_sink_free(sink);
+    return code;
+}
+
+int conv_gecko(const conv_job *job)
+{
+    tfmt_gecko *g = NULL;
+    if (tfmt_gecko_new(&g, &job->filter->popts) < 0)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    int code = CLI_EXIT_OK;
+    for (size_t i = 0; i < job->opts->inputs.count && !code; i++)
+        code = gecko_input(g, job, i);
+    if (code == CLI_EXIT_OK)
+        code = gecko_output(g, job);
+    tfmt_gecko_free(g);
+    return code;
+}
