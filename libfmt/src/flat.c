@@ -27,6 +27,7 @@ int tfmt_flat_new(tfmt_flat **out, const tfmt_flat_options *opts)
     tfmt__idset_init(&f->stack_set, o.alloc);
     f->info.has_duration = true;
     f->info.has_stacks = true;
+    f->info.exact_cumulative = true;
     if (tfmt__flat_intern(f, "", 0, &f->empty) < 0) {
         tfmt_flat_free(f);
         return TFMT_ENOMEM;
@@ -124,13 +125,12 @@ static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
     return TFMT_OK;
 }
 
-/* Rewrite a name and intern the result. */
-static int rewrite_intern(tfmt_flat *f, tfmt_match_field field,
-                          const char *s, size_t n, uint32_t *out)
+int tfmt__flat_rewrite_intern(tfmt_flat *f, const char *s, size_t n,
+                              uint32_t *out)
 {
     if (f->opts.match) {
-        int rc = tfmt_match_rewrite(f->opts.match, field, s, n, &s, &n,
-                                    &f->err);
+        int rc = tfmt_match_rewrite(f->opts.match, TFMT_MATCH_FILE, s, n, &s,
+                                    &n, &f->err);
         if (rc < 0)
             return rc;
     }
@@ -143,11 +143,19 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
 {
     uint32_t file_id, func_id;
     *out = TFMT_FLAT_NONE;
-    int rc = rewrite_intern(f, TFMT_MATCH_FILE, file, flen, &file_id);
+    int rc = tfmt__flat_rewrite_intern(f, file, flen, &file_id);
     if (rc == TFMT_OK)
-        rc = rewrite_intern(f, TFMT_MATCH_FUNC, func, fnlen, &func_id);
+        rc = tfmt__flat_rewrite_intern(f, func, fnlen, &func_id);
     if (rc < 0)
         return rc;
+    return tfmt__flat_key_ids(f, file_id, func_id, line, out);
+}
+
+int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
+                       int32_t line, uint32_t *out)
+{
+    int rc;
+    *out = TFMT_FLAT_NONE;
     if (f->opts.match) {
         tfmt_str a = tfmt__flat_str(f, file_id), b = tfmt__flat_str(f, func_id);
         bool keep = true;
@@ -246,7 +254,7 @@ void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
 
 void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
                           uint64_t interval_us, double duration_s,
-                          bool stacks)
+                          bool exact, bool stacks)
 {
     tfmt_flat_info *in = &f->info;
     in->inputs++;
@@ -263,6 +271,8 @@ void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
     }
     if (!stacks)
         in->has_stacks = false;
+    if (!exact)
+        in->exact_cumulative = false;
 }
 
 /* ---- accessors ---- */

@@ -72,6 +72,14 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
                          const char *func, size_t fnlen, int32_t line,
                          uint32_t *out);
 
+/* Rewrite a name with the flat's rules and intern the result. */
+int tfmt__flat_rewrite_intern(tfmt_flat *f, const char *s, size_t n,
+                              uint32_t *out);
+
+/* As tfmt__flat_frame_key, for names already rewritten and interned. */
+int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
+                       int32_t line, uint32_t *out);
+
 /* Append the display text of key `id` ("file:func" ...) to `b`. */
 int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b);
 
@@ -87,9 +95,13 @@ int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n);
 void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
                         uint64_t total);
 
-/* Account one input's totals. duration_s < 0: none measured. */
+/*
+ * Account one input's totals. duration_s < 0: none measured. `exact`: the
+ * input had stacks, so cumulative is per stack; `stacks`: folded stacks
+ * were collected from it.
+ */
 void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
                           uint64_t interval_us, double duration_s,
-                          bool stacks);
+                          bool exact, bool stacks);
 
 #endif

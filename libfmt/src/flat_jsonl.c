@@ -222,7 +222,8 @@ int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
                                                      : UINT64_MAX);
     if (rc == TFMT_OK) {
         sync_cumulative(f, before, n);
-        tfmt__flat_add_input(f, s.samples_total, s.interval_us, -1.0, false);
+        tfmt__flat_add_input(f, s.samples_total, s.interval_us, -1.0, false,
+                             false);
     }
     tfmt__free(f->alloc, before);
     jtable_free(&s.strs);

@@ -206,6 +206,6 @@ int tfmt_flat_add_profile(tfmt_flat *f, const tfmt_profile *p)
         return rc;
     double duration = p->stats.present ? p->stats.duration_s : -1.0;
     tfmt__flat_add_input(f, p->samples_total, p->interval_us, duration,
-                         true);
+                         true, f->opts.stacks);
     return TFMT_OK;
 }

@@ -128,6 +128,63 @@ static tfmt_flat *flat_from_bin(const char *path, tfmt_flat_key key,
     return f;
 }
 
+/* The streaming path: tfmt_flat_add_bin without a call tree. */
+static tfmt_flat *flat_from_bin_stream(const char *path, tfmt_flat_key key,
+                                       tfmt_match *m)
+{
+    tfmt_flat_options fo = TFMT_FLAT_OPTIONS_INIT;
+    fo.key = key;
+    fo.match = m;
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    tfmt_flat *f = NULL;
+    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_open(&r, src, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_flat_new(&f, &fo);
+    if (rc == TFMT_OK)
+        rc = tfmt_flat_add_bin(f, r);
+    CHECK(rc == TFMT_OK, "stream %s: %d %s", path, rc,
+          f ? tfmt_flat_error(f)->msg : "");
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    if (rc < 0) {
+        tfmt_flat_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+/* Same keys with the same three counts, and the same totals. */
+static void check_same(const tfmt_flat *a, const tfmt_flat *b,
+                       const char *what)
+{
+    CHECK(tfmt_flat_count(a) == tfmt_flat_count(b), "%s: %zu vs %zu keys",
+          what, tfmt_flat_count(a), tfmt_flat_count(b));
+    CHECK(tfmt_flat_get_info(a)->samples == tfmt_flat_get_info(b)->samples,
+          "%s: samples", what);
+    for (size_t i = 0; i < tfmt_flat_count(a); i++) {
+        tfmt_flat_row ra, rb;
+        tfmt_flat_row_at(a, i, &ra);
+        size_t j = tfmt_flat_find(b, &ra);
+        if (j == SIZE_MAX) {
+            CHECK(false, "%s: key %.*s missing", what, (int)ra.func.len,
+                  ra.func.ptr);
+            continue;
+        }
+        tfmt_flat_row_at(b, j, &rb);
+        CHECK(ra.self == rb.self && ra.cumulative == rb.cumulative &&
+              ra.cumulative_frames == rb.cumulative_frames,
+              "%s: %.*s: %llu/%llu/%llu vs %llu/%llu/%llu", what,
+              (int)ra.func.len, ra.func.ptr, (unsigned long long)ra.self,
+              (unsigned long long)ra.cumulative,
+              (unsigned long long)ra.cumulative_frames,
+              (unsigned long long)rb.self, (unsigned long long)rb.cumulative,
+              (unsigned long long)rb.cumulative_frames);
+    }
+}
+
 static tfmt_flat *flat_from_jsonl_mem(const char *text, tfmt_flat_key key,
                                       int *rc_out)
 {
@@ -210,7 +267,8 @@ TEST(profile_counts_recursion_once)
     const tfmt_flat_info *in = tfmt_flat_get_info(f);
     CHECK(in->samples == 4 && in->inputs == 1, "samples %llu",
           (unsigned long long)in->samples);
-    CHECK(in->interval_us == 1000 && in->has_duration && in->has_stacks,
+    CHECK(in->interval_us == 1000 && in->has_duration &&
+          in->exact_cumulative && !in->has_stacks,
           "info");
     CHECK(in->ticks > 3.999 && in->ticks < 4.001, "ticks %f", in->ticks);
     tfmt_flat_free(f);
@@ -343,7 +401,8 @@ TEST(jsonl_sums_and_caps_cumulative)
     check_counts(f, "a.py", "main", -1, 0, 4);
     const tfmt_flat_info *in = tfmt_flat_get_info(f);
     CHECK(in->samples == 4 && in->interval_us == 250, "info");
-    CHECK(!in->has_stacks && !in->has_duration, "JSONL: no stacks/duration");
+    CHECK(!in->has_stacks && !in->has_duration && !in->exact_cumulative,
+          "JSONL: no stacks/duration");
     tfmt_flat_free(f);
 
     f = flat_from_jsonl_mem(jsonl_rec, TFMT_FLAT_KEY_FILE_FUNC_LINE, &rc);
@@ -430,7 +489,48 @@ TEST(cpython_workload_bin_matches_jsonl)
     free(text);
 }
 
-TESTS(TCASE(profile_counts_recursion_once),
+/* The streaming path counts exactly what the call-tree path counts. */
+TEST(stream_equals_tree)
+{
+    static const char *const fixtures[] = {
+        TESTDATA "/cpython/workload/none.bin",
+        TESTDATA "/cpython/workload/zstd.bin",
+        TESTDATA "/cpython/interleaved_threads/none.bin",
+        TESTDATA "/cpython/synthetic_frames/none.bin",
+        TESTDATA "/cpython/repeat_rle/none.bin",
+    };
+    const char *rec = tmp_path("rec3.bin");
+    REQUIRE(write_bin(rec, recursion, 3, 0.004) == TFMT_OK, "write");
+    for (int k = 1; k <= 3; k++) {
+        for (size_t i = 0; i <= 5; i++) {
+            const char *path = i < 5 ? fixtures[i] : rec;
+            tfmt_flat *a = flat_from_bin(path, (tfmt_flat_key)k, NULL,
+                                         false);
+            tfmt_flat *b = flat_from_bin_stream(path, (tfmt_flat_key)k,
+                                                NULL);
+            REQUIRE(a && b, "flats of %s", path);
+            check_same(a, b, path);
+            check_same(b, a, path);
+            CHECK(tfmt_flat_get_info(b)->exact_cumulative &&
+                  !tfmt_flat_get_info(b)->has_stacks, "stream info");
+            tfmt_flat_free(a);
+            tfmt_flat_free(b);
+        }
+    }
+    /* With filters, too. */
+    tfmt_match *m = NULL;
+    REQUIRE(tfmt_match_new(&m, NULL) == TFMT_OK, "match");
+    REQUIRE(tfmt_match_add(m, TFMT_MATCH_EXCLUDE, "^g$", NULL) == 0, "rule");
+    tfmt_flat *a = flat_from_bin(rec, TFMT_FLAT_KEY_FILE_FUNC, m, false);
+    tfmt_flat *b = flat_from_bin_stream(rec, TFMT_FLAT_KEY_FILE_FUNC, m);
+    REQUIRE(a && b, "filtered flats");
+    check_same(a, b, "filtered");
+    tfmt_flat_free(a);
+    tfmt_flat_free(b);
+    tfmt_match_free(m);
+}
+
+TESTS(TCASE(profile_counts_recursion_once), TCASE(stream_equals_tree),
       TCASE(func_key_merges_files_and_rewrites_apply),
       TCASE(filters_drop_rows_not_samples), TCASE(stacks_merge_threads),
       TCASE(jsonl_sums_and_caps_cumulative),

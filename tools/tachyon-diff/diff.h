@@ -54,6 +54,9 @@ typedef struct diff_side {
     const cli_list *files;
     tfmt_flat *flat;
     double denom;           /* the normalization denominator */
+    bool failed;            /* loading failed: the error to report */
+    tfmt_error fail;
+    const char *fail_file;
 } diff_side;
 
 /* One figure (self or cumulative) of one row. */
@@ -69,10 +72,13 @@ typedef struct diff_fig {
 typedef struct diff_row {
     size_t bi, ni;          /* row index in each flat, SIZE_MAX: absent */
     diff_fig fig[2];        /* M_SELF, M_CUM */
+    double change;          /* |delta| of the chosen metric (sort key) */
 } diff_row;
 
 typedef struct diff_result {
-    diff_row *rows;         /* sorted by |delta| of the chosen metric */
+    diff_row *rows;         /* sorted by |delta| of the chosen metric,
+                               ties in join order (base keys in order
+                               of appearance, then new-only keys) */
     size_t n;
     size_t counts[V_COUNT]; /* of the chosen metric */
     size_t n_new, n_vanished;
@@ -91,8 +97,12 @@ typedef struct diff_ctx {
 /* run.c */
 int run_diff(const diff_options *opts);
 
-/* load.c: fill side->flat from its files; returns an exit code. */
+/*
+ * load.c: fill side->flat from its files; returns an exit code. Errors
+ * are kept in the side (thread-safe) and printed by diff_load_report.
+ */
 int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m);
+int diff_load_report(const diff_side *side);
 
 /* compare.c */
 int diff_compare(diff_ctx *c);

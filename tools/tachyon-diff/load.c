@@ -2,9 +2,9 @@
  * load.c - read one side of the diff (one or more files) into a flat
  * profile. The format is recognized by content, not by name: a binary log
  * starts with "TACH" (or "HCAT", byte-swapped), JSONL with '{'; either may
- * be compressed as a whole (the source removes that). Binary logs go
- * through an aggregated profile, so their cumulative counts are exact;
- * JSONL gives per-frame aggregates.
+ * be compressed as a whole (the source removes that). Binary logs stream
+ * into the flat profile (through a call tree only when folded stacks are
+ * wanted), with exact cumulative counts; JSONL gives per-frame aggregates.
  *
  * Unreadable or malformed inputs are "trouble" (exit 2), never 1: exit 1
  * is reserved for the regression gate.
@@ -26,40 +26,80 @@ static void jsonl_note(void *ctx, tfmt_jsonl_note kind,
     cli_report_warning(cli_input_name(ctx), where);
 }
 
-/* Report `e` for `path` and return 2 whatever its kind. */
-static int trouble(const char *path, const tfmt_error *e)
+/*
+ * Keep the first error of a side for diff_load_report: the two sides load
+ * on two threads, and messages must come out in a fixed order. Always 2.
+ */
+static int trouble(diff_side *side, const char *path, const tfmt_error *e)
 {
-    cli_report(cli_input_name(path), e);
+    if (!side->failed) {
+        side->failed = true;
+        side->fail = *e;
+        side->fail_file = cli_input_name(path);
+    }
     return CLI_EXIT_TROUBLE;
 }
 
-static int load_bin(tfmt_flat *flat, tfmt_source *src, const char *path)
+/* As trouble, with a message of the tool's own. */
+static int trouble_msg(diff_side *side, const char *path, const char *msg)
+{
+    tfmt_error e;
+    memset(&e, 0, sizeof e);
+    e.code = TFMT_EFORMAT;
+    snprintf(e.msg, sizeof e.msg, "%s", msg);
+    return trouble(side, path, &e);
+}
+
+int diff_load_report(const diff_side *side)
+{
+    if (!side->failed)
+        return CLI_EXIT_OK;
+    cli_report(side->fail_file, &side->fail);
+    return CLI_EXIT_TROUBLE;
+}
+
+/* Folded stacks need the call tree; everything else streams. */
+static int add_bin(diff_side *side, tfmt_bin_reader *r, bool stacks,
+                   const char *path)
+{
+    tfmt_flat *flat = side->flat;
+    tfmt_profile *p = NULL;
+    if (!stacks) {
+        if (tfmt_flat_add_bin(flat, r) < 0)
+            return trouble(side, path, tfmt_flat_error(flat));
+        return CLI_EXIT_OK;
+    }
+    int code = CLI_EXIT_OK;
+    if (tfmt_profile_new(&p, NULL) < 0) {
+        code = trouble_msg(side, path, "out of memory");
+    } else if (tfmt_profile_add_bin(p, r) < 0) {
+        const tfmt_error *e = tfmt_bin_error(r);
+        code = trouble(side, path, e->code < 0 ? e : tfmt_profile_error(p));
+    } else if (tfmt_flat_add_profile(flat, p) < 0) {
+        code = trouble(side, path, tfmt_flat_error(flat));
+    }
+    tfmt_profile_free(p);
+    return code;
+}
+
+static int load_bin(diff_side *side, tfmt_source *src, const char *path,
+                    bool stacks)
 {
     tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
     tfmt_bin_reader *r = NULL;
-    tfmt_profile *p = NULL;
     tfmt_error err;
     memset(&err, 0, sizeof err);
     bo.on_note = bin_note;
     bo.note_ctx = (void *)path;
     int rc = tfmt_bin_open(&r, src, &bo, &err);
     if (rc < 0)
-        return trouble(path, &err);
-    int code = CLI_EXIT_OK;
-    if (tfmt_profile_new(&p, NULL) < 0) {
-        code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
-    } else if ((rc = tfmt_profile_add_bin(p, r)) < 0) {
-        const tfmt_error *e = tfmt_bin_error(r);
-        code = trouble(path, e->code < 0 ? e : tfmt_profile_error(p));
-    } else if (tfmt_flat_add_profile(flat, p) < 0) {
-        code = trouble(path, tfmt_flat_error(flat));
-    }
-    tfmt_profile_free(p);
+        return trouble(side, path, &err);
+    int code = add_bin(side, r, stacks, path);
     tfmt_bin_free(r);
     return code;
 }
 
-static int load_jsonl(tfmt_flat *flat, tfmt_source *src, const char *path,
+static int load_jsonl(diff_side *side, tfmt_source *src, const char *path,
                       const unsigned char *head, size_t n)
 {
     tfmt_jsonl_options jo = TFMT_JSONL_OPTIONS_INIT;
@@ -71,10 +111,10 @@ static int load_jsonl(tfmt_flat *flat, tfmt_source *src, const char *path,
     jo.head = head;
     jo.head_len = n;
     if (tfmt_jsonl_open(&r, src, &jo, &err) < 0)
-        return trouble(path, &err);
+        return trouble(side, path, &err);
     int code = CLI_EXIT_OK;
-    if (tfmt_flat_add_jsonl(flat, r) < 0)
-        code = trouble(path, tfmt_flat_error(flat));
+    if (tfmt_flat_add_jsonl(side->flat, r) < 0)
+        code = trouble(side, path, tfmt_flat_error(side->flat));
     tfmt_jsonl_free(r);
     return code;
 }
@@ -96,7 +136,7 @@ static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
     return TFMT_OK;
 }
 
-static int load_file(tfmt_flat *flat, const char *path)
+static int load_file(diff_side *side, const char *path, bool stacks)
 {
     tfmt_source *src = NULL;
     tfmt_error err;
@@ -108,20 +148,21 @@ static int load_file(tfmt_flat *flat, const char *path)
         rc = sniff(src, head, sizeof head, &n, &err);
     if (rc < 0) {
         tfmt_source_free(src);
-        return trouble(path, &err);
+        return trouble(side, path, &err);
     }
     int code;
     if (n == 4 && (!memcmp(head, "TACH", 4) || !memcmp(head, "HCAT", 4)))
-        code = load_bin(flat, src, path);
+        code = load_bin(side, src, path, stacks);
     else if (n > 0 && head[0] && strchr("{ \t\r\n", head[0]))
-        code = load_jsonl(flat, src, path, head, n);
+        code = load_jsonl(side, src, path, head, n);
     else if (n == 0)
-        code = cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path),
-                             "empty input");
-    else
-        code = cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path),
-                             "neither a Tachyon binary log nor JSONL "
-                             "(first byte 0x%02x)", head[0]);
+        code = trouble_msg(side, path, "empty input");
+    else {
+        char msg[80];
+        snprintf(msg, sizeof msg, "neither a Tachyon binary log nor JSONL "
+                 "(first byte 0x%02x)", head[0]);
+        code = trouble_msg(side, path, msg);
+    }
     tfmt_source_free(src);
     return code;
 }
@@ -133,9 +174,9 @@ int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
     fo.match = m;
     fo.stacks = set->format == FMT_FOLDED;
     if (tfmt_flat_new(&side->flat, &fo) < 0)
-        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+        return trouble_msg(side, NULL, "out of memory");
     for (size_t i = 0; i < side->files->count; i++) {
-        int code = load_file(side->flat, side->files->items[i]);
+        int code = load_file(side, side->files->items[i], fo.stacks);
         if (code != CLI_EXIT_OK)
             return code;
     }

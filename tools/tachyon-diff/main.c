@@ -56,6 +56,8 @@ static const cli_option options[] = {
      "replace an existing output FILE", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,
      NULL},
+    {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
+     "print phase timings and sizes on stderr", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
 static const char epilog[] =

@@ -62,7 +62,8 @@ static void side(diff_out *o, const diff_side *s)
     diff_out_num(o, in->has_duration ? in->ticks : NAN, -10);
     diff_out_printf(o, ",\"denominator\":");
     diff_out_num(o, s->denom, -10);
-    diff_out_printf(o, ",\"stacks\":%s}", in->has_stacks ? "true" : "false");
+    diff_out_printf(o, ",\"exact_cumulative\":%s}",
+                    in->exact_cumulative ? "true" : "false");
 }
 
 static void summary(diff_out *o, const diff_ctx *c)

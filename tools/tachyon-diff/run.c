@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <stddef.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diff.h"
@@ -117,8 +119,8 @@ static int sides(diff_ctx *c, const diff_options *o)
         b = (cli_list){&ops->items[k++], 1, 1};
     if (!n.count)
         n = (cli_list){&ops->items[k], 1, 1};
-    c->base = (diff_side){"base", &b, NULL, 0};
-    c->new_ = (diff_side){"new", &n, NULL, 0};
+    c->base = (diff_side){.name = "base", .files = &b};
+    c->new_ = (diff_side){.name = "new", .files = &n};
     return CLI_EXIT_OK;
 }
 
@@ -194,17 +196,68 @@ static int output(diff_ctx *c)
     return diff_out_close(&o, s);
 }
 
-static int run(diff_ctx *c, diff_settings *s, tfmt_match *m)
+static double now(void)
 {
-    int code = diff_load(&c->base, s, m);
-    if (code == CLI_EXIT_OK)
-        code = diff_load(&c->new_, s, m);
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* -v: "phase: seconds" on stderr. */
+static void timing(const diff_settings *s, const char *what, double *t)
+{
+    double t1 = now();
+    if (s->opts->verbose)
+        fprintf(stderr, "%s: %s: %.3f s\n", cli_program(), what, t1 - *t);
+    *t = t1;
+}
+
+typedef struct loader {
+    diff_side *side;
+    const diff_settings *set;
+    tfmt_match *match;
+    int code;
+} loader;
+
+static void *load_thread(void *arg)
+{
+    loader *l = arg;
+    l->code = diff_load(l->side, l->set, l->match);
+    return NULL;
+}
+
+/*
+ * The two sides are independent: load base on a second thread while this
+ * one loads new (each with its own rule set; tfmt_match is not
+ * thread-safe). Without a thread, load one after the other.
+ */
+static int load_both(diff_ctx *c, const diff_settings *s, tfmt_match **m)
+{
+    loader lb = {&c->base, s, m[0], CLI_EXIT_OK};
+    pthread_t th;
+    bool threaded = pthread_create(&th, NULL, load_thread, &lb) == 0;
+    if (!threaded)
+        load_thread(&lb);
+    diff_load(&c->new_, s, m[1]);
+    if (threaded)
+        pthread_join(th, NULL);
+    int code = diff_load_report(&c->base);
+    return code != CLI_EXIT_OK ? code : diff_load_report(&c->new_);
+}
+
+static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
+{
+    double t = now();
+    int code = load_both(c, s, m);
+    timing(s, "load", &t);
     if (code != CLI_EXIT_OK)
         return code;
     denominators(c, s);
     if (diff_compare(c) < 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    timing(s, "compare", &t);
     code = output(c);
+    timing(s, "output", &t);
     if (code == CLI_EXIT_OK && c->res.tripped)
         code = CLI_EXIT_DATA;
     return code;
@@ -214,19 +267,22 @@ int run_diff(const diff_options *opts)
 {
     diff_settings set;
     diff_ctx c;
-    tfmt_match *m = NULL;
+    tfmt_match *m[2] = {NULL, NULL};
     memset(&c, 0, sizeof c);
     c.set = &set;
     int code = settings(&set, opts);
     if (code == CLI_EXIT_OK)
         code = sides(&c, opts);
     if (code == CLI_EXIT_OK)
-        code = rules(&m, opts);
+        code = rules(&m[0], opts);
+    if (code == CLI_EXIT_OK)
+        code = rules(&m[1], opts);
     if (code == CLI_EXIT_OK)
         code = run(&c, &set, m);
     diff_result_free(&c.res);
     tfmt_flat_free(c.base.flat);
     tfmt_flat_free(c.new_.flat);
-    tfmt_match_free(m);
+    tfmt_match_free(m[0]);
+    tfmt_match_free(m[1]);
     return code;
 }

@@ -13,8 +13,10 @@
  * Binomial(m, e1 / (e1 + e2)) under "no change": an exact binomial test,
  * or its normal approximation when both expected counts are at least 5.
  *
- * Exact tails are summed outward from the mode with a ratio recurrence (no
- * factorials, no underflow) and stop once terms are negligible.
+ * Exact tests sum the probability mass outward from the mode with a ratio
+ * recurrence, relative to the mode and normalized by the total (no
+ * factorials, no lgamma, no underflow), stopping once terms are
+ * negligible.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,23 +26,32 @@
 #define EXACT_BELOW 5.0     /* expected count that triggers exact tests */
 #define REL_TOL (1.0 + 1e-7)
 
-static double lchoose(double n, double k)
-{
-    return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
-}
-
 /* A unimodal discrete law on [lo, hi]: ratio(k) = P(k + 1) / P(k). */
 typedef struct law {
-    double lo, hi, mode;
+    double lo, hi, mode, obs;
     double (*ratio)(const struct law *l, double k);
-    double logp_mode, logp_obs;
     double a, b, c;         /* parameters for ratio */
 } law;
 
-/* Sum the terms r <= r_obs walking from the mode by `dir`. */
-static double walk(const law *l, double r_obs, int dir)
+/* P(obs) / P(mode), by the ratio recurrence from the mode. */
+static double rel_obs(const law *l)
 {
-    double sum = 0, r = 1, k = l->mode;
+    double r = 1;
+    for (double k = l->mode; k < l->obs; k += 1)
+        r *= l->ratio(l, k);
+    for (double k = l->mode; k > l->obs; k -= 1)
+        r /= l->ratio(l, k - 1);
+    return r;
+}
+
+/*
+ * Walk from the mode by `dir`, adding every relative term to *all and the
+ * terms at most r_obs to *tail; stop once terms are negligible.
+ */
+static void walk(const law *l, double r_obs, int dir, double *all,
+                 double *tail)
+{
+    double r = 1, k = l->mode;
     for (;;) {
         if (dir > 0) {
             if (k >= l->hi)
@@ -53,21 +64,26 @@ static double walk(const law *l, double r_obs, int dir)
             r /= l->ratio(l, k - 1);
             k -= 1;
         }
+        *all += r;
         if (r <= r_obs * REL_TOL)
-            sum += r;
-        if (r < 1e-300 || (r < r_obs && r < 1e-18 * (sum + r_obs)))
+            *tail += r;
+        if (r < 1e-300 || (r < r_obs && r < 1e-17 * *all))
             break;
     }
-    return sum;
 }
 
-/* Two-sided p: every outcome at most as likely as the observed one. */
+/*
+ * Two-sided p: the probability of every outcome at most as likely as the
+ * observed one. Terms are relative to P(mode) and normalized by their own
+ * sum, so no factorial or lgamma is needed.
+ */
 static double exact_two_sided(const law *l)
 {
-    double r_obs = exp(l->logp_obs - l->logp_mode);
-    double sum = r_obs >= 1.0 / REL_TOL ? 1.0 : 0.0;   /* the mode */
-    sum += walk(l, r_obs, +1) + walk(l, r_obs, -1);
-    double p = sum * exp(l->logp_mode);
+    double r_obs = rel_obs(l);
+    double all = 1, tail = r_obs * REL_TOL >= 1 ? 1 : 0;
+    walk(l, r_obs, +1, &all, &tail);
+    walk(l, r_obs, -1, &all, &tail);
+    double p = tail / all;
     return p > 1.0 ? 1.0 : p;
 }
 
@@ -75,12 +91,6 @@ static double exact_two_sided(const law *l)
 static double hyper_ratio(const law *l, double k)
 {
     return (l->a - k) * (l->b - k) / ((k + 1) * (l->c - l->a - l->b + k + 1));
-}
-
-static double hyper_logp(const law *l, double k)
-{
-    return lchoose(l->a, k) + lchoose(l->c - l->a, l->b - k) -
-           lchoose(l->c, l->b);
 }
 
 static double fisher(uint64_t c1, double n1, uint64_t c2, double n2)
@@ -93,9 +103,8 @@ static double fisher(uint64_t c1, double n1, uint64_t c2, double n2)
     l.hi = fmin(l.a, l.b);
     l.mode = floor((l.b + 1) * (l.a + 1) / (l.c + 2));
     l.mode = fmin(fmax(l.mode, l.lo), l.hi);
+    l.obs = (double)c1;
     l.ratio = hyper_ratio;
-    l.logp_mode = hyper_logp(&l, l.mode);
-    l.logp_obs = hyper_logp(&l, (double)c1);
     return exact_two_sided(&l);
 }
 
@@ -126,11 +135,6 @@ static double binom_ratio(const law *l, double k)
     return (l->a - k) / (k + 1) * l->b / (1 - l->b);
 }
 
-static double binom_logp(const law *l, double k)
-{
-    return lchoose(l->a, k) + k * log(l->b) + (l->a - k) * log1p(-l->b);
-}
-
 double diff_p_rate(uint64_t c1, double e1, uint64_t c2, double e2,
                    diff_test *test)
 {
@@ -152,9 +156,8 @@ double diff_p_rate(uint64_t c1, double e1, uint64_t c2, double e2,
     l.lo = 0;
     l.hi = m;
     l.mode = fmin(floor((m + 1) * pi), m);
+    l.obs = (double)c1;
     l.ratio = binom_ratio;
-    l.logp_mode = binom_logp(&l, l.mode);
-    l.logp_obs = binom_logp(&l, (double)c1);
     *test = T_BINOM;
     return exact_two_sided(&l);
 }

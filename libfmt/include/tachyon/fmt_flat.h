@@ -68,7 +68,10 @@ typedef struct tfmt_flat_info {
     double duration_s;      /* summed measured durations */
     double ticks;           /* summed duration / interval: the sampling
                                ticks the runs spanned (has_duration) */
-    bool has_stacks;        /* every input had stacks (not JSONL) */
+    bool exact_cumulative;  /* every input had stacks (not JSONL), so
+                               cumulative counts each key once per stack */
+    bool has_stacks;        /* folded stacks were collected from every
+                               input (opts.stacks, tfmt_flat_add_profile) */
 } tfmt_flat_info;
 
 /* One row. Strings are borrowed from the flat until it is freed. */
@@ -93,6 +96,16 @@ TFMT_API int tfmt_flat_new(tfmt_flat **out, const tfmt_flat_options *opts);
  * Returns TFMT_OK, or a negative status with tfmt_flat_error filled.
  */
 TFMT_API int tfmt_flat_add_profile(tfmt_flat *f, const tfmt_profile *p);
+
+/*
+ * Stream every remaining sample of binary log `r` (which the caller keeps
+ * and frees) into the flat, without building a call tree: the fast path
+ * when folded stacks are not needed (opts.stacks must be false). Counts
+ * equal those of tfmt_profile_add_bin + tfmt_flat_add_profile without
+ * skip_idle. Returns TFMT_OK, or a negative status with tfmt_flat_error
+ * filled (the reader's own error for a corrupt log).
+ */
+TFMT_API int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r);
 
 /*
  * Read JSONL records from `r` to its end and add the agg entries. String

@@ -1,0 +1,224 @@
+/*
+ * flat_bin.c - add a binary log to a flat profile straight from its
+ * sample stream, without building a call tree: each batch of samples adds
+ * its weight to the leaf key's self count and, once per batch, to every
+ * distinct key (cumulative) and every distinct location (the JSONL-style
+ * cumulative) on its stack. Distinctness is tracked with per-key and
+ * per-location "last batch" marks, so a batch costs O(depth).
+ *
+ * Names are read as CPython decodes them (invalid UTF-8 replaced by
+ * U+FFFD), so keys equal those of the same log's JSONL export.
+ */
+#include "flat_internal.h"
+#include "json_escape.h"
+#include "profile_internal.h"
+
+#define UNSET (TFMT_FLAT_NONE - 1)
+
+typedef struct bstate {
+    tfmt_flat *f;
+    tfmt_bin_reader *r;
+    uint32_t *smap;         /* bin string -> rewritten flat string, UNSET */
+    uint32_t *fkey;         /* bin frame -> key, TFMT_FLAT_NONE, UNSET */
+    uint32_t *floc;         /* bin frame -> representative frame */
+    uint64_t *floc_mark;    /* per representative frame: last batch */
+    uint64_t *key_mark;     /* per key: last batch */
+    size_t cap_key_mark;
+    tfmt_idset locs;        /* representative frames by location */
+    tfmt_buf scratch;
+    uint64_t batch, samples;
+} bstate;
+
+static int oom(bstate *s)
+{
+    return tfmt__error(&s->f->err, TFMT_ENOMEM, "out of memory");
+}
+
+/* The flat string of bin string `id`: repaired, rewritten, interned. */
+static int string_of(bstate *s, uint32_t id, uint32_t *out)
+{
+    if (s->smap[id] != UNSET) {
+        *out = s->smap[id];
+        return TFMT_OK;
+    }
+    tfmt_str str;
+    if (tfmt_bin_string(s->r, id, &str) < 0)
+        return tfmt__error(&s->f->err, TFMT_EFORMAT, "bad string index %u",
+                           id);
+    if (!tfmt__utf8_valid(str.ptr, str.len)) {
+        s->scratch.len = 0;
+        if (tfmt__utf8_repair(&s->scratch, str.ptr, str.len) < 0)
+            return oom(s);
+        str.ptr = s->scratch.data;
+        str.len = s->scratch.len;
+    }
+    int rc = tfmt__flat_rewrite_intern(s->f, str.ptr, str.len, out);
+    if (rc == TFMT_OK)
+        s->smap[id] = *out;
+    return rc;
+}
+
+typedef struct bloc {
+    uint32_t file, func;
+    int32_t line, end_line, col, end_col;
+} bloc;
+
+static bloc bloc_of(const tfmt_frame *fr)
+{
+    bloc l = {fr->filename, fr->funcname, 0, 0, 0, 0};
+    tfmt__profile_norm_loc(fr, &l.line, &l.end_line, &l.col, &l.end_col);
+    if (l.end_line <= 0)
+        l.end_line = -1;
+    if (l.col < 0)
+        l.col = -1;
+    if (l.end_col < 0)
+        l.end_col = -1;
+    return l;
+}
+
+static bool bloc_eq(const void *ctx, uint32_t id, const void *key)
+{
+    bloc a = bloc_of(tfmt_bin_frame(ctx, id));
+    return memcmp(&a, key, sizeof a) == 0;
+}
+
+static int grow_marks(bstate *s);
+
+/* Key and location representative of bin frame `id`, computed once. */
+static int resolve(bstate *s, uint32_t id)
+{
+    const tfmt_frame *fr = tfmt_bin_frame(s->r, id);
+    uint32_t file, func;
+    int rc = string_of(s, fr->filename, &file);
+    if (rc == TFMT_OK)
+        rc = string_of(s, fr->funcname, &func);
+    if (rc == TFMT_OK)
+        rc = tfmt__flat_key_ids(s->f, file, func,
+                                fr->lineno == TFMT_NO_LOCATION ? 0
+                                                               : fr->lineno,
+                                &s->fkey[id]);
+    if (rc < 0)
+        return rc;
+    bloc l = bloc_of(fr);
+    uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
+    uint32_t rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
+    if (rep == TFMT_FLAT_NONE) {
+        rep = id;
+        if (tfmt__idset_insert(&s->locs, h, id) < 0)
+            return oom(s);
+    }
+    s->floc[id] = rep;
+    return grow_marks(s);
+}
+
+static int count(bstate *s, const tfmt_sample *smp)
+{
+    uint64_t w = smp->weight, b = ++s->batch;
+    tfmt_flat *f = s->f;
+    if (smp->depth == 0)
+        return TFMT_OK;     /* CPython never counts an empty stack */
+    s->samples += w;
+    for (uint32_t i = 0; i < smp->depth; i++) {
+        uint32_t id = smp->stack[i];
+        if (s->fkey[id] == UNSET) {
+            int rc = resolve(s, id);
+            if (rc < 0)
+                return rc;
+        }
+        uint32_t k = s->fkey[id];
+        if (k == TFMT_FLAT_NONE)
+            continue;
+        if (s->key_mark[k] != b) {
+            s->key_mark[k] = b;
+            f->keys[k].cum += w;
+        }
+        if (s->floc_mark[s->floc[id]] != b) {
+            s->floc_mark[s->floc[id]] = b;
+            f->keys[k].cum_frames += w;
+        }
+        if (i + 1 == smp->depth)
+            f->keys[k].self += w;
+    }
+    return TFMT_OK;
+}
+
+static int stream(bstate *s)
+{
+    const tfmt_sample *smp;
+    int rc;
+    while ((rc = tfmt_bin_next(s->r, &smp)) == TFMT_OK) {
+        rc = count(s, smp);
+        if (rc < 0)
+            return rc;
+    }
+    if (rc == TFMT_DONE)
+        return TFMT_OK;
+    s->f->err = *tfmt_bin_error(s->r);
+    return rc;
+}
+
+static int setup(bstate *s)
+{
+    const tfmt_info *in = tfmt_bin_info(s->r);
+    const tfmt_allocator *a = s->f->alloc;
+    size_t ns = (size_t)in->string_count + 1, nf = (size_t)in->frame_count + 1;
+    s->smap = tfmt__malloc(a, ns * sizeof *s->smap);
+    s->fkey = tfmt__malloc(a, nf * sizeof *s->fkey);
+    s->floc = tfmt__malloc(a, nf * sizeof *s->floc);
+    s->floc_mark = tfmt__calloc(a, nf, sizeof *s->floc_mark);
+    if (!s->smap || !s->fkey || !s->floc || !s->floc_mark ||
+        tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark,
+                   s->f->nkeys + 1, sizeof *s->key_mark) < 0)
+        return oom(s);
+    for (size_t i = 0; i < ns; i++)
+        s->smap[i] = UNSET;
+    for (size_t i = 0; i < nf; i++)
+        s->fkey[i] = UNSET;
+    memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
+    return TFMT_OK;
+}
+
+/* Keep a zeroed mark for every key (new keys must not look marked). */
+static int grow_marks(bstate *s)
+{
+    size_t old = s->cap_key_mark;
+    if (tfmt__grow(s->f->alloc, (void **)&s->key_mark, &s->cap_key_mark,
+                   s->f->nkeys, sizeof *s->key_mark) < 0)
+        return oom(s);
+    memset(s->key_mark + old, 0, (s->cap_key_mark - old) * sizeof *s->key_mark);
+    return TFMT_OK;
+}
+
+int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
+{
+    bstate s = {.f = f, .r = r};
+    tfmt__idset_init(&s.locs, f->alloc);
+    tfmt__buf_init(&s.scratch, f->alloc);
+    tfmt__error_clear(&f->err);
+    uint64_t *snap = NULL;
+    size_t n = 0;
+    int rc = f->opts.stacks
+                 ? tfmt__error(&f->err, TFMT_EINVAL, "folded stacks need "
+                               "tfmt_flat_add_profile")
+                 : setup(&s);
+    if (rc == TFMT_OK)
+        rc = tfmt__flat_cap_begin(f, &snap, &n);
+    if (rc == TFMT_OK) {
+        rc = stream(&s);
+        tfmt__flat_cap_end(f, snap, n, rc == TFMT_OK ? s.samples : UINT64_MAX);
+    }
+    if (rc == TFMT_OK) {
+        const tfmt_info *in = tfmt_bin_info(r);
+        tfmt__flat_add_input(f, s.samples, in->sample_interval_us,
+                             in->stats.present ? in->stats.duration_s : -1.0,
+                             true, false);
+    }
+    tfmt__free(f->alloc, s.smap);
+    tfmt__free(f->alloc, s.fkey);
+    tfmt__free(f->alloc, s.floc);
+    tfmt__free(f->alloc, s.floc_mark);
+    tfmt__free(f->alloc, s.key_mark);
+    tfmt__idset_free(&s.locs);
+    tfmt__buf_free(&s.scratch);
+    return rc;
+}
