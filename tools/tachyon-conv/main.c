@@ -61,8 +61,10 @@ static const cli_option options[] = {
 static const char epilog[] =
     "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
     "as a whole with gzip, zstd, xz or bzip2. Several inputs are merged into\n"
-    "one profile (counts summed; the same result in any order, except gecko,\n"
-    "a timeline that follows the inputs in order); bin takes exactly one.\n"
+    "one profile (counts summed); bin takes exactly one. speedscope, pprof,\n"
+    "svg, pstats and top give the same bytes in any input order; jsonl and\n"
+    "collapsed number and break ties by first appearance, as CPython does;\n"
+    "gecko is a timeline that follows the inputs in command-line order.\n"
     "\n"
     "Formats: jsonl and collapsed (CPython's, byte for byte), bin (newest\n"
     "binary layout), speedscope (speedscope.app JSON), gecko (Firefox\n"

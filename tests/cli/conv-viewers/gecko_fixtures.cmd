@@ -1,0 +1,1 @@
+chk="python3 $TESTDATA/../tests/unit/test_export_check.py"; for c in single_full repeat_rle suffix_calls pop_push interleaved_threads synthetic_frames workload; do tachyon-conv --to gecko -o $c.json $TESTDATA/cpython/$c/zstd.bin && $chk gecko-eq $c.json $TESTDATA/cpython/$c/expected.gecko.json && echo "$c: equals expected.gecko.json (normalized)"; done

@@ -1,0 +1,1 @@
+i=$TESTDATA/cpython/repeat_rle/none.bin; tachyon-conv --to pprof -o p.pb $i && gzip -t p.pb && echo "p.pb: gzip"; tachyon-conv --to pprof -o p.pb.gz $i && gzip -dc p.pb.gz | cmp - <(gzip -dc p.pb) && echo "p.pb.gz: gzipped once, same message"

@@ -1,0 +1,1 @@
+chk="python3 $TESTDATA/../tests/unit/test_export_check.py"; for c in single_full repeat_rle suffix_calls pop_push interleaved_threads synthetic_frames workload; do tachyon-conv --to pstats -o $c.pstats $TESTDATA/cpython/$c/none.bin && $chk pstats-eq $c.pstats $TESTDATA/cpython/$c/expected.pstats && echo "$c: loads equal to expected.pstats"; done

@@ -1,0 +1,1 @@
+tachyon-conv --to speedscope $TESTDATA/cpython/single_full/none.bin

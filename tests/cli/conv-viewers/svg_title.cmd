@@ -1,0 +1,1 @@
+tachyon-conv --to svg --title 'Load <test> & "more"' -o f.svg $TESTDATA/cpython/workload/none.bin && python3 -c 'import sys, xml.dom.minidom as m; d=m.parse("f.svg"); t=[e for e in d.getElementsByTagName("text") if e.getAttribute("id")=="title"][0]; print("title:", t.firstChild.data); print("boxes:", len([g for g in d.getElementsByTagName("g") if g.getAttribute("class")=="f"]))'

@@ -1,0 +1,1 @@
+tachyon-conv --to top -n 4 --exclude '^idle$' --rewrite '^/usr/lib/python3\.13/=><stdlib>/' --collapse-recursion $TESTDATA/cpython/workload/none.bin; tachyon-conv --to top -n 3 --per-thread --thread 1 --gil $TESTDATA/cpython/interleaved_threads/none.bin

@@ -1,0 +1,1 @@
+i=$TESTDATA/cpython/single_full/none.bin; tachyon-conv --to top --include '(' $i; echo "exit $?"; tachyon-conv --title T $i; echo "exit $?"; tachyon-conv --to svg --drop frames $i; echo "exit $?"; tachyon-conv --to top -n 0 $i; echo "exit $?"; tachyon-conv --to bin --gil $i; echo "exit $?"; tachyon-conv --to top --thread x $i; echo "exit $?"
