@@ -9,12 +9,15 @@ and tachyon-conv runs check the file with the toolkit's own tools.
 Modes: spawn (record -- python busy.py), gil (spawn without --all-threads),
 attach (record -p PID of a running busy.py), sigint (SIGINT ends the
 recording), zstd (spawn with --compression zstd), churn (a recursive
-target and a generator at 5 kHz: torn reads must stay rare and dropped).
+target and a generator at 5 kHz: torn reads must stay rare and dropped),
+unicode (function and file names that are not ASCII, in all three str
+kinds, must come out as UTF-8).
 """
 import argparse
 import collections
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +26,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "busy.py")
 CHURN = os.path.join(HERE, "churn.py")
+UNICODE = os.path.join(HERE, "unicode_target.py")
 HAS_GIL, ON_CPU, MAIN_THREAD = 1, 2, 32
 failures = []
 
@@ -84,6 +88,14 @@ def record(args, extra, target_cmd=None, pid=None):
 
 def run_mode(args):
     busy = [sys.executable, BUSY, "1.5"]
+    if args.mode == "unicode":
+        os.makedirs(os.path.dirname(unicode_copy(args)), exist_ok=True)
+        shutil.copyfile(UNICODE, unicode_copy(args))
+        p = subprocess.run(record(args, [], [sys.executable,
+                                             unicode_copy(args), "1"]),
+                           timeout=30)
+        check(p.returncode == 0, f"recorder exit {p.returncode}")
+        return None
     if args.mode == "churn":
         p = subprocess.run(record(args, ["--all-threads", "--rate", "5000"],
                                   [sys.executable, CHURN]), timeout=30)
@@ -166,6 +178,33 @@ def check_sleeper(samples, lines, all_threads):
     check(idle >= 0.8, f"sleeper thread without GIL only {idle:.1%}")
 
 
+def unicode_copy(args):
+    """Where the unicode target runs from: a file name with an emoji."""
+    return os.path.join(os.path.dirname(os.path.abspath(args.out)),
+                        "record_unicode", "目標_\U0001f40d.py")
+
+
+def check_unicode(args, samples):
+    path = unicode_copy(args)
+    line = {}
+    with open(UNICODE, encoding="utf-8") as f:
+        for no, text in enumerate(f, 1):
+            if "  # " in text:
+                line[text.rsplit("# ", 1)[1].strip()] = no
+
+    def hot(s):
+        st = s[3]
+        return (len(st) >= 3 and st[-1][1] == path and
+                (st[-1][0], st[-1][2]) in (("函数", line["UNICODE_LEAF"]),
+                                           ("函数.<locals>.<genexpr>",
+                                            line["UNICODE_LEAF"])) and
+                any(f[:3] == ("naïve", path, line["UNICODE_CALL"])
+                    for f in st))
+    frac = share([s for s in samples if s[3]], hot)
+    print(f"unicode: {frac:.1%} of samples in 函数 called from naïve")
+    check(frac >= 0.8, f"only {frac:.1%} of samples in 函数 <- naïve")
+
+
 def check_churn(info, stats, samples):
     """Every kept sample must be a whole, plausible stack."""
     err = float(stats["error"])
@@ -200,7 +239,7 @@ def check_header(info, stats, args):
     check(info["py"] == want, f"python version {info['py']} != {want}")
     want_us = "200" if args.mode == "churn" else "1000"
     check(info["interval"] == want_us, f"interval {info['interval']}")
-    config = 1 | 8 | (16 if args.mode != "gil" else 0)
+    config = 1 | 8 | (16 if args.mode not in ("gil", "unicode") else 0)
     check(int(info["config"]) == config, f"config {info['config']}")
     check(info["compression"] == ("1" if args.mode == "zstd" else "0"),
           "compression field")
@@ -226,7 +265,7 @@ def toolkit_checks(args):
             check(p.returncode == 0 and os.path.getsize(out) > 0,
                   f"tachyon-conv --to {fmt} exit {p.returncode}")
             if fmt == "collapsed" and p.returncode == 0 and \
-                    args.mode != "churn":
+                    args.mode not in ("churn", "unicode"):
                 with open(out, encoding="utf-8") as f:
                     # Lines are sorted by count; skip the sleeping thread.
                     hottest = next((ln for ln in f if "sleeper" not in ln),
@@ -236,10 +275,30 @@ def toolkit_checks(args):
                       f"hottest collapsed stack is not leaf's: {hottest}")
 
 
+# Functions that can never be a thread's outermost frame: a stack rooted
+# at one of them was cut short by a race and should have been dropped.
+NOT_ROOTS = {
+    "churn": {"fib", "gen", "gen.<locals>.<genexpr>", "worker"},
+    "unicode": {"函数", "函数.<locals>.<genexpr>", "naïve"},
+}
+BUSY_NOT_ROOTS = {"leaf", "mid", "top", "Klass.method", "sleeper"}
+
+
+def check_roots(args, samples):
+    bad = NOT_ROOTS.get(args.mode, BUSY_NOT_ROOTS)
+    cut = [s for s in samples if s[3] and s[3][0][0] in bad]
+    check(not cut, f"{len(cut)} stacks cut short, e.g. "
+          f"{cut[0][3] if cut else None}")
+
+
 def check_log(args, info, stats, samples):
     check_header(info, stats, args)
+    check_roots(args, samples)
     if args.mode == "churn":
         check_churn(info, stats, samples)
+        return
+    if args.mode == "unicode":
+        check_unicode(args, samples)
         return
     lines, pos = markers(), busy_positions()
     check_main_thread(samples, lines, pos, args.mode)
@@ -259,7 +318,8 @@ def main():
     if os.path.exists(args.out):
         os.unlink(args.out)
     run_mode(args)
-    p = subprocess.run([args.dump, args.out], capture_output=True, text=True)
+    p = subprocess.run([args.dump, args.out], capture_output=True,
+                       encoding="utf-8")
     check(p.returncode == 0, f"record_dump exit {p.returncode}: {p.stderr}")
     if p.returncode == 0:
         check_log(args, *parse_dump(p.stdout))

@@ -120,6 +120,7 @@ static void print_313(void)
         {"(long)sizeof(_Py_DebugOffsets)", DBG_BYTES},
         {"(long)sizeof(PyCompactUnicodeObject)", 56},
         {"(long)FRAME_OWNED_BY_CSTACK", 3},
+        {"(long)FRAME_OWNED_BY_GENERATOR", 1},
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         printf("%s\t%d\n", words[i].expr, words[i].word);
@@ -133,11 +134,15 @@ int main(int argc, char **argv)
         print_rows(&py_offsets_311, only311, 1);
         printf("(long)FRAME_OWNED_BY_FRAME_OBJECT\t%d\n",
                py_offsets_311.owner_max);
+        printf("(long)FRAME_OWNED_BY_GENERATOR\t%d\n",
+               py_offsets_311.owner_generator);
     } else if (strcmp(v, "3.12") == 0) {
         print_rows(&py_offsets_312, common, sizeof common / sizeof *common);
         print_rows(&py_offsets_312, only312, 1);
         printf("(long)FRAME_OWNED_BY_CSTACK\t%d\n",
                py_offsets_312.owner_cstack);
+        printf("(long)FRAME_OWNED_BY_GENERATOR\t%d\n",
+               py_offsets_312.owner_generator);
     } else if (strcmp(v, "3.13") == 0) {
         print_313();
     } else {

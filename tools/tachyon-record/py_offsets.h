@@ -40,6 +40,7 @@ typedef struct py_offsets {
     uint64_t fr_code;           /* f_code / f_executable */
     uint64_t fr_instr;          /* prev_instr (3.11/3.12), instr_ptr */
     uint64_t fr_owner;          /* char */
+    int owner_generator;        /* owner of generator frames */
     int owner_cstack;           /* owner of C-stack shim frames, -1 none */
     int owner_max;              /* largest valid owner value */
     /* PyCodeObject */

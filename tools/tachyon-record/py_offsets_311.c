@@ -28,6 +28,7 @@ const py_offsets py_offsets_311 = {
     .fr_code = 32,                  /* f_code */
     .fr_instr = 56,                 /* prev_instr */
     .fr_owner = 69,
+    .owner_generator = 1,
     .owner_cstack = -1,
     .owner_max = 2,
     .co_size = 192,

@@ -28,6 +28,7 @@ const py_offsets py_offsets_312 = {
     .fr_code = 0,                   /* f_code */
     .fr_instr = 56,                 /* prev_instr */
     .fr_owner = 70,
+    .owner_generator = 1,
     .owner_cstack = 3,
     .owner_max = 3,
     .co_size = 200,

@@ -106,6 +106,7 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->fr_code = w[W_FR_EXEC];
     o->fr_instr = w[W_FR_INSTR];
     o->fr_owner = w[W_FR_OWNER];
+    o->owner_generator = 1;         /* FRAME_OWNED_BY_GENERATOR */
     o->owner_cstack = 3;            /* FRAME_OWNED_BY_CSTACK */
     o->owner_max = 3;
     o->co_size = w[W_CO_SIZE];

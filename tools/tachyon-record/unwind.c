@@ -80,6 +80,11 @@ static int walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
         if (owner > o->owner_max)
             return RMEM_FAULT;
         addr = u64_at(fr, o->fr_previous);
+        /* A thread's outermost frame is never a generator's: a generator
+         * frame without a caller has just yielded (YIELD_VALUE clears
+         * `previous`) between our reads, so the stack is torn. */
+        if (!addr && owner == o->owner_generator)
+            return RMEM_FAULT;
         if (owner == o->owner_cstack)
             continue;
         raw_frame *f = &t->frames[t->depth];
@@ -171,32 +176,45 @@ static uint8_t thread_status(unwinder *u, uint64_t tstate, uint64_t tid,
     return status;
 }
 
-/* Sample the thread state at `tstate`; *next gets the next one. */
-static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
-                         uint64_t gil_holder, uint64_t *next)
+/* Read the thread state at `tstate` and walk its frames into `t`. */
+static int walk_thread(unwinder *u, uint64_t tstate, raw_thread *t,
+                       uint64_t *next)
 {
     uint8_t ts[TSTATE_BUF];
     uint64_t frame;
+    int rc = rmem_read(u->pid, tstate, ts, u->off.ts_size);
+    if (rc == RMEM_OK)
+        rc = top_frame(u, ts, &frame);
+    if (rc != RMEM_OK)
+        return rc;
+    *next = u64_at(ts, u->off.ts_next);
+    t->tid = u64_at(ts, u->off.ts_native_tid);
+    rc = walk_frames(u, frame, t);
+    return rc == RMEM_OK ? resolve_codes(u, t) : rc;
+}
+
+/*
+ * Sample the thread state at `tstate`; *next gets the next one. A walk
+ * that raced with the thread (a frame changed between two reads) is
+ * retried at once, so a busy generator does not cost most samples.
+ */
+static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
+                         uint64_t gil_holder, uint64_t *next)
+{
+    enum { ATTEMPTS = 3 };
     if (u->nthreads >= UNWIND_MAX_THREADS) {
         *next = 0;      /* keep the first threads; bounds a looped list */
         return RMEM_OK;
     }
     if (tstate & 7)
         return RMEM_FAULT;
-    int rc = rmem_read(u->pid, tstate, ts, u->off.ts_size);
-    if (rc == RMEM_OK)
-        rc = top_frame(u, ts, &frame);
-    if (rc != RMEM_OK)
-        return rc;
     raw_thread *t = &u->threads[u->nthreads];
-    *next = u64_at(ts, u->off.ts_next);
-    t->tid = u64_at(ts, u->off.ts_native_tid);
-    t->interp_id = interp_id;
-    rc = walk_frames(u, frame, t);
-    if (rc == RMEM_OK)
-        rc = resolve_codes(u, t);
+    int rc = RMEM_FAULT;
+    for (int i = 0; i < ATTEMPTS && rc == RMEM_FAULT; i++)
+        rc = walk_thread(u, tstate, t, next);
     if (rc != RMEM_OK)
         return rc;
+    t->interp_id = interp_id;
     t->status = thread_status(u, tstate, t->tid, gil_holder);
     u->nthreads++;
     return RMEM_OK;
