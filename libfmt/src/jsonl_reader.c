@@ -178,6 +178,18 @@ static int at_end(tfmt_jsonl_reader *r)
     return TFMT_ETRUNC;
 }
 
+/*
+ * The source itself failed (I/O, corrupt or truncated compression): the
+ * error is final, located at the line being read.
+ */
+static int source_failed(tfmt_jsonl_reader *r, int rc)
+{
+    r->err.line = r->lines.line + 1;
+    r->err.check = TFMT_JCHK_INPUT;
+    r->final = rc;
+    return rc;
+}
+
 /* Record a failure; decide whether the reader can go on after it. */
 static int fail(tfmt_jsonl_reader *r, int rc)
 {
@@ -204,6 +216,8 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
     int rc = tfmt__lines_next(&r->lines, &p, &n, &r->err);
     if (rc == TFMT_DONE)
         return at_end(r);
+    if (rc < 0 && rc != TFMT_ELIMIT)
+        return source_failed(r, rc);
     if (rc == TFMT_OK && r->lines.no_newline)
         tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE,
                          "no newline at end of file");

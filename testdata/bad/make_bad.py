@@ -135,6 +135,11 @@ def jsonl_fixtures():
     put("jsonl_long_line.jsonl", dump([long_line] + base[1:]), "TV101", 1,
         "a 5100-byte meta line, validated with --max-line 4096")
 
+    import gzip
+    whole = gzip.compress(src("workload", "expected.jsonl"), mtime=0)
+    put("jsonl_gzip_truncated.jsonl.gz", whole[:2000], "TV004", 1,
+        "gzip stream cut after 2000 bytes")
+
     # Warnings: exit 0, or 1 with --strict.
     put("jsonl_no_newline.jsonl", dump(base)[:-1], "TV130", 0,
         "no newline after end")

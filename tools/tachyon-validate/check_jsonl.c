@@ -215,8 +215,9 @@ static const char *check_rule(int check)
         [TFMT_JCHK_TYPE] = R_TYPE,
         [TFMT_JCHK_RANGE] = R_RANGE,
         [TFMT_JCHK_INCOMPLETE] = R_NO_END,
+        [TFMT_JCHK_INPUT] = R_INPUT,
     };
-    if (check < 0 || check > TFMT_JCHK_INCOMPLETE)
+    if (check < 0 || check > TFMT_JCHK_INPUT)
         return R_SYNTAX;
     return rules[check];
 }
@@ -239,7 +240,7 @@ static void reader_error(jstate *s, int rc, const tfmt_error *e,
         return;
     }
     s->dropped = true;
-    if (rc == TFMT_ETRUNC && lines == 0) {
+    if (e->check == TFMT_JCHK_INCOMPLETE && lines == 0) {
         tv_add(s->rep, s->f, R_EMPTY, 0, false, 0, "file is empty");
         return;
     }
@@ -275,6 +276,12 @@ static void check_coverage(jstate *s, uint64_t last_line)
                (unsigned long long)m.first + (s->v == 1 ? 1 : 0));
 }
 
+/* Errors after which the reader goes on with the next line. */
+static bool line_local(int check)
+{
+    return check >= TFMT_JCHK_LINE_LENGTH && check <= TFMT_JCHK_RANGE;
+}
+
 void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in)
 {
     jstate s;
@@ -305,7 +312,7 @@ void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in)
             break;
         else
             reader_error(&s, rc, tfmt_jsonl_error(r), tfmt_jsonl_lines(r));
-        if (rc == TFMT_ETRUNC || rc == TFMT_EIO || rc == TFMT_ENOMEM)
+        if (rc < 0 && !line_local(tfmt_jsonl_error(r)->check))
             break;
     }
     if (s.oom)

@@ -11,6 +11,7 @@ const tv_rule tv_rules[] = {
     {"TV001", E, "the file cannot be opened or read (exit status 2)"},
     {"TV002", E, "the file is empty"},
     {"TV003", E, "neither a binary log (TACH magic) nor JSONL ('{')"},
+    {"TV004", E, "whole-file compression corrupt or truncated"},
     {"TV101", E, "JSONL: line longer than the maximum line length"},
     {"TV102", E, "JSONL: line is not valid JSON (syntax, UTF-8, nesting)"},
     {"TV103", E, "JSONL: line is not a JSON object (or is empty)"},

@@ -19,6 +19,7 @@ typedef struct tv_rule {
 #define R_IO "TV001"
 #define R_EMPTY "TV002"
 #define R_UNKNOWN_FORMAT "TV003"
+#define R_INPUT "TV004"
 #define R_LINE_LENGTH "TV101"
 #define R_SYNTAX "TV102"
 #define R_NOT_OBJECT "TV103"

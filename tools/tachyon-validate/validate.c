@@ -93,8 +93,11 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     size_t n = 0;
     if (rc == TFMT_OK)
         rc = sniff(src, head, sizeof head, &n, &err);
-    if (rc < 0) {
+    if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT)
+        tv_add(rep, f, R_INPUT, 0, false, 0, "%s", err.msg);
+    else if (rc < 0)
         tv_trouble(rep, f, err.msg);
+    if (rc < 0) {
         tfmt_source_free(src);
         return;
     }

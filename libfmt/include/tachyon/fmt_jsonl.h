@@ -55,7 +55,9 @@ typedef enum {
     TFMT_JCHK_MISSING = 6,      /* required field missing */
     TFMT_JCHK_TYPE = 7,         /* field of the wrong JSON type */
     TFMT_JCHK_RANGE = 8,        /* number out of range or bad value */
-    TFMT_JCHK_INCOMPLETE = 9    /* input ended without an end record */
+    TFMT_JCHK_INCOMPLETE = 9,   /* input ended without an end record */
+    TFMT_JCHK_INPUT = 10        /* the source failed: corrupt or truncated
+                                   compression (EFORMAT/ETRUNC), EIO */
 } tfmt_jsonl_check;
 
 /* Findings that are not errors, reported through on_note. */
