@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elf.h"
+#include "elf_image.h"
 #include "proc_maps.h"
 #include "remote_mem.h"
 

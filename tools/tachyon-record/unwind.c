@@ -214,6 +214,8 @@ static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
         rc = walk_thread(u, tstate, t, next);
     if (rc != RMEM_OK)
         return rc;
+    if (t->tid == 0)
+        return RMEM_OK;     /* not bound to an OS thread yet (start-up) */
     t->interp_id = interp_id;
     t->status = thread_status(u, tstate, t->tid, gil_holder);
     u->nthreads++;

@@ -1,9 +1,9 @@
 /*
- * elf.c - minimal ELF64 reader over pread: headers, section names and
+ * elf_image.c - minimal ELF64 reader over pread: headers, section names and
  * .dynsym. Everything read from the file is bounds-checked against the
  * file size; the recorder opens files named by another process.
  */
-#include "elf.h"
+#include "elf_image.h"
 
 #include <elf.h>
 #include <fcntl.h>

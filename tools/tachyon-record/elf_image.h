@@ -1,9 +1,9 @@
 /*
- * elf.h - the few facts the recorder needs from an ELF file on disk: its
- * link-time base, a named section and defined dynamic symbols.
+ * elf_image.h - the few facts the recorder needs from an ELF file on disk:
+ * its link-time base, a named section and defined dynamic symbols.
  */
-#ifndef TREC_ELF_H
-#define TREC_ELF_H
+#ifndef TREC_ELF_IMAGE_H
+#define TREC_ELF_IMAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
