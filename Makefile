@@ -3,6 +3,7 @@
 #   make run        install missing deps, build, convert the bundled example
 #   make test       install missing deps, build with -Werror, run every test
 #   make sanitize   clang + ASan/UBSan build in build-asan, run every test
+#   make valgrind   the CLI golden tests with every tool under valgrind
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
 SHELL := /bin/bash
@@ -10,7 +11,8 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize deps deps-sanitize build clean format-check
+.PHONY: all run test sanitize valgrind deps deps-sanitize build clean \
+	format-check
 
 all: build
 
@@ -38,6 +40,13 @@ sanitize: deps deps-sanitize
 	  -DTACHYON_SANITIZE=address,undefined
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@scripts/ctest-summary.sh $(ASAN_BUILD) $(JOBS)
+
+# Any valgrind complaint changes the exit code or stderr, so the case fails.
+valgrind: build
+	@command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 2; }
+	cd $(BUILD) && CLI_WRAPPER="valgrind -q --error-exitcode=99 \
+	  --leak-check=full --errors-for-leak-kinds=definite" \
+	  ctest -L cli --output-on-failure -j $(JOBS)
 
 # Report (do not fix) C files that differ from .clang-format.
 format-check:

@@ -20,7 +20,9 @@
 # right behaviour, not a copy of whatever the tool printed.
 #
 # Environment: TOOLS_DIR (default: build/tools of this checkout), TESTDATA
-# (default: testdata/ of this checkout).
+# (default: testdata/ of this checkout), CLI_WRAPPER (optional: a command
+# every tool runs under, e.g. "valgrind -q --error-exitcode=99
+# --leak-check=full"; its complaints then show up as golden differences).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +32,19 @@ root=$(cd "$here/../.." && pwd)
 TOOLS_DIR=$(cd "$TOOLS_DIR" && pwd) || exit 2
 TESTDATA=$(cd "$TESTDATA" && pwd) || exit 2
 update=0
+
+# With CLI_WRAPPER, put shims that run each tool under it first on PATH.
+path_dir=$TOOLS_DIR
+if [ -n "${CLI_WRAPPER:-}" ]; then
+    path_dir=$(mktemp -d "${TMPDIR:-/tmp}/tachyon-shims.XXXXXX") || exit 2
+    trap 'rm -rf "$path_dir"' EXIT
+    for tool in "$TOOLS_DIR"/tachyon-*; do
+        [ -x "$tool" ] || continue
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$CLI_WRAPPER" "$tool" \
+            >"$path_dir/${tool##*/}"
+        chmod +x "$path_dir/${tool##*/}"
+    done
+fi
 
 # Compare actual output file $1 with expectation base $2 (exact or glob).
 check_stream() {
@@ -67,7 +82,7 @@ run_one() {
     mkdir "$scratch/work" || return 2
     (
         cd "$scratch/work" &&
-        PATH="$TOOLS_DIR:$PATH" TESTDATA="$TESTDATA" LC_ALL=C CI=1 \
+        PATH="$path_dir:$PATH" TESTDATA="$TESTDATA" LC_ALL=C CI=1 \
             bash -c "$(cat "$cmd")" >../stdout.out 2>../stderr.out </dev/null
         echo $? >../exit.out
     )
