@@ -21,11 +21,14 @@ def load_marshal(path):
         return marshal.load(f)
 
 
-def pstats_eq(ours, ref):
-    """Both marshal files load to equal dicts."""
+def pstats_eq(ours, ref, *more):
+    """Both marshal files load to equal dicts (pairs of files)."""
     a, b = load_marshal(ours), load_marshal(ref)
     if a != b:
         fail(f"pstats differ:\n ours {a}\n want {b}")
+    print(f"{ours}: loads equal to {ref}")
+    if more:
+        pstats_eq(*more)
 
 
 def pstats_expect(ours, literal):
@@ -62,8 +65,16 @@ NORMALIZED = {"startTime": 0.0, "abi": "NORMALIZED", "oscpu": "NORMALIZED",
               "platform": "NORMALIZED", "physicalCPUs": 0, "logicalCPUs": 0}
 
 
-def gecko_eq(ours, ref):
-    """Equal to CPython's after normalizing machine-dependent fields."""
+def gecko_eq(ours, ref, *more):
+    """Equal to CPython's after normalizing machine-dependent fields
+    (pairs of files)."""
+    gecko_eq1(ours, ref)
+    print(f"{ours}: equals {ref} (normalized)")
+    if more:
+        gecko_eq(*more)
+
+
+def gecko_eq1(ours, ref):
     with open(ours, encoding="ascii") as f:
         a = json.load(f)
     with open(ref, encoding="utf-8") as f:
