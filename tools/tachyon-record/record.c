@@ -125,6 +125,10 @@ static int end_status(const sampler_result *r, const target *t,
         return cli_fail(CLI_EXIT_TROUBLE, "process %d: permission denied "
                         "reading its memory (needs the same user or "
                         "CAP_SYS_PTRACE)", (int)t->pid);
+    if (r->end == SAMPLER_LOST)
+        cli_warn("process %d: stopped after %llu failed samples in a row "
+                 "(did it exec another program?)", (int)t->pid,
+                 (unsigned long long)r->failed_in_row);
     if (r->end == SAMPLER_WRITE_ERROR)
         return cli_report(path, tfmt_bin_writer_error(w));
     return CLI_EXIT_OK;

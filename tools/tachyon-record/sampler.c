@@ -15,6 +15,10 @@
 
 #include "remote_mem.h"
 
+/* Consecutive failed samples after which the target is given up on: it
+ * no longer runs the interpreter that was located (exec, corruption). */
+#define LOST_AFTER 1000
+
 uint64_t sampler_now_ns(void)
 {
     struct timespec ts;
@@ -46,8 +50,12 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
     r->attempts++;
     if (rc != RMEM_OK) {
         r->failed++;
-        return 0;
+        if (++r->failed_in_row < LOST_AFTER)
+            return 0;
+        r->end = SAMPLER_LOST;
+        return -1;
     }
+    r->failed_in_row = 0;
     if (emit_sample(e, u, now_ns / 1000) != TFMT_OK) {
         r->end = SAMPLER_WRITE_ERROR;
         return -1;

@@ -17,7 +17,8 @@ typedef enum {
     SAMPLER_DURATION = 1,
     SAMPLER_SIGNAL = 2,
     SAMPLER_DENIED = 3,         /* reading the target is not permitted */
-    SAMPLER_WRITE_ERROR = 4     /* the writer failed: see its error */
+    SAMPLER_WRITE_ERROR = 4,    /* the writer failed: see its error */
+    SAMPLER_LOST = 5            /* every sample fails (the target exec'd?) */
 } sampler_end;
 
 typedef struct sampler_config {
@@ -30,6 +31,7 @@ typedef struct sampler_result {
     uint64_t start_ns, end_ns;  /* CLOCK_MONOTONIC */
     uint64_t attempts;          /* ticks on which a sample was taken */
     uint64_t failed;            /* dropped: a read failed or was torn */
+    uint64_t failed_in_row;     /* consecutive failures, for SAMPLER_LOST */
     uint64_t missed;            /* ticks skipped because we ran late */
     uint64_t thread_samples;    /* written to the log */
     uint64_t busy_ns;           /* time spent taking + writing samples */
