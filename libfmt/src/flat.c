@@ -88,6 +88,58 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
     return TFMT_OK;
 }
 
+/*
+ * Grow an id set to hold `want` entries at its load limit (1/2) at once.
+ * tfmt_idset has no reserve call (hash.c), so this re-places the entries
+ * with the same linear probing tfmt__idset_insert uses.
+ */
+static int idset_reserve(tfmt_idset *s, size_t want)
+{
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap < want * 2) {
+        if (cap > SIZE_MAX / 16)
+            return TFMT_ENOMEM;
+        cap *= 2;
+    }
+    if (cap == s->cap)
+        return TFMT_OK;
+    uint64_t *h = tfmt__malloc(s->alloc, cap * sizeof *h);
+    uint32_t *ids = tfmt__malloc(s->alloc, cap * sizeof *ids);
+    if (!h || !ids) {
+        tfmt__free(s->alloc, h);
+        tfmt__free(s->alloc, ids);
+        return TFMT_ENOMEM;
+    }
+    memset(ids, 0xff, cap * sizeof *ids);
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->ids[i] == UINT32_MAX)
+            continue;
+        size_t j = s->hashes[i] & (cap - 1);
+        while (ids[j] != UINT32_MAX)
+            j = (j + 1) & (cap - 1);
+        h[j] = s->hashes[i];
+        ids[j] = s->ids[i];
+    }
+    tfmt__free(s->alloc, s->hashes);
+    tfmt__free(s->alloc, s->ids);
+    s->hashes = h;
+    s->ids = ids;
+    s->cap = cap;
+    return TFMT_OK;
+}
+
+int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys)
+{
+    if (tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs,
+                   f->nstrs + nstrs, sizeof *f->strs) < 0 ||
+        tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys,
+                   f->nkeys + nkeys, sizeof *f->keys) < 0 ||
+        idset_reserve(&f->str_set, f->str_set.count + nstrs) < 0 ||
+        idset_reserve(&f->key_set, f->key_set.count + nkeys) < 0)
+        return TFMT_ENOMEM;
+    return TFMT_OK;
+}
+
 /* ---- keys ---- */
 
 static uint64_t key_hash(const tfmt_fkey *k)

@@ -25,6 +25,8 @@ typedef struct bstate {
     uint64_t *key_mark;     /* per key: last batch */
     size_t cap_key_mark;
     tfmt_idset locs;        /* representative frames by location */
+    bool opcodes;           /* some frame has an opcode: frames that
+                               differ only in it share a location */
     tfmt_buf scratch;
     uint64_t batch, samples;
 } bstate;
@@ -99,13 +101,17 @@ static int resolve(bstate *s, uint32_t id)
                                 &s->fkey[id]);
     if (rc < 0)
         return rc;
-    bloc l = bloc_of(fr);
-    uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
-    uint32_t rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
-    if (rep == TFMT_FLAT_NONE) {
-        rep = id;
-        if (tfmt__idset_insert(&s->locs, h, id) < 0)
-            return oom(s);
+    /* Without opcodes, the writer's frame table is already unique. */
+    uint32_t rep = id;
+    if (s->opcodes) {
+        bloc l = bloc_of(fr);
+        uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
+        rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
+        if (rep == TFMT_FLAT_NONE) {
+            rep = id;
+            if (tfmt__idset_insert(&s->locs, h, id) < 0)
+                return oom(s);
+        }
     }
     s->floc[id] = rep;
     return grow_marks(s);
@@ -174,6 +180,10 @@ static int setup(bstate *s)
         s->smap[i] = UNSET;
     for (size_t i = 0; i < nf; i++)
         s->fkey[i] = UNSET;
+    for (uint32_t i = 0; i < in->frame_count && !s->opcodes; i++)
+        s->opcodes = tfmt_bin_frame(s->r, i)->opcode != TFMT_NO_OPCODE;
+    if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count) < 0)
+        return oom(s);
     memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
     return TFMT_OK;
 }

@@ -47,7 +47,7 @@ const char *diff_key_name(tfmt_flat_key k)
 
 void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out)
 {
-    if (r->bi != SIZE_MAX)
+    if (r->bi != DIFF_NONE)
         tfmt_flat_row_at(c->base.flat, r->bi, out);
     else
         tfmt_flat_row_at(c->new_.flat, r->ni, out);
@@ -82,7 +82,7 @@ static int join(diff_ctx *c)
     diff_result *res = &c->res;
     unsigned char *seen = calloc(nn + 1, 1);
     res->rows = malloc((nb + nn + 1) * sizeof *res->rows);
-    if (!seen || !res->rows) {
+    if (!seen || !res->rows || nb >= DIFF_NONE || nn >= DIFF_NONE) {
         free(seen);
         return -1;
     }
@@ -92,11 +92,13 @@ static int join(diff_ctx *c)
         size_t j = tfmt_flat_find(c->new_.flat, &k);
         if (j != SIZE_MAX)
             seen[j] = 1;
-        res->rows[res->n++] = (diff_row){.bi = i, .ni = j};
+        res->rows[res->n++] = (diff_row){(uint32_t)i,
+            j == SIZE_MAX ? DIFF_NONE : (uint32_t)j, 0, {NAN, NAN}, {0, 0}};
     }
     for (size_t j = 0; j < nn; j++)
         if (!seen[j])
-            res->rows[res->n++] = (diff_row){.bi = SIZE_MAX, .ni = j};
+            res->rows[res->n++] = (diff_row){DIFF_NONE, (uint32_t)j, 0,
+                                             {NAN, NAN}, {0, 0}};
     free(seen);
     return 0;
 }
@@ -106,67 +108,119 @@ static double pct(uint64_t count, double denom)
     return denom > 0 ? 100.0 * (double)count / denom : NAN;
 }
 
-/* Counts, percentages, delta and p-value of one figure. */
-static void figure(const diff_ctx *c, diff_fig *f, uint64_t b, uint64_t n)
+/* The counts of figure `m` on both sides. */
+static void counts(const diff_ctx *c, const diff_row *r, int m,
+                   uint64_t *b, uint64_t *n)
+{
+    tfmt_flat_row fb = {0}, fn = {0};
+    if (r->bi != DIFF_NONE)
+        tfmt_flat_row_at(c->base.flat, r->bi, &fb);
+    if (r->ni != DIFF_NONE)
+        tfmt_flat_row_at(c->new_.flat, r->ni, &fn);
+    if (m == M_SELF) {
+        *b = fb.self;
+        *n = fn.self;
+    } else if (c->cum_per_frame) {
+        *b = fb.cumulative_frames;
+        *n = fn.cumulative_frames;
+    } else {
+        *b = fb.cumulative;
+        *n = fn.cumulative;
+    }
+}
+
+/* The p-value of a figure under the normalization in use. */
+static double p_value(const diff_ctx *c, uint64_t b, uint64_t n,
+                      diff_test *test)
 {
     const tfmt_flat_info *ib = tfmt_flat_get_info(c->base.flat);
     const tfmt_flat_info *in = tfmt_flat_get_info(c->new_.flat);
-    f->base = b;
-    f->new_ = n;
-    f->base_pct = pct(b, c->base.denom);
-    f->new_pct = pct(n, c->new_.denom);
-    f->delta = f->new_pct - f->base_pct;
-    f->q = NAN;
     if (c->set->norm == NORM_SHARE)
-        f->p = diff_p_two_prop(b, (double)ib->samples, n, (double)in->samples,
-                               &f->test);
-    else if (c->set->norm == NORM_TIME)
-        f->p = diff_p_rate(b, ib->ticks, n, in->ticks, &f->test);
-    else
-        f->p = diff_p_rate(b, 1.0, n, 1.0, &f->test);
+        return diff_p_two_prop(b, (double)ib->samples, n,
+                               (double)in->samples, test);
+    if (c->set->norm == NORM_TIME)
+        return diff_p_rate(b, ib->ticks, n, in->ticks, test);
+    return diff_p_rate(b, 1.0, n, 1.0, test);
 }
 
-/* The floors: verdicts that need no test; marks the candidates. */
-static void floors(const diff_settings *s, diff_fig *f)
+void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *f)
 {
-    f->candidate = false;
-    if (isnan(f->p) || isnan(f->delta))
-        f->verdict = V_INCONCLUSIVE;
-    else if (f->delta == 0 || fabs(f->delta) < s->min_delta)
-        f->verdict = V_UNCHANGED;
-    else if (f->base + f->new_ < s->min_samples)
-        f->verdict = V_INCONCLUSIVE;
-    else
-        f->candidate = true;
+    counts(c, r, m, &f->base, &f->new_);
+    f->base_pct = pct(f->base, c->base.denom);
+    f->new_pct = pct(f->new_, c->new_.denom);
+    f->delta = f->new_pct - f->base_pct;
+    f->p = p_value(c, f->base, f->new_, &f->test);
+    f->q = r->q[m];
+    f->verdict = (diff_verdict)r->verdict[m];
+}
+
+/* A figure waiting for the Benjamini-Hochberg step. */
+typedef struct cand {
+    size_t row;
+    double p;
+} cand;
+
+typedef struct cands {
+    cand *v;
+    size_t n, cap;
+} cands;
+
+/*
+ * The floors decide every verdict that needs no test; the rest become
+ * candidates (their p-value is computed only for them).
+ */
+static int floors(diff_ctx *c, size_t i, int m, cands *cs)
+{
+    const diff_settings *s = c->set;
+    diff_row *r = &c->res.rows[i];
+    uint64_t b, n;
+    counts(c, r, m, &b, &n);
+    double delta = pct(n, c->new_.denom) - pct(b, c->base.denom);
+    if (m == (int)s->metric)
+        r->change = isnan(delta) ? -1 : fabs(delta);
+    if (isnan(delta))
+        r->verdict[m] = V_INCONCLUSIVE;
+    else if (delta == 0 || fabs(delta) < s->min_delta)
+        r->verdict[m] = V_UNCHANGED;
+    else if (b + n < s->min_samples)
+        r->verdict[m] = V_INCONCLUSIVE;
+    else {
+        diff_test t;
+        double p = p_value(c, b, n, &t);
+        r->verdict[m] = delta > 0 ? V_REGRESSED : V_IMPROVED;
+        if (isnan(p)) {
+            r->verdict[m] = V_INCONCLUSIVE;
+            return 0;
+        }
+        if (cs->n == cs->cap) {
+            size_t cap = cs->cap ? cs->cap * 2 : 64;
+            cand *v = realloc(cs->v, cap * sizeof *v);
+            if (!v)
+                return -1;
+            cs->v = v;
+            cs->cap = cap;
+        }
+        cs->v[cs->n++] = (cand){i, p};
+    }
+    return 0;
 }
 
 /* Benjamini-Hochberg over the candidates of figure `m`, then verdicts. */
-static int judge(diff_ctx *c, int m)
+static int judge(diff_ctx *c, int m, const cands *cs)
 {
-    diff_result *res = &c->res;
-    size_t nc = 0;
-    for (size_t i = 0; i < res->n; i++)
-        nc += res->rows[i].fig[m].candidate;
-    double *p = malloc((nc + 1) * sizeof *p), *q = malloc((nc + 1) * sizeof *q);
-    if (!p || !q) {
-        free(p);
-        free(q);
-        return -1;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < res->n; i++)
-        if (res->rows[i].fig[m].candidate)
-            p[k++] = res->rows[i].fig[m].p;
-    int rc = diff_bh(p, q, nc);
-    k = 0;
-    for (size_t i = 0; rc == 0 && i < res->n; i++) {
-        diff_fig *f = &res->rows[i].fig[m];
-        if (!f->candidate)
-            continue;
-        f->q = q[k++];
-        f->verdict = f->q >= c->set->alpha ? V_INCONCLUSIVE
-                     : f->delta > 0        ? V_REGRESSED
-                                           : V_IMPROVED;
+    double *p = malloc((cs->n + 1) * sizeof *p);
+    double *q = malloc((cs->n + 1) * sizeof *q);
+    int rc = p && q ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < cs->n; k++)
+        p[k] = cs->v[k].p;
+    if (rc == 0)
+        rc = diff_bh(p, q, cs->n);
+    for (size_t k = 0; rc == 0 && k < cs->n; k++) {
+        diff_row *r = &c->res.rows[cs->v[k].row];
+        r->q[m] = q[k];
+        if (q[k] >= c->set->alpha)
+            r->verdict[m] = V_INCONCLUSIVE;
+        /* else: the sign set by floors() stands */
     }
     free(p);
     free(q);
@@ -194,11 +248,11 @@ static void summarize(diff_ctx *c)
     int m = c->set->metric;
     for (size_t i = 0; i < res->n; i++) {
         const diff_row *r = &res->rows[i];
-        res->counts[r->fig[m].verdict]++;
-        res->n_new += r->bi == SIZE_MAX;
-        res->n_vanished += r->ni == SIZE_MAX;
-        if (c->set->fail_on >= 0 && r->fig[m].verdict == V_REGRESSED &&
-            r->fig[m].delta > c->set->fail_on)
+        res->counts[r->verdict[m]]++;
+        res->n_new += r->bi == DIFF_NONE;
+        res->n_vanished += r->ni == DIFF_NONE;
+        if (c->set->fail_on >= 0 && r->verdict[m] == V_REGRESSED &&
+            r->change > c->set->fail_on)
             res->tripped = true;
     }
 }
@@ -209,28 +263,17 @@ int diff_compare(diff_ctx *c)
                        !tfmt_flat_get_info(c->new_.flat)->exact_cumulative;
     if (join(c) < 0)
         return -1;
-    for (size_t i = 0; i < c->res.n; i++) {
-        diff_row *r = &c->res.rows[i];
-        tfmt_flat_row b = {0}, n = {0};
-        if (r->bi != SIZE_MAX)
-            tfmt_flat_row_at(c->base.flat, r->bi, &b);
-        if (r->ni != SIZE_MAX)
-            tfmt_flat_row_at(c->new_.flat, r->ni, &n);
-        figure(c, &r->fig[M_SELF], b.self, n.self);
-        if (c->cum_per_frame)
-            figure(c, &r->fig[M_CUM], b.cumulative_frames,
-                   n.cumulative_frames);
-        else
-            figure(c, &r->fig[M_CUM], b.cumulative, n.cumulative);
-        floors(c->set, &r->fig[M_SELF]);
-        floors(c->set, &r->fig[M_CUM]);
+    int rc = 0;
+    for (int m = 0; rc == 0 && m < 2; m++) {
+        cands cs = {NULL, 0, 0};
+        for (size_t i = 0; rc == 0 && i < c->res.n; i++)
+            rc = floors(c, i, m, &cs);
+        if (rc == 0)
+            rc = judge(c, m, &cs);
+        free(cs.v);
     }
-    if (judge(c, M_SELF) < 0 || judge(c, M_CUM) < 0)
+    if (rc < 0)
         return -1;
-    for (size_t i = 0; i < c->res.n; i++) {
-        double d = fabs(c->res.rows[i].fig[c->set->metric].delta);
-        c->res.rows[i].change = isnan(d) ? -1 : d;
-    }
     summarize(c);
     qsort(c->res.rows, c->res.n, sizeof *c->res.rows, by_change);
     return 0;

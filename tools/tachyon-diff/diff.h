@@ -59,20 +59,26 @@ typedef struct diff_side {
     const char *fail_file;
 } diff_side;
 
-/* One figure (self or cumulative) of one row. */
+/*
+ * One figure (self or cumulative) of one row, as the outputs see it:
+ * computed on demand by diff_figure from the two flats (rows keep only
+ * what sorting and verdicts need, so a million rows stay small).
+ */
 typedef struct diff_fig {
     uint64_t base, new_;
     double base_pct, new_pct, delta;    /* percent; delta in points */
-    double p, q;                        /* NaN: not computed */
+    double p, q;                        /* NaN: not computed / not tested */
     diff_test test;
     diff_verdict verdict;
-    bool candidate;                     /* passed both floors */
 } diff_fig;
 
+#define DIFF_NONE UINT32_MAX
+
 typedef struct diff_row {
-    size_t bi, ni;          /* row index in each flat, SIZE_MAX: absent */
-    diff_fig fig[2];        /* M_SELF, M_CUM */
+    uint32_t bi, ni;        /* row index in each flat, DIFF_NONE: absent */
     double change;          /* |delta| of the chosen metric (sort key) */
+    double q[2];            /* M_SELF, M_CUM: BH q-value, NaN untested */
+    uint8_t verdict[2];     /* diff_verdict per figure */
 } diff_row;
 
 typedef struct diff_result {
@@ -111,6 +117,8 @@ const char *diff_verdict_name(diff_verdict v);
 const char *diff_test_name(diff_test t);
 const char *diff_norm_name(diff_norm n);
 const char *diff_key_name(tfmt_flat_key k);
+/* Figure `m` (M_SELF or M_CUM) of row `r`. */
+void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
 /* The flat row behind `r` (from base when present, else new). */
 void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out);
 /* "file:func" / "func" / "file:func:line" into buf (truncated). */

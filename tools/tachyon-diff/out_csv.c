@@ -65,12 +65,15 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     else
         diff_out_write(o, ",", 1);
     diff_out_printf(o, ",%s,%s",
-                    r->bi == SIZE_MAX   ? "new"
-                    : r->ni == SIZE_MAX ? "vanished"
+                    r->bi == DIFF_NONE   ? "new"
+                    : r->ni == DIFF_NONE ? "vanished"
                                         : "both",
-                    diff_verdict_name(r->fig[c->set->metric].verdict));
-    figure(o, &r->fig[M_SELF]);
-    figure(o, &r->fig[M_CUM]);
+                    diff_verdict_name(r->verdict[c->set->metric]));
+    diff_fig f;
+    diff_figure(c, r, M_SELF, &f);
+    figure(o, &f);
+    diff_figure(c, r, M_CUM, &f);
+    figure(o, &f);
     diff_out_write(o, "\n", 1);
 }
 

@@ -121,13 +121,16 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     else
         diff_out_printf(o, ",\"line\":null");
     diff_out_printf(o, ",\"status\":\"%s\",\"verdict\":\"%s\",",
-                    r->bi == SIZE_MAX   ? "new"
-                    : r->ni == SIZE_MAX ? "vanished"
+                    r->bi == DIFF_NONE   ? "new"
+                    : r->ni == DIFF_NONE ? "vanished"
                                         : "both",
-                    diff_verdict_name(r->fig[c->set->metric].verdict));
-    figure(o, "self", &r->fig[M_SELF]);
+                    diff_verdict_name(r->verdict[c->set->metric]));
+    diff_fig f;
+    diff_figure(c, r, M_SELF, &f);
+    figure(o, "self", &f);
     diff_out_write(o, ",", 1);
-    figure(o, "cumulative", &r->fig[M_CUM]);
+    diff_figure(c, r, M_CUM, &f);
+    figure(o, "cumulative", &f);
     diff_out_write(o, "}", 1);
 }
 

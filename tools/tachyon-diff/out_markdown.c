@@ -49,18 +49,21 @@ static void headline(diff_out *o, const diff_ctx *c)
 
 static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
-    const diff_fig *f = &r->fig[c->set->metric];
+    diff_fig figs[2];
+    diff_figure(c, r, M_SELF, &figs[0]);
+    diff_figure(c, r, M_CUM, &figs[1]);
+    const diff_fig *f = &figs[c->set->metric];
     char key[1024], a[32], b[32], ds[32], dc[32], p[32];
     diff_key_text(c, r, key, sizeof key);
     diff_fmt_num(a, sizeof a, f->base_pct, 2);
     diff_fmt_num(b, sizeof b, f->new_pct, 2);
-    diff_fmt_delta(ds, sizeof ds, r->fig[M_SELF].delta, 2);
-    diff_fmt_delta(dc, sizeof dc, r->fig[M_CUM].delta, 2);
+    diff_fmt_delta(ds, sizeof ds, figs[M_SELF].delta, 2);
+    diff_fmt_delta(dc, sizeof dc, figs[M_CUM].delta, 2);
     if (!diff_fmt_num(p, sizeof p, f->p, -3))
         strcpy(p, "-");
     diff_out_printf(o, "| %s%s | ", diff_verdict_name(f->verdict),
-                    r->bi == SIZE_MAX   ? " (new)"
-                    : r->ni == SIZE_MAX ? " (gone)"
+                    r->bi == DIFF_NONE   ? " (new)"
+                    : r->ni == DIFF_NONE ? " (gone)"
                                         : "");
     cell_code(o, key);
     diff_out_printf(o, " | %s%% | %s%% | %s | %s | %s |\n", a, b, ds, dc, p);
@@ -73,7 +76,7 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
     size_t limit = diff_shown(c, res->n), shown = 0, changed = 0;
     headline(o, c);
     for (size_t i = 0; i < res->n; i++)
-        changed += res->rows[i].fig[m].verdict != V_UNCHANGED;
+        changed += res->rows[i].verdict[m] != V_UNCHANGED;
     if (changed == 0) {
         diff_out_printf(o, "No row changed by %g percentage points or "
                         "more.\n", c->set->min_delta);
@@ -84,7 +87,7 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
                         m == M_SELF ? "self" : "cum",
                         m == M_SELF ? "self" : "cum");
         for (size_t i = 0; i < res->n && shown < limit; i++) {
-            if (res->rows[i].fig[m].verdict == V_UNCHANGED)
+            if (res->rows[i].verdict[m] == V_UNCHANGED)
                 continue;
             row(o, c, &res->rows[i]);
             shown++;

@@ -60,21 +60,24 @@ static void fig_cols(diff_out *o, const diff_fig *f)
 
 static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
-    const diff_fig *f = &r->fig[c->set->metric];
+    diff_fig figs[2];
+    diff_figure(c, r, M_SELF, &figs[0]);
+    diff_figure(c, r, M_CUM, &figs[1]);
+    const diff_fig *f = &figs[c->set->metric];
     char key[1024], p[32];
     const char *v = diff_verdict_name(f->verdict);
     if (c->set->color)
         diff_out_printf(o, "%s%-12s\033[0m", colors[f->verdict], v);
     else
         diff_out_printf(o, "%-12s", v);
-    fig_cols(o, &r->fig[M_SELF]);
-    fig_cols(o, &r->fig[M_CUM]);
+    fig_cols(o, &figs[M_SELF]);
+    fig_cols(o, &figs[M_CUM]);
     if (!diff_fmt_num(p, sizeof p, f->p, -3))
         strcpy(p, "-");
     diff_key_text(c, r, key, sizeof key);
     diff_out_printf(o, "  %8.8s  %s%s\n", p, key,
-                    r->bi == SIZE_MAX   ? " [new]"
-                    : r->ni == SIZE_MAX ? " [gone]"
+                    r->bi == DIFF_NONE   ? " [new]"
+                    : r->ni == DIFF_NONE ? " [gone]"
                                         : "");
 }
 

@@ -196,19 +196,30 @@ static int output(diff_ctx *c)
     return diff_out_close(&o, s);
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* -v: "phase: seconds" on stderr. */
-static void timing(const diff_settings *s, const char *what, double *t)
+/* -v: "phase: wall W s, cpu C s" on stderr (cpu: all threads). */
+typedef struct stamp {
+    double wall, cpu;
+} stamp;
+
+static stamp now(void)
 {
-    double t1 = now();
+    stamp s = {clock_s(CLOCK_MONOTONIC), clock_s(CLOCK_PROCESS_CPUTIME_ID)};
+    return s;
+}
+
+static void timing(const diff_settings *s, const char *what, stamp *t)
+{
+    stamp t1 = now();
     if (s->opts->verbose)
-        fprintf(stderr, "%s: %s: %.3f s\n", cli_program(), what, t1 - *t);
+        fprintf(stderr, "%s: %s: wall %.3f s, cpu %.3f s\n", cli_program(),
+                what, t1.wall - t->wall, t1.cpu - t->cpu);
     *t = t1;
 }
 
@@ -247,7 +258,7 @@ static int load_both(diff_ctx *c, const diff_settings *s, tfmt_match **m)
 
 static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
 {
-    double t = now();
+    stamp t = now();
     int code = load_both(c, s, m);
     timing(s, "load", &t);
     if (code != CLI_EXIT_OK)
