@@ -64,7 +64,7 @@ static int describe_failure(const target *t, int rc, const char *msg)
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
 }
 
-int attach_unwinder(target *t, bool all_threads,
+int attach_unwinder(target *t, bool all_threads, bool verbose,
                     volatile sig_atomic_t *stop, unwinder *u,
                     uint32_t *hexversion)
 {
@@ -78,6 +78,11 @@ int attach_unwinder(target *t, bool all_threads,
     u->code_type = loc.code_type;
     u->all_threads = all_threads;
     *hexversion = loc.hexversion;
+    if (verbose)
+        fprintf(stderr, "%s: process %d: CPython %u.%u.%u in %s, offsets "
+                "from %s\n", cli_program(), (int)t->pid,
+                loc.hexversion >> 24, (loc.hexversion >> 16) & 0xff,
+                (loc.hexversion >> 8) & 0xff, loc.path, u->off.source);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     return CLI_EXIT_OK;

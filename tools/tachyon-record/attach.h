@@ -15,9 +15,9 @@
  * Find the target's interpreter (waiting up to 30 s for a spawned child
  * to map it), check its version and initialise `u`. Reports failures on
  * stderr; returns an exit code (0 on success). *hexversion gets the
- * target's PY_VERSION_HEX.
+ * target's PY_VERSION_HEX. With `verbose`, says what was found.
  */
-int attach_unwinder(target *t, bool all_threads,
+int attach_unwinder(target *t, bool all_threads, bool verbose,
                     volatile sig_atomic_t *stop, unwinder *u,
                     uint32_t *hexversion);
 

@@ -172,7 +172,8 @@ int run_record(const rec_options *o)
     int rc = start_target(o, &t);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = attach_unwinder(&t, o->all_threads, &stop_flag, &u, &hexversion);
+    rc = attach_unwinder(&t, o->all_threads, o->verbose && !o->quiet,
+                         &stop_flag, &u, &hexversion);
     if (rc == CLI_EXIT_OK) {
         const char *path = o->output;
         if (!path) {

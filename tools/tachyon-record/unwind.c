@@ -32,8 +32,7 @@ int unwind_init(unwinder *u)
     u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
     u->stack_copy = malloc(UNWIND_STACK_COPY);
     if (!u->codes || !u->tstat || !u->threads || !u->stack_copy ||
-        u->off.fr_size >
-        FRAME_BUF || u->off.ts_size > TSTATE_BUF) {
+        u->off.fr_size > FRAME_BUF || u->off.ts_size > TSTATE_BUF) {
         unwind_free(u);
         return -1;
     }
