@@ -530,7 +530,28 @@ TEST(stream_equals_tree)
     tfmt_match_free(m);
 }
 
+/* Names are read as CPython decodes them: invalid UTF-8 becomes U+FFFD. */
+TEST(invalid_utf8_names_repaired)
+{
+    static const tsample s[] = {
+        {1, "a.py:main:1;a.py:bad\xff:2", 3},
+        {1, "a.py:main:1;a.py:bad\xef\xbf\xbd:2", 1},
+    };
+    const char *path = tmp_path("utf8.bin");
+    REQUIRE(write_bin(path, s, 2, 0) == TFMT_OK, "write");
+    tfmt_flat *a = flat_from_bin(path, TFMT_FLAT_KEY_FILE_FUNC, NULL, false);
+    tfmt_flat *b = flat_from_bin_stream(path, TFMT_FLAT_KEY_FILE_FUNC, NULL);
+    REQUIRE(a && b, "flats");
+    /* Both spellings decode to "bad\ufffd": one key with all 4 samples. */
+    check_counts(a, "a.py", "bad\xef\xbf\xbd", -1, 4, 4);
+    check_counts(b, "a.py", "bad\xef\xbf\xbd", -1, 4, 4);
+    CHECK(tfmt_flat_count(b) == 2, "main and bad: %zu", tfmt_flat_count(b));
+    tfmt_flat_free(a);
+    tfmt_flat_free(b);
+}
+
 TESTS(TCASE(profile_counts_recursion_once), TCASE(stream_equals_tree),
+      TCASE(invalid_utf8_names_repaired),
       TCASE(func_key_merges_files_and_rewrites_apply),
       TCASE(filters_drop_rows_not_samples), TCASE(stacks_merge_threads),
       TCASE(jsonl_sums_and_caps_cumulative),
