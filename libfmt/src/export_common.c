@@ -9,15 +9,24 @@
 
 /* ---- Python float repr ---- */
 
-/* Shortest "%.*e" digits that read back as v: digits and decimal point. */
+/*
+ * Shortest "%.*e" digits that read back as v: digits and decimal point.
+ * A precision that round-trips stays round-tripping with more digits, so
+ * the shortest is found by bisection over 1..17.
+ */
 static int shortest_digits(double v, char *digits, int *decpt)
 {
     char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
-        if (strtod(tmp, NULL) == v || prec == 17)
-            break;
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
+        if (strtod(tmp, NULL) == v)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
+    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
     /* tmp is "d.ddde[+-]xx" (v >= 0 here). */
     int n = 0;
     const char *s = tmp;
@@ -51,8 +60,38 @@ static int put_fixed(tfmt_buf *b, const char *d, int n, int decpt)
     return rc | tfmt__buf_puts(b, ".0");
 }
 
+/*
+ * Fast path for milliseconds from whole microseconds: when v is exactly
+ * the double nearest n / 1000 and |v| < 1e12 (so a double's spacing is
+ * far below 0.001), the decimal n / 1000 is v's shortest round-trip repr.
+ */
+static bool put_millis(tfmt_buf *b, double v, int *rc)
+{
+    if (!(v > -1e12 && v < 1e12))
+        return false;
+    double scaled = v * 1000.0;
+    long long n = (long long)(scaled < 0 ? scaled - 0.5 : scaled + 0.5);
+    if ((double)n / 1000.0 != v || n == 0)
+        return false;
+    unsigned long long a = n < 0 ? (unsigned long long)-n
+                                 : (unsigned long long)n;
+    char frac[4] = {(char)('0' + a / 100 % 10), (char)('0' + a / 10 % 10),
+                    (char)('0' + a % 10), 0};
+    int k = 3;
+    while (k > 1 && frac[k - 1] == '0')
+        frac[--k] = 0;
+    *rc = n < 0 ? tfmt__buf_putc(b, '-') : TFMT_OK;
+    *rc |= tfmt__buf_put_u64(b, a / 1000);
+    *rc |= tfmt__buf_putc(b, '.');
+    *rc |= tfmt__buf_put(b, frac, (size_t)k);
+    return true;
+}
+
 int tfmt__put_pyfloat(tfmt_buf *b, double v)
 {
+    int fast;
+    if (put_millis(b, v, &fast))
+        return fast;
     if (isnan(v))
         return tfmt__buf_puts(b, "NaN");
     if (isinf(v))

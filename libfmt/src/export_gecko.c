@@ -86,7 +86,8 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
 
 static void thread_free(const tfmt_allocator *a, gthread *t)
 {
-    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->tabframe};
+    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->tabframe,
+                 t->last_tab, t->last_stack};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(a, v[i]);
     tfmt__idset_free(&t->func_set);
@@ -110,6 +111,7 @@ void tfmt_gecko_free(tfmt_gecko *g)
     tfmt__idset_free(&g->str_set);
     tfmt__gspool_free(&g->spool);
     tfmt__free(g->alloc, g->stackbuf);
+    tfmt__free(g->alloc, g->gc);
     tfmt_profile_free(g->tab);
     tfmt__free(g->alloc, g);
 }
@@ -226,15 +228,27 @@ static int tab_stack(gin *c, const tfmt_sample *s, uint32_t *depth)
     return TFMT_OK;
 }
 
-static bool has_gc(tfmt_gecko *g, uint32_t depth)
+/* Any frame named "<GC>" (cached per tab frame); -1: out of memory. */
+static int has_gc(tfmt_gecko *g, uint32_t depth)
 {
-    for (uint32_t i = 0; i < depth; i++) {
-        tfmt_str fn = tfmt__profile_str(g->tab,
-                                        g->tab->frames[g->stackbuf[i]].funcname);
-        if (fn.len == 4 && memcmp(fn.ptr, "<GC>", 4) == 0)
-            return true;
+    tfmt_profile *tab = g->tab;
+    if (tab->nframes > g->capgc) {
+        size_t old = g->capgc;
+        if (tfmt__grow(g->alloc, (void **)&g->gc, &g->capgc, tab->nframes,
+                       1) != TFMT_OK)
+            return -1;
+        memset(g->gc + old, 0, g->capgc - old);
     }
-    return false;
+    for (uint32_t i = 0; i < depth; i++) {
+        uint32_t f = g->stackbuf[i];
+        if (!g->gc[f]) {
+            tfmt_str fn = tfmt__profile_str(tab, tab->frames[f].funcname);
+            g->gc[f] = fn.len == 4 && memcmp(fn.ptr, "<GC>", 4) == 0 ? 2 : 1;
+        }
+        if (g->gc[f] == 2)
+            return 1;
+    }
+    return 0;
 }
 
 static double rel_ms(const tfmt_gecko *g, uint64_t ts)
@@ -292,8 +306,11 @@ static int collect(gin *c, const tfmt_sample *s)
     if (rc == TFMT_OK)
         rc = get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD,
                         &t);
+    int gc = rc == TFMT_OK ? has_gc(g, depth) : 0;
+    if (gc < 0)
+        rc = tfmt__gecko_nomem(g);
     if (rc == TFMT_OK)
-        rc = tfmt__gecko_track(g, t, s->status, has_gc(g, depth), first);
+        rc = tfmt__gecko_track(g, t, s->status, gc == 1, first);
     bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);
     if (rc == TFMT_OK && counted && depth > 0) {
         uint32_t stack;

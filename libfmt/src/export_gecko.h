@@ -103,6 +103,10 @@ typedef struct gthread {
     tfmt_idset func_set, frame_set, stack_set, res_set;
     uint32_t *tabframe;         /* tab frame id -> frame index */
     size_t captabframe;
+    uint32_t *last_tab;         /* the last stack added: tab frames */
+    uint32_t *last_stack;       /* ... and its stack index per depth */
+    uint32_t last_depth;
+    size_t caplast;
     gstream samples, markers;
 } gthread;
 
@@ -127,6 +131,8 @@ struct tfmt_gecko {
     double last_time, interval, start_ms;
     uint32_t *stackbuf;         /* a filtered stack */
     size_t capstackbuf;
+    uint8_t *gc;                /* per tab frame: 0 unknown, 1 no, 2 <GC> */
+    size_t capgc;
 };
 
 int tfmt__gecko_nomem(tfmt_gecko *g);

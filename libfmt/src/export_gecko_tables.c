@@ -186,18 +186,39 @@ static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame,
     return TFMT_OK;
 }
 
+/*
+ * The outermost frames a stack shares with the thread's previous one
+ * keep their stack indices: only the rest is looked up (in order, so
+ * tables grow exactly as CPython's would).
+ */
 int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
                       uint32_t depth, uint32_t *out)
 {
-    uint32_t prefix = TFMT_NO_ID;
-    for (uint32_t i = 0; i < depth; i++) {
+    if (depth > t->caplast) {
+        size_t cap = t->caplast;
+        if (tfmt__grow(g->alloc, (void **)&t->last_tab, &cap, depth,
+                       sizeof *t->last_tab) != TFMT_OK ||
+            tfmt__grow(g->alloc, (void **)&t->last_stack, &t->caplast,
+                       depth, sizeof *t->last_stack) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+    }
+    uint32_t k = 0;
+    while (k < depth && k < t->last_depth && t->last_tab[k] == stack[k])
+        k++;
+    uint32_t prefix = k ? t->last_stack[k - 1] : TFMT_NO_ID;
+    t->last_depth = k;
+    for (uint32_t i = k; i < depth; i++) {
         uint32_t frame = 0;
         int rc = cached_frame(g, t, stack[i], &frame);
         if (rc == TFMT_OK)
             rc = get_stack(g, t, frame, prefix, &prefix);
         if (rc != TFMT_OK)
             return rc;
+        t->last_tab[i] = stack[i];
+        t->last_stack[i] = prefix;
+        t->last_depth = i + 1;
     }
+    t->last_depth = depth;
     *out = prefix;
     return TFMT_OK;
 }

@@ -104,11 +104,9 @@ static int sample_col(void *ctx, const void *rec)
     memcpy(&s, rec, sizeof s);
     int rc = sep(w);
     if (w->col == 0)
-        rc |= tfmt__buf_printf(&w->b, "%u", s.stack);
-    else if (w->col == 1)
-        rc |= tfmt__put_pyfloat(&w->b, s.time);
+        rc |= tfmt__buf_put_u64(&w->b, s.stack);
     else
-        rc |= tfmt__buf_puts(&w->b, "null");
+        rc |= tfmt__put_pyfloat(&w->b, s.time);
     return rc ? rc : flush(w, false);
 }
 
@@ -166,11 +164,20 @@ static int columns(wctx *w, gstream *st, size_t recsize,
 
 static int put_samples(wctx *w)
 {
-    static const char *const keys[] = {"stack", "time", "eventDelay"};
+    static const char *const keys[] = {"stack", "time"};
     gthread *t = w->t;
     int rc = tfmt__buf_puts(&w->b, "\"samples\":{");
     if (rc == TFMT_OK)
-        rc = columns(w, &t->samples, sizeof(gsample), sample_col, keys, 3);
+        rc = columns(w, &t->samples, sizeof(gsample), sample_col, keys, 2);
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_puts(&w->b, ",\"eventDelay\":[");
+    for (uint64_t i = 0; i < t->samples.count && rc == TFMT_OK; i++) {
+        rc = tfmt__buf_puts(&w->b, i ? ",null" : "null");
+        if (rc == TFMT_OK && (i & 4095) == 0)
+            rc = flush(w, false);
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_putc(&w->b, ']');
     return rc ? rc : tfmt__buf_printf(&w->b,
         ",\"weight\":null,\"weightType\":\"samples\",\"length\":%llu},",
         (unsigned long long)t->samples.count);
