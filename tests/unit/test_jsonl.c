@@ -55,7 +55,7 @@ TEST(fixture_counts_every_chunking)
     static const size_t nframes[] = {12, 13};
     static const size_t chunks[] = {0, 1, 7};
     for (int f = 0; f < 2; f++) {
-        size_t len;
+        size_t len = 0;
         unsigned char *data = fixture(names[f], &len);
         REQUIRE(data, "cannot read %s", names[f]);
         for (int k = 0; k < 3; k++) {
@@ -73,6 +73,31 @@ TEST(fixture_counts_every_chunking)
         }
         free(data);
     }
+}
+
+/*
+ * testdata/jsonl/chunked.jsonl: 1200 strings in 5 chunks, 600 frames and
+ * 600 agg entries in 3 chunks each; frame i > 0 is the leaf (i % 5) times,
+ * so samples_total = 120 cycles of 0+1+2+3+4 = 1200.
+ */
+TEST(chunked_tables)
+{
+    size_t len = 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/jsonl/chunked.jsonl", TESTDATA);
+    unsigned char *data = harness_slurp(path, &len);
+    REQUIRE(data, "cannot read %s", path);
+    counts c = read_all(data, len, 0, NULL);
+    CHECK(c.rc == TFMT_DONE, "rc %d", c.rc);
+    CHECK(c.by_type[TFMT_JREC_STRINGS] == 5, "%d string chunks",
+          c.by_type[TFMT_JREC_STRINGS]);
+    CHECK(c.by_type[TFMT_JREC_FRAMES] == 3, "frame chunks");
+    CHECK(c.by_type[TFMT_JREC_AGG] == 3, "agg chunks");
+    CHECK(c.strings == 1200 && c.frames == 600 && c.entries == 600,
+          "%zu/%zu/%zu", c.strings, c.frames, c.entries);
+    CHECK(c.end_total == 1200, "total %llu",
+          (unsigned long long)c.end_total);
+    free(data);
 }
 
 /* Records of one memory buffer, one call at a time. */
@@ -97,7 +122,7 @@ static void rd_close(rd *x)
 
 TEST(v1_ids_become_zero_based_and_synthetic_kept)
 {
-    size_t len;
+    size_t len = 0;
     unsigned char *data = fixture("synthetic_frames/expected.v1.jsonl",
                                   &len);
     REQUIRE(data, "fixture");
@@ -388,7 +413,7 @@ static void f_free(void *p, void *ctx)
 
 TEST(failing_allocator_every_site)
 {
-    size_t len;
+    size_t len = 0;
     unsigned char *data = fixture("workload/expected.jsonl", &len);
     REQUIRE(data, "fixture");
     int failures = 0;
@@ -409,7 +434,7 @@ TEST(failing_allocator_every_site)
     free(data);
 }
 
-TESTS(TCASE(fixture_counts_every_chunking),
+TESTS(TCASE(fixture_counts_every_chunking), TCASE(chunked_tables),
       TCASE(v1_ids_become_zero_based_and_synthetic_kept),
       TCASE(missing_end_is_truncated), TCASE(bad_lines_exact_messages),
       TCASE(errors_are_final_without_keep_going),
