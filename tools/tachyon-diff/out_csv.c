@@ -1,7 +1,8 @@
 /*
  * out_csv.c - --format csv: one header line, then one line per row with
  * every figure (RFC 4180 quoting; empty cells for figures that could not
- * be computed).
+ * be computed). The signed sample-count deltas come last, so the column
+ * numbers of the older columns stay put.
  */
 #include <string.h>
 
@@ -72,9 +73,11 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_fig f;
     diff_figure(c, r, M_SELF, &f);
     figure(o, &f);
+    long long self_delta = (long long)(f.new_ - f.base);
     diff_figure(c, r, M_CUM, &f);
     figure(o, &f);
-    diff_out_write(o, "\n", 1);
+    diff_out_printf(o, ",%lld,%lld\n", self_delta,
+                    (long long)(f.new_ - f.base));
 }
 
 void diff_write_csv(diff_out *o, const diff_ctx *c)
@@ -86,7 +89,7 @@ void diff_write_csv(diff_out *o, const diff_ctx *c)
                         "%s_delta_pp,%s_p,%s_q,%s_test,%s_verdict", fig[i],
                         fig[i], fig[i], fig[i], fig[i], fig[i], fig[i],
                         fig[i], fig[i]);
-    diff_out_write(o, "\n", 1);
+    diff_out_printf(o, ",self_delta_samples,cum_delta_samples\n");
     size_t shown = diff_shown(c, c->res.n);
     for (size_t i = 0; i < shown; i++)
         row(o, c, &c->res.rows[i]);

@@ -83,9 +83,10 @@ static void summary(diff_out *o, const diff_ctx *c)
 
 static void figure(diff_out *o, const char *name, const diff_fig *f)
 {
-    diff_out_printf(o, "\"%s\":{\"base\":%llu,\"new\":%llu,\"base_pct\":",
-                    name, (unsigned long long)f->base,
-                    (unsigned long long)f->new_);
+    diff_out_printf(o, "\"%s\":{\"base\":%llu,\"new\":%llu,"
+                    "\"delta_samples\":%lld,\"base_pct\":", name,
+                    (unsigned long long)f->base, (unsigned long long)f->new_,
+                    (long long)(f->new_ - f->base));
     diff_out_num(o, f->base_pct, 6);
     diff_out_printf(o, ",\"new_pct\":");
     diff_out_num(o, f->new_pct, 6);
