@@ -64,4 +64,47 @@ TEST(fixtures_equal_cpython)
     unlink(out);
 }
 
-TESTS(TCASE(fixtures_equal_cpython))
+/*
+ * Floats are written as Python's repr: 60,000 values (whole milliseconds,
+ * differences of them, random bit patterns, tiny and huge magnitudes)
+ * checked by python3 itself.
+ */
+TEST(float_repr_is_pythons)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    char out[256], cmd[1200];
+    tmp_path(out, sizeof out, "pyfloat");
+    FILE *f = fopen(out, "w");
+    REQUIRE(f, "open %s", out);
+    tfmt_buf b;
+    tfmt__buf_init(&b, NULL);
+    uint64_t x = 0x9e3779b97f4a7c15ULL;
+    for (int i = 0; i < 60000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        switch (i % 4) {
+        case 0: v = (double)(x % 100000000) / 1000.0; break;
+        case 1: v = (double)(x % 9999) / 1000.0 - (double)(x >> 40) / 1000.0;
+                break;
+        case 2: memcpy(&v, &x, 8); break;
+        default: v = (double)(x % 1000) * 1e-7 + (i % 3 ? 0 : 1e16);
+        }
+        if (v != v || v - v != 0)
+            v = 0.5;
+        b.len = 0;
+        CHECK(tfmt__put_pyfloat(&b, v) == TFMT_OK, "put");
+        fprintf(f, "%a %.*s\n", v, (int)b.len, b.data);
+    }
+    fclose(f);
+    tfmt__buf_free(&b);
+    snprintf(cmd, sizeof cmd, "python3 -c 'import sys\n"
+             "for l in open(sys.argv[1]):\n"
+             " h, r = l.split()\n"
+             " if repr(float.fromhex(h)) != r: sys.exit(l)' %s", out);
+    CHECK(run_cmd(cmd) == 0, "a float differs from Python's repr");
+    unlink(out);
+}
+
+TESTS(TCASE(fixtures_equal_cpython), TCASE(float_repr_is_pythons))
