@@ -370,23 +370,28 @@ TEST(stacks_merge_threads)
     tfmt_flat_free(f);
 }
 
+/* The run_id every JSONL test record carries. */
+#define RUN "\"run_id\":\"00000000000000000000000000000000\""
+
 /* f at lines 10 and 20 both on one stack: JSONL can only sum. */
 static const char jsonl_rec[] =
-    "{\"type\":\"meta\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
+    "{\"type\":\"meta\",\"v\":0," RUN ","
     "\"sample_interval_usec\":250}\n"
-    "{\"type\":\"string_table\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
-    "\"strings\":[{\"str_id\":0,\"value\":\"f\"},{\"str_id\":1,\"value\":\"a.py\"},"
+    "{\"type\":\"string_table\",\"v\":0," RUN ","
+    "\"strings\":[{\"str_id\":0,\"value\":\"f\"},"
+    "{\"str_id\":1,\"value\":\"a.py\"},"
     "{\"str_id\":2,\"value\":\"main\"}]}\n"
-    "{\"type\":\"frame_table\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
-    "\"frames\":[{\"frame_id\":0,\"path_str_id\":1,\"func_str_id\":0,\"line\":10},"
+    "{\"type\":\"frame_table\",\"v\":0," RUN ","
+    "\"frames\":["
+    "{\"frame_id\":0,\"path_str_id\":1,\"func_str_id\":0,\"line\":10},"
     "{\"frame_id\":1,\"path_str_id\":1,\"func_str_id\":0,\"line\":20},"
     "{\"frame_id\":2,\"path_str_id\":1,\"func_str_id\":2,\"line\":1}]}\n"
-    "{\"type\":\"agg\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
+    "{\"type\":\"agg\",\"v\":0," RUN ","
     "\"kind\":\"frame\",\"scope\":\"final\",\"samples_total\":4,\"entries\":["
     "{\"frame_id\":0,\"self\":1,\"cumulative\":3},"
     "{\"frame_id\":1,\"self\":2,\"cumulative\":3},"
     "{\"frame_id\":2,\"self\":0,\"cumulative\":4}]}\n"
-    "{\"type\":\"end\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
+    "{\"type\":\"end\",\"v\":0," RUN ","
     "\"samples_total\":4}\n";
 
 TEST(jsonl_sums_and_caps_cumulative)
@@ -415,10 +420,11 @@ TEST(jsonl_sums_and_caps_cumulative)
 TEST(jsonl_unknown_frame_is_located)
 {
     static const char text[] =
-        "{\"type\":\"meta\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
+        "{\"type\":\"meta\",\"v\":0," RUN ","
         "\"sample_interval_usec\":250}\n"
-        "{\"type\":\"agg\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
-        "\"kind\":\"frame\",\"scope\":\"final\",\"samples_total\":4,\"entries\":["
+        "{\"type\":\"agg\",\"v\":0," RUN ","
+        "\"kind\":\"frame\",\"scope\":\"final\",\"samples_total\":4,"
+        "\"entries\":["
         "{\"frame_id\":7,\"self\":1,\"cumulative\":3}]}\n";
     int rc;
     tfmt_flat *f = flat_from_jsonl_mem(text, TFMT_FLAT_KEY_FILE_FUNC, &rc);
@@ -431,7 +437,7 @@ TEST(jsonl_unknown_frame_is_located)
 
     /* A truncated file (no end record) reports the reader's error. */
     static const char trunc[] =
-        "{\"type\":\"meta\",\"v\":0,\"run_id\":\"00000000000000000000000000000000\","
+        "{\"type\":\"meta\",\"v\":0," RUN ","
         "\"sample_interval_usec\":250}\n";
     f = flat_from_jsonl_mem(trunc, TFMT_FLAT_KEY_FILE_FUNC, &rc);
     REQUIRE(f, "flat");

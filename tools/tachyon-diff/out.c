@@ -132,7 +132,8 @@ void diff_out_json_str(diff_out *o, const char *s, size_t n)
 
 /*
  * Format `v` with `prec` decimals, or -prec significant digits when
- * prec < 0, into buf; "-0.00" loses its sign. Returns false when v is not finite.
+ * prec < 0, into buf; "-0.00" loses its sign. Returns false when v is
+ * not finite.
  */
 bool diff_fmt_num(char *buf, size_t cap, double v, int prec)
 {

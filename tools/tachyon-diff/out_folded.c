@@ -22,7 +22,9 @@ static int by_stack(const void *x, const void *y)
     const fentry *a = x, *b = y;
     size_t n = a->stack.len < b->stack.len ? a->stack.len : b->stack.len;
     int r = memcmp(a->stack.ptr, b->stack.ptr, n);
-    return r ? r : (a->stack.len > b->stack.len) - (a->stack.len < b->stack.len);
+    if (r)
+        return r;
+    return (a->stack.len > b->stack.len) - (a->stack.len < b->stack.len);
 }
 
 /* Union of both sides' stacks with their counts. */

@@ -22,9 +22,10 @@
  *
  * Patterns are UTF-8 with Unicode support; names that are not valid UTF-8
  * can still match: an invalid byte never matches any pattern item, the
- * valid parts around it match normally (PCRE2_MATCH_INVALID_UTF). Patterns are JIT-compiled when possible, and
- * every match runs under a match limit, so a pattern with catastrophic
- * backtracking fails with TFMT_ELIMIT instead of hanging.
+ * valid parts around it match normally (PCRE2_MATCH_INVALID_UTF).
+ * Patterns are JIT-compiled when possible, and every match runs under a
+ * match limit, so a pattern with catastrophic backtracking fails with
+ * TFMT_ELIMIT instead of hanging.
  *
  * Errors are one line: "missing closing parenthesis at offset 7" (with
  * err->has_offset and err->offset set to the pattern offset); the tool
