@@ -10,7 +10,8 @@
 # thread-samples per second, MB/s of input, the ratio to md5sum's time and
 # peak RSS. Reference: CPython 3.15's `replay` converts about 190,000
 # thread-samples per second on this machine kind (23 s for 4.48 million).
-# Other scripts in bench/ add their own cases (diff, record, viewers).
+# Other scripts in bench/ add their own cases (diff, record). The viewer
+# formats run too; VIEWERS="" skips them, VIEWERS="svg top" picks some.
 set -euo pipefail
 
 build=${1:-build}
@@ -56,7 +57,7 @@ printf '%s thread-samples, %s bytes uncompressed (%s bytes zstd); md5sum %.3f s\
 printf '%-22s %8s %14s %9s %8s %9s\n' case seconds samples/s MB/s x_md5 rss_MB
 for input in plain packed; do
     file=${!input}
-    for to in jsonl collapsed; do
+    for to in jsonl collapsed ${VIEWERS-speedscope gecko pprof svg pstats top}; do
         read -r secs rss <<< "$(best_of "$conv" "$file" --to "$to")"
         awk -v c="$input-$to" -v s="$secs" -v n="$samples" -v b="$size" \
             -v f="$floor" -v r="$rss" 'BEGIN {
