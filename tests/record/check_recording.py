@@ -11,7 +11,8 @@ attach (record -p PID of a running busy.py), sigint (SIGINT ends the
 recording), zstd (spawn with --compression zstd), churn (a recursive
 target and a generator at 5 kHz: torn reads must stay rare and dropped),
 unicode (function and file names that are not ASCII, in all three str
-kinds, must come out as UTF-8).
+kinds, must come out as UTF-8), threads (12 idle threads and a busy one:
+every thread in every sample).
 """
 import argparse
 import collections
@@ -27,6 +28,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "busy.py")
 CHURN = os.path.join(HERE, "churn.py")
 UNICODE = os.path.join(HERE, "unicode_target.py")
+THREADS = os.path.join(HERE, "threads_target.py")
+IDLE_THREADS = 12
 HAS_GIL, ON_CPU, MAIN_THREAD = 1, 2, 32
 failures = []
 
@@ -94,6 +97,12 @@ def run_mode(args):
         p = subprocess.run(record(args, [], [sys.executable,
                                              unicode_copy(args), "1"]),
                            timeout=30)
+        check(p.returncode == 0, f"recorder exit {p.returncode}")
+        return None
+    if args.mode == "threads":
+        p = subprocess.run(record(args, ["--all-threads"],
+                                  [sys.executable, THREADS,
+                                   str(IDLE_THREADS)]), timeout=30)
         check(p.returncode == 0, f"recorder exit {p.returncode}")
         return None
     if args.mode == "churn":
@@ -205,6 +214,30 @@ def check_unicode(args, samples):
     check(frac >= 0.8, f"only {frac:.1%} of samples in 函数 <- naïve")
 
 
+def check_threads(samples):
+    """All idle threads waiting in every sample the busy one is in."""
+    weight = collections.Counter()
+    waiting = collections.Counter()
+    for tid, status, w, st in samples:
+        if not st or status & MAIN_THREAD:
+            weight["main"] += w if st and st[-1][0] == "busy" else 0
+            continue
+        weight[tid] += w
+        if (st[0][0], st[-1][0]) == ("Thread._bootstrap", "Condition.wait"):
+            waiting[tid] += w
+    idle = [t for t in weight if t != "main"]
+    print(f"threads: {len(idle)} idle threads, main in busy() "
+          f"{weight['main']} times, idle samples "
+          f"{min((weight[t] for t in idle), default=0)}.."
+          f"{max((weight[t] for t in idle), default=0)}")
+    check(len(idle) == IDLE_THREADS, f"{len(idle)} idle threads")
+    for t in idle:
+        check(waiting[t] >= 0.9 * weight[t], f"thread {t} not waiting")
+        check(weight[t] >= 0.8 * weight["main"],
+              f"thread {t}: {weight[t]} samples, busy main "
+              f"{weight['main']}")
+
+
 def check_churn(info, stats, samples):
     """Every kept sample must be a whole, plausible stack."""
     err = float(stats["error"])
@@ -265,7 +298,7 @@ def toolkit_checks(args):
             check(p.returncode == 0 and os.path.getsize(out) > 0,
                   f"tachyon-conv --to {fmt} exit {p.returncode}")
             if fmt == "collapsed" and p.returncode == 0 and \
-                    args.mode not in ("churn", "unicode"):
+                    args.mode not in ("churn", "unicode", "threads"):
                 with open(out, encoding="utf-8") as f:
                     # Lines are sorted by count; skip the sleeping thread.
                     hottest = next((ln for ln in f if "sleeper" not in ln),
@@ -280,6 +313,7 @@ def toolkit_checks(args):
 NOT_ROOTS = {
     "churn": {"fib", "gen", "gen.<locals>.<genexpr>", "worker"},
     "unicode": {"函数", "函数.<locals>.<genexpr>", "naïve"},
+    "threads": {"busy", "Event.wait", "Condition.wait"},
 }
 BUSY_NOT_ROOTS = {"leaf", "mid", "top", "Klass.method", "sleeper"}
 
@@ -299,6 +333,9 @@ def check_log(args, info, stats, samples):
         return
     if args.mode == "unicode":
         check_unicode(args, samples)
+        return
+    if args.mode == "threads":
+        check_threads(samples)
         return
     lines, pos = markers(), busy_positions()
     check_main_thread(samples, lines, pos, args.mode)

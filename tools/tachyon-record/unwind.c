@@ -13,17 +13,20 @@
 #include <tachyon/fmt.h>
 
 #include "remote_mem.h"
+#include "unwind_internal.h"
 
-#define FRAME_BUF 256
-#define MAX_STEPS 4096              /* frames incl. skipped shims */
+#define FRAME_BUF UNWIND_FRAME_BUF
+#define MAX_STEPS UNWIND_MAX_STEPS
 #define TSTATE_BUF 4096
 
-static uint64_t u64_at(const uint8_t *p, uint64_t off)
+uint64_t unwind_u64(const uint8_t *p, uint64_t off)
 {
     uint64_t v;
     memcpy(&v, p + off, 8);
     return v;
 }
+
+#define u64_at unwind_u64
 
 int unwind_init(unwinder *u)
 {
@@ -32,7 +35,8 @@ int unwind_init(unwinder *u)
     u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
     u->stack_copy = malloc(UNWIND_STACK_COPY);
     if (!u->codes || !u->tstat || !u->threads || !u->stack_copy ||
-        u->off.fr_size > FRAME_BUF || u->off.ts_size > TSTATE_BUF) {
+        u->off.fr_size > FRAME_BUF || u->off.ts_size > TSTATE_BUF ||
+        unwind_batch_init(u) != 0) {
         unwind_free(u);
         return -1;
     }
@@ -46,6 +50,7 @@ void unwind_free(unwinder *u)
     free(u->threads);
     free(u->stack_copy);
     u->stack_copy = NULL;
+    unwind_batch_free(u);
     u->codes = NULL;
     u->tstat = NULL;
     u->threads = NULL;
@@ -57,45 +62,52 @@ static int read_frame(unwinder *u, uint64_t addr, uint8_t *fr)
     uint64_t len = u->off.fr_size;
     if (addr >= u->copy_base && addr - u->copy_base <= u->copy_len &&
         len <= u->copy_len - (addr - u->copy_base)) {
-        memcpy(fr, u->stack_copy + (addr - u->copy_base), len);
+        memcpy(fr, u->copy_data + (addr - u->copy_base), len);
         return RMEM_OK;
     }
     return rmem_read(u->pid, addr, fr, len);
 }
 
-/* Follow the frame chain from `addr`, filling t->frames (code, instr). */
-static int walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
+int unwind_visit_frame(unwinder *u, const uint8_t *fr, raw_thread *t,
+                       uint64_t *addr)
 {
     const py_offsets *o = &u->off;
+    int owner = fr[o->fr_owner];
+    if (owner > o->owner_max)
+        return RMEM_FAULT;
+    *addr = u64_at(fr, o->fr_previous);
+    /* A thread's outermost frame is never a generator's: a generator
+     * frame without a caller has just yielded (YIELD_VALUE clears
+     * `previous`) between our reads, so the stack is torn. */
+    if (!*addr && owner == o->owner_generator)
+        return RMEM_FAULT;
+    if (owner == o->owner_cstack || t->depth >= UNWIND_MAX_DEPTH)
+        return RMEM_OK;
+    raw_frame *f = &t->frames[t->depth];
+    f->code = u64_at(fr, o->fr_code);
+    f->instr = u64_at(fr, o->fr_instr);
+    if (!f->code || (f->code & 7))
+        return RMEM_FAULT;
+    /* 3.11/3.12 frames whose prev_instr is still before the first
+     * instruction are being set up; CPython hides such incomplete frames
+     * from its own frame views, and so does the recorder. */
+    if (unwind_addrq(u, f) >= 0)
+        t->depth++;
+    return RMEM_OK;
+}
+
+int unwind_walk_frames(unwinder *u, uint64_t addr, raw_thread *t)
+{
     uint8_t fr[FRAME_BUF];
     t->depth = 0;
     for (int steps = 0; addr && t->depth < UNWIND_MAX_DEPTH; steps++) {
         if (steps >= MAX_STEPS || (addr & 7))
             return RMEM_FAULT;
         int rc = read_frame(u, addr, fr);
+        if (rc == RMEM_OK)
+            rc = unwind_visit_frame(u, fr, t, &addr);
         if (rc != RMEM_OK)
             return rc;
-        int owner = fr[o->fr_owner];
-        if (owner > o->owner_max)
-            return RMEM_FAULT;
-        addr = u64_at(fr, o->fr_previous);
-        /* A thread's outermost frame is never a generator's: a generator
-         * frame without a caller has just yielded (YIELD_VALUE clears
-         * `previous`) between our reads, so the stack is torn. */
-        if (!addr && owner == o->owner_generator)
-            return RMEM_FAULT;
-        if (owner == o->owner_cstack)
-            continue;
-        raw_frame *f = &t->frames[t->depth];
-        f->code = u64_at(fr, o->fr_code);
-        f->instr = u64_at(fr, o->fr_instr);
-        if (!f->code || (f->code & 7))
-            return RMEM_FAULT;
-        /* 3.11/3.12 frames whose prev_instr is still before the first
-         * instruction are being set up; CPython hides such incomplete
-         * frames from its own frame views, and so does the recorder. */
-        if (unwind_addrq(u, f) >= 0)
-            t->depth++;
     }
     return RMEM_OK;
 }
@@ -138,6 +150,7 @@ static int top_frame(unwinder *u, const uint8_t *ts, uint64_t *out)
     uint64_t chunk = u64_at(ts, o->ts_datastack_chunk);
     uint64_t top = u64_at(ts, o->ts_datastack_top);
     u->copy_len = 0;
+    u->copy_data = u->stack_copy;
     *out = 0;
     if (o->ts_cframe == PYOFF_NONE) {
         *out = u64_at(ts, o->ts_current_frame);
@@ -159,7 +172,7 @@ static int top_frame(unwinder *u, const uint8_t *ts, uint64_t *out)
     return rc;
 }
 
-static uint8_t thread_status(unwinder *u, uint64_t tstate, uint64_t tid,
+uint8_t unwind_thread_status(unwinder *u, uint64_t tstate, uint64_t tid,
                              uint64_t gil_holder)
 {
     uint8_t status = 0;
@@ -188,7 +201,7 @@ static int walk_thread(unwinder *u, uint64_t tstate, raw_thread *t,
         return rc;
     *next = u64_at(ts, u->off.ts_next);
     t->tid = u64_at(ts, u->off.ts_native_tid);
-    rc = walk_frames(u, frame, t);
+    rc = unwind_walk_frames(u, frame, t);
     return rc == RMEM_OK ? resolve_codes(u, t) : rc;
 }
 
@@ -216,7 +229,8 @@ static int sample_thread(unwinder *u, uint64_t tstate, uint32_t interp_id,
     if (t->tid == 0)
         return RMEM_OK;     /* not bound to an OS thread yet (start-up) */
     t->interp_id = interp_id;
-    t->status = thread_status(u, tstate, t->tid, gil_holder);
+    t->tstate = tstate;
+    t->status = unwind_thread_status(u, tstate, t->tid, gil_holder);
     u->nthreads++;
     return RMEM_OK;
 }
@@ -257,8 +271,21 @@ static int sample_interp(unwinder *u, uint64_t interp, uint64_t *next)
         return holder ? sample_thread(u, holder, (uint32_t)id, holder,
                                       &unused) : RMEM_OK;
     }
-    for (uint64_t ts = head; ts && rc == RMEM_OK;)
+    uint32_t mark = u->nthreads;
+    if (interp == u->last_interp &&
+        unwind_batched(u, head, (uint32_t)id, holder) == RMEM_OK)
+        return RMEM_OK;
+    /* One thread at a time, remembering the list for the batched path. */
+    u->nthreads = mark;
+    u->last_interp = interp;
+    u->last_count = 0;
+    for (uint64_t ts = head; ts && rc == RMEM_OK;) {
+        if (u->last_count < UNWIND_MAX_THREADS)
+            u->last_tstates[u->last_count++] = ts;
         rc = sample_thread(u, ts, (uint32_t)id, holder, &ts);
+    }
+    if (rc != RMEM_OK)
+        u->last_count = 0;
     return rc;
 }
 

@@ -17,6 +17,7 @@
 #define UNWIND_MAX_THREADS 256
 #define UNWIND_MAX_INTERPS 64
 #define UNWIND_STACK_COPY (64u << 10)
+#define UNWIND_BATCH_ARENA (1u << 20)
 
 typedef struct raw_frame {
     uint64_t code;
@@ -25,6 +26,7 @@ typedef struct raw_frame {
 } raw_frame;
 
 typedef struct raw_thread {
+    uint64_t tstate;            /* address of its PyThreadState */
     uint64_t tid;               /* native thread id */
     uint32_t interp_id;
     uint8_t status;             /* TFMT_STATUS_* bits */
@@ -42,10 +44,20 @@ typedef struct unwinder {
     tstat_cache *tstat;
     raw_thread *threads;        /* UNWIND_MAX_THREADS */
     /* The used top of the current thread's frame stack, copied in one
-     * read so most frames need no read of their own. */
+     * read so most frames need no read of their own. copy_data points
+     * into stack_copy or into the batched path's arena. */
     uint8_t *stack_copy;        /* UNWIND_STACK_COPY bytes */
+    const uint8_t *copy_data;
     uint64_t copy_base, copy_len;
     uint32_t nthreads;          /* filled by unwind_sample */
+    /* The batched path (unwind_batch.c): the interpreter and thread
+     * states walked last time, and buffers for reading them together. */
+    uint64_t last_interp;
+    uint64_t *last_tstates;     /* UNWIND_MAX_THREADS */
+    uint32_t last_count;
+    struct batch_thread *batch; /* UNWIND_MAX_THREADS */
+    uint8_t *ts_bufs;           /* UNWIND_MAX_THREADS thread states */
+    uint8_t *arena;             /* UNWIND_BATCH_ARENA of stack copies */
 } unwinder;
 
 /* Set up `u` (offsets and addresses already filled in). 0 or -1. */
