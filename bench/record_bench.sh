@@ -2,9 +2,9 @@
 # record_bench.sh [BUILD_DIR] - tachyon-record's cost and accuracy.
 #
 # For each pyenv CPython found (3.11.7, 3.12.1, 3.13.0, or $PY311/$PY312/
-# $PY313) and each requested rate (1 kHz and 5 kHz, or $RATES), record a
-# CPU-bound target (a 3-deep call chain, plus an idle second thread, with
-# --all-threads) and report: achieved sampling rate, mean time per sample
+# $PY313; $VERSIONS to choose) and each requested rate (1 kHz and 5 kHz, or
+# $RATES), record a CPU-bound target (a 3-deep call chain, plus $IDLE idle
+# threads, default 1, with --all-threads) and report: achieved sampling rate, mean time per sample
 # (walk + write, from tachyon-record -v), failed-sample and missed-tick
 # rates, and the target's slowdown: its own wall time and CPU time for a
 # fixed amount of work when recorded, over the same alone (medians of $RUNS
@@ -18,6 +18,8 @@ rec=$build/tools/tachyon-record
 runs=${RUNS:-3}
 rates=${RATES:-"1000 5000"}
 work=${WORK:-60}
+idle=${IDLE:-1}
+versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,14 +39,16 @@ def top(n):
     return mid(n)
 
 stop = threading.Event()
-t = threading.Thread(target=lambda: stop.wait())
-t.start()
+idle = [threading.Thread(target=stop.wait) for _ in range(int(sys.argv[2]))]
+for t in idle:
+    t.start()
 t0, c0 = time.perf_counter(), time.process_time()
 for _ in range(int(sys.argv[1])):
     top(100000)
 print(f"{time.perf_counter() - t0:.4f} {time.process_time() - c0:.4f}")
 stop.set()
-t.join()
+for t in idle:
+    t.join()
 PY
 
 find_python() {
@@ -74,9 +78,10 @@ bench_one() {
     : > "$tmp/base" ; : > "$tmp/rec" ; : > "$tmp/log"
     i=0
     while [ $i -lt "$runs" ]; do
-        "$py" "$tmp/target.py" "$work" >> "$tmp/base"
+        "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/base"
         "$rec" -v -a --rate "$rate" -o "$tmp/out.bin" -- \
-            "$py" "$tmp/target.py" "$work" >> "$tmp/rec" 2>> "$tmp/log"
+            "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/rec" \
+            2>> "$tmp/log"
         i=$((i + 1))
     done
     base=$(cut -d' ' -f1 "$tmp/base" | median)
@@ -109,7 +114,7 @@ echo "| CPython | requested Hz | achieved Hz | us/sample | reads/sample |" \
      "failed | missed ticks | target wall time alone -> recorded |" \
      "target CPU time alone -> recorded |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for ver in 3.11.7 3.12.1 3.13.0; do
+for ver in $versions; do
     if ! py=$(find_python "$ver"); then
         echo "| $ver | skipped: not found |"
         continue
@@ -121,4 +126,4 @@ done
 echo
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "$(nproc) CPUs, $(uname -sr), load average $load," \
-     "runs=$runs, work=$work; $(date -u +%F)"
+     "runs=$runs, work=$work, idle threads=$idle; $(date -u +%F)"
