@@ -68,6 +68,16 @@ static int put_frames(sctx *c)
     return rc | tfmt__buf_puts(&c->out, "]},");
 }
 
+static int push(sctx *c, uint32_t depth, uint32_t frame)
+{
+    if (depth + 1 > c->cappath &&
+        tfmt__grow(c->p->alloc, (void **)&c->path, &c->cappath, depth + 1,
+                   sizeof *c->path) != TFMT_OK)
+        return TFMT_ENOMEM;
+    c->path[depth] = frame;
+    return TFMT_OK;
+}
+
 /* Samples (paths) of one thread, then their weights. */
 static int put_samples(sctx *c, uint32_t root, bool weights)
 {
@@ -89,11 +99,8 @@ static int put_samples(sctx *c, uint32_t root, bool weights)
             depth--;
             continue;
         }
-        if (depth + 1 > c->cappath &&
-            tfmt__grow(p->alloc, (void **)&c->path, &c->cappath, depth + 1,
-                       sizeof *c->path) != TFMT_OK)
+        if (push(c, depth++, c->sframe[p->nodes[node].frame]) != TFMT_OK)
             return TFMT_ENOMEM;
-        c->path[depth++] = c->sframe[p->nodes[node].frame];
         uint64_t self = p->nodes[node].self;
         if (self == 0)
             continue;
