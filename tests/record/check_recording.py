@@ -282,7 +282,7 @@ def check_header(info, stats, args):
     print(f"rate {rate:.0f} Hz, failed {err:.2f}%, duration "
           f"{float(stats['duration']):.2f} s")
     hz = 5000 if args.mode == "churn" else 1000
-    check(200 <= rate <= hz * 1.05, f"implausible rate {rate}")
+    check(100 <= rate <= hz * 1.05, f"implausible rate {rate}")
     check(err < 5, f"failed samples {err}%")
 
 
