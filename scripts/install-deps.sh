@@ -18,6 +18,12 @@ if [ "${1:-}" = "--sanitize" ]; then
     packages+=(clang libclang-rt-dev)
 fi
 
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps: not a Debian system, skipped; the build needs the" \
+         "equivalents of: ${packages[*]}" >&2
+    exit 0
+fi
+
 missing=()
 for p in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
