@@ -114,4 +114,57 @@ TEST(float_repr_is_pythons)
     unlink(out);
 }
 
-TESTS(TCASE(fixtures_equal_cpython), TCASE(float_repr_is_pythons))
+typedef struct counting {
+    long live, calls, fail_at;  /* fail_at < 0: never */
+} counting;
+
+static void *c_malloc(size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = malloc(n);
+    c->live += p != NULL;
+    return p;
+}
+
+static void *c_realloc(void *ptr, size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = realloc(ptr, n);
+    c->live += p != NULL && ptr == NULL;
+    return p;
+}
+
+static void c_free(void *ptr, void *ctx)
+{
+    ((counting *)ctx)->live -= ptr != NULL;
+    free(ptr);
+}
+
+/* Every allocation of a Gecko conversion failing in turn: ENOMEM, no leak. */
+TEST(every_allocation_failing)
+{
+    counting cnt = {0, 0, -1};
+    tfmt_allocator a = {c_malloc, c_realloc, c_free, &cnt};
+    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    o.alloc = &a;
+    bool ok_seen = false;
+    for (long n = 0; n < 2000 && !ok_seen; n++) {
+        cnt.calls = 0;
+        cnt.fail_at = n;
+        int rc = gecko_file("interleaved_threads", "none.bin", &o,
+                            "/dev/null");
+        ok_seen = rc == TFMT_OK;
+        CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM,
+              "failing allocation %ld: status %d", n, rc);
+        CHECK(cnt.live == 0, "failing allocation %ld: %ld blocks leaked", n,
+              cnt.live);
+    }
+    CHECK(ok_seen, "never succeeded");
+}
+
+TESTS(TCASE(fixtures_equal_cpython), TCASE(float_repr_is_pythons),
+      TCASE(every_allocation_failing))

@@ -161,6 +161,83 @@ TEST(merge_order_independent)
     xo.per_thread = false;
 }
 
+/* ---- every allocation failing in turn ---- */
+
+typedef struct counting {
+    long live, calls, fail_at;  /* fail_at < 0: never */
+} counting;
+
+static void *c_malloc(size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = malloc(n);
+    c->live += p != NULL;
+    return p;
+}
+
+static void *c_realloc(void *ptr, size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = realloc(ptr, n);
+    c->live += p != NULL && ptr == NULL;
+    return p;
+}
+
+static void c_free(void *ptr, void *ctx)
+{
+    ((counting *)ctx)->live -= ptr != NULL;
+    free(ptr);
+}
+
+static int write_pprof(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_pprof(p, s, &xo);
+}
+
+static int write_pstats(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_pstats(p, s);
+}
+
+/*
+ * Each export, with its n-th allocation failing for every n, returns
+ * TFMT_OK or TFMT_ENOMEM (with the error recorded) and frees all it took.
+ */
+TEST(every_allocation_failing)
+{
+    counting cnt = {0, 0, -1};
+    tfmt_allocator a = {c_malloc, c_realloc, c_free, &cnt};
+    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    o.alloc = &a;
+    tfmt_profile *p = load_fixture("interleaved_threads", &o);
+    REQUIRE(p, "load");
+    export_fn fns[] = {write_speedscope, write_svg, write_top, write_pprof,
+                       write_pstats};
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+        long base = cnt.live;
+        bool ok_seen = false;
+        for (long n = 0; n < 400 && !ok_seen; n++) {
+            cnt.calls = 0;
+            cnt.fail_at = n;
+            int rc = export_to(p, fns[f], "/dev/null");
+            cnt.fail_at = -1;
+            ok_seen = rc == TFMT_OK;
+            CHECK(rc == TFMT_OK || (rc == TFMT_ENOMEM &&
+                  tfmt_profile_error(p)->code == TFMT_ENOMEM),
+                  "export %zu, failing allocation %ld: status %d", f, n, rc);
+            CHECK(cnt.live == base, "export %zu, failing allocation %ld: "
+                  "%ld blocks leaked", f, n, cnt.live - base);
+        }
+        CHECK(ok_seen, "export %zu never succeeded", f);
+    }
+    tfmt_profile_free(p);
+    CHECK(cnt.live == 0, "%ld blocks leaked", cnt.live);
+}
+
 TESTS(TCASE(speedscope_fixtures), TCASE(svg_fixtures),
       TCASE(svg_hostile_names), TCASE(top_hand_derived),
-      TCASE(merge_order_independent))
+      TCASE(merge_order_independent), TCASE(every_allocation_failing))
