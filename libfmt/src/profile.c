@@ -207,8 +207,10 @@ static int node_rehash(tfmt_profile *p)
         tfmt__free(p->alloc, ns);
         return TFMT_ENOMEM;
     }
-    for (size_t i = 0; i < ncap; i++)
+    for (size_t i = 0; i < ncap; i++) {
+        ns[i].key = 0;
         ns[i].id = TFMT_NO_ID;
+    }
     size_t old = p->node_cap;
     tfmt_pslot *os = p->node_slots;
     p->node_slots = ns;

@@ -140,12 +140,12 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
         size_t mask = p->node_cap - 1;
         for (size_t i = tfmt__profile_slot(p, key);; i = (i + 1) & mask) {
             const tfmt_pslot *s = &p->node_slots[i];
-            if (s->key == key && s->id != TFMT_NO_ID) {
+            if (s->id == TFMT_NO_ID)
+                break;
+            if (s->key == key) {
                 *out = s->id;
                 return TFMT_OK;
             }
-            if (s->id == TFMT_NO_ID)
-                break;
         }
     }
     return tfmt__profile_child_slow(p, parent, frame, out);
