@@ -278,6 +278,7 @@ static int sample_interp(unwinder *u, uint64_t interp, uint64_t *next)
     /* One thread at a time, remembering the list for the batched path. */
     u->nthreads = mark;
     u->last_interp = interp;
+    u->last_gil = gil;
     u->last_count = 0;
     for (uint64_t ts = head; ts && rc == RMEM_OK;) {
         if (u->last_count < UNWIND_MAX_THREADS)
@@ -292,15 +293,20 @@ static int sample_interp(unwinder *u, uint64_t interp, uint64_t *next)
 int unwind_sample(unwinder *u)
 {
     uint64_t interp;
+    int i;
     u->nthreads = 0;
     code_cache_maintain(u->codes);
+    if (u->all_threads && unwind_speculative(u) == RMEM_OK)
+        return RMEM_OK;
+    u->nthreads = 0;
     int rc = rmem_read_u64(u->pid, u->runtime + u->off.rt_interpreters_head,
                            &interp);
-    for (int i = 0; interp && rc == RMEM_OK; i++) {
+    for (i = 0; interp && rc == RMEM_OK; i++) {
         if (i >= UNWIND_MAX_INTERPS || (interp & 7))
             return RMEM_FAULT;
         rc = sample_interp(u, interp, &interp);
     }
+    u->single_interp = rc == RMEM_OK && i == 1;
     return rc;
 }
 

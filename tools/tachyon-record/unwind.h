@@ -53,6 +53,8 @@ typedef struct unwinder {
     /* The batched path (unwind_batch.c): the interpreter and thread
      * states walked last time, and buffers for reading them together. */
     uint64_t last_interp;
+    uint64_t last_gil;          /* its GIL state */
+    bool single_interp;         /* it was the only interpreter */
     uint64_t *last_tstates;     /* UNWIND_MAX_THREADS */
     uint32_t last_count;
     struct batch_thread *batch; /* UNWIND_MAX_THREADS */

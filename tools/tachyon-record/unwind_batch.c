@@ -52,6 +52,18 @@ static int read_pieces(pid_t pid, const rmem_piece *p, size_t n)
     return RMEM_OK;
 }
 
+/* The thread states read into ts_bufs must still link as listed. */
+static int check_chain(const unwinder *u, uint32_t n)
+{
+    size_t sz = u->off.ts_size;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t next = unwind_u64(u->ts_bufs + i * sz, u->off.ts_next);
+        if (next != (i + 1 < n ? u->last_tstates[i + 1] : 0))
+            return RMEM_FAULT;
+    }
+    return RMEM_OK;
+}
+
 /* Read the listed thread states; the chain must still be the same. */
 static int read_states(unwinder *u, uint64_t head, uint32_t n)
 {
@@ -62,12 +74,7 @@ static int read_states(unwinder *u, uint64_t head, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         p[i] = (rmem_piece){u->last_tstates[i], u->ts_bufs + i * sz, sz};
     int rc = read_pieces(u->pid, p, n);
-    for (uint32_t i = 0; rc == RMEM_OK && i < n; i++) {
-        uint64_t next = unwind_u64(u->ts_bufs + i * sz, u->off.ts_next);
-        if (next != (i + 1 < n ? u->last_tstates[i + 1] : 0))
-            rc = RMEM_FAULT;
-    }
-    return rc;
+    return rc == RMEM_OK ? check_chain(u, n) : rc;
 }
 
 /* Plan thread i's reads: its top frame (3.11/3.12: behind _PyCFrame) and
@@ -255,15 +262,12 @@ static int resolve_all(unwinder *u, uint32_t first)
     return rc;
 }
 
-int unwind_batched(unwinder *u, uint64_t head, uint32_t interp_id,
-                   uint64_t gil_holder)
+/* Everything after the thread states: stacks, frames, code objects and
+ * statuses of the n listed threads, appended from u->threads[first]. */
+static int finish_batch(unwinder *u, uint32_t n, uint32_t first,
+                        uint32_t interp_id, uint64_t gil_holder)
 {
-    uint32_t n = u->last_count, first = u->nthreads;
-    if (first + n > UNWIND_MAX_THREADS)
-        return RMEM_FAULT;
-    int rc = read_states(u, head, n);
-    if (rc == RMEM_OK)
-        rc = fetch_stacks(u, n);
+    int rc = fetch_stacks(u, n);
     if (rc == RMEM_OK)
         rc = walk_all(u, n, interp_id);
     if (rc == RMEM_OK)
@@ -274,4 +278,60 @@ int unwind_batched(unwinder *u, uint64_t head, uint32_t interp_id,
                                           gil_holder);
     }
     return rc;
+}
+
+int unwind_batched(unwinder *u, uint64_t head, uint32_t interp_id,
+                   uint64_t gil_holder)
+{
+    uint32_t n = u->last_count, first = u->nthreads;
+    if (first + n > UNWIND_MAX_THREADS)
+        return RMEM_FAULT;
+    int rc = read_states(u, head, n);
+    return rc == RMEM_OK ? finish_batch(u, n, first, interp_id, gil_holder)
+                         : rc;
+}
+
+/* The per-sample reads that precede the thread states. */
+typedef struct spec_reads {
+    uint64_t interp, head, id, next, gil, holder;
+    int32_t locked;
+} spec_reads;
+
+/* Plan the speculative reads into p; returns how many. */
+static size_t plan_speculative(const unwinder *u, spec_reads *v,
+                               rmem_piece *p)
+{
+    const py_offsets *o = &u->off;
+    uint64_t in = u->last_interp, gil = u->last_gil;
+    size_t k = 0, sz = o->ts_size;
+    v->gil = gil;
+    p[k++] = (rmem_piece){u->runtime + o->rt_interpreters_head, &v->interp,
+                          8};
+    p[k++] = (rmem_piece){in + o->is_threads_head, &v->head, 8};
+    p[k++] = (rmem_piece){in + o->is_id, &v->id, 8};
+    p[k++] = (rmem_piece){in + o->is_next, &v->next, 8};
+    if (o->rt_gil == PYOFF_NONE)
+        p[k++] = (rmem_piece){in + o->is_gil_ptr, &v->gil, 8};
+    p[k++] = (rmem_piece){gil + o->gil_locked, &v->locked, 4};
+    p[k++] = (rmem_piece){gil + o->gil_holder, &v->holder, 8};
+    for (uint32_t i = 0; i < u->last_count; i++)
+        p[k++] = (rmem_piece){u->last_tstates[i], u->ts_bufs + i * sz, sz};
+    return k;
+}
+
+int unwind_speculative(unwinder *u)
+{
+    static rmem_piece p[UNWIND_MAX_THREADS + 8];
+    spec_reads v;
+    uint32_t n = u->last_count;
+    if (!u->single_interp || !u->last_interp || !u->last_gil || n == 0)
+        return RMEM_FAULT;
+    int rc = read_pieces(u->pid, p, plan_speculative(u, &v, p));
+    if (rc != RMEM_OK)
+        return rc;
+    if (v.interp != u->last_interp || v.next != 0 || v.gil != u->last_gil ||
+        v.head != u->last_tstates[0] || check_chain(u, n) != RMEM_OK)
+        return RMEM_FAULT;
+    return finish_batch(u, n, 0, (uint32_t)v.id, v.locked == 1 ? v.holder
+                                                                : 0);
 }

@@ -44,4 +44,12 @@ void unwind_batch_free(unwinder *u);
 int unwind_batched(unwinder *u, uint64_t head, uint32_t interp_id,
                    uint64_t gil_holder);
 
+/*
+ * The whole sample in the common steady state (one interpreter, same
+ * threads as last time): the interpreter's fields, the GIL and every
+ * thread state in one batched read, then as unwind_batched. Returns
+ * RMEM_FAULT when anything changed; unwind_sample then starts over.
+ */
+int unwind_speculative(unwinder *u);
+
 #endif
