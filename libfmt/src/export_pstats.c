@@ -170,7 +170,8 @@ static int sort_all(pctx *c)
     for (size_t i = 0; i < c->npairs; i++)
         c->pairs[i].order = ((uint64_t)c->krank[c->pairs[i].callee] << 32) |
                             c->krank[c->pairs[i].caller];
-    qsort(c->pairs, c->npairs, sizeof *c->pairs, pair_cmp);
+    if (c->npairs)
+        qsort(c->pairs, c->npairs, sizeof *c->pairs, pair_cmp);
     return TFMT_OK;
 }
 
