@@ -350,6 +350,15 @@ void tfmt_flat_row_at(const tfmt_flat *f, size_t i, tfmt_flat_row *out)
     out->cumulative_frames = k->cum_frames;
 }
 
+void tfmt_flat_counts_at(const tfmt_flat *f, size_t i, uint64_t *self,
+                         uint64_t *cumulative, uint64_t *cumulative_frames)
+{
+    const tfmt_fkey *k = &f->keys[i];
+    *self = k->self;
+    *cumulative = k->cum;
+    *cumulative_frames = k->cum_frames;
+}
+
 /* Look a string up without interning it. */
 static uint32_t find_str(const tfmt_flat *f, tfmt_str s)
 {

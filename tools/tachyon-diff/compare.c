@@ -13,6 +13,7 @@
  *   inconclusive  otherwise.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,42 @@ void diff_result_free(diff_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Base rows [from, to) looked up in the new flat: match[i] = new row. */
+typedef struct lookup {
+    const diff_ctx *c;
+    uint32_t *match;
+    size_t from, to;
+} lookup;
+
+static void *lookup_run(void *arg)
+{
+    const lookup *l = arg;
+    for (size_t i = l->from; i < l->to; i++) {
+        tfmt_flat_row k;
+        tfmt_flat_row_at(l->c->base.flat, i, &k);
+        size_t j = tfmt_flat_find(l->c->new_.flat, &k);
+        l->match[i] = j == SIZE_MAX ? DIFF_NONE : (uint32_t)j;
+    }
+    return NULL;
+}
+
+/*
+ * Look every base key up in the new flat, on two threads for large
+ * profiles (the flats are read-only here, and lookups miss the cache).
+ */
+static void lookup_all(const diff_ctx *c, uint32_t *match, size_t nb)
+{
+    lookup lo = {c, match, 0, nb / 2}, hi = {c, match, nb / 2, nb};
+    pthread_t th;
+    if (nb < 65536 || pthread_create(&th, NULL, lookup_run, &hi) != 0) {
+        lo.to = nb;
+        lookup_run(&lo);
+        return;
+    }
+    lookup_run(&lo);
+    pthread_join(th, NULL);
+}
+
 /* All base keys, then the new keys base does not have. */
 static int join(diff_ctx *c)
 {
@@ -81,25 +118,27 @@ static int join(diff_ctx *c)
     size_t nn = tfmt_flat_count(c->new_.flat);
     diff_result *res = &c->res;
     unsigned char *seen = calloc(nn + 1, 1);
+    uint32_t *match = malloc((nb + 1) * sizeof *match);
     res->rows = malloc((nb + nn + 1) * sizeof *res->rows);
-    if (!seen || !res->rows || nb >= DIFF_NONE || nn >= DIFF_NONE) {
+    if (!seen || !match || !res->rows || nb >= DIFF_NONE ||
+        nn >= DIFF_NONE) {
         free(seen);
+        free(match);
         return -1;
     }
+    lookup_all(c, match, nb);
     for (size_t i = 0; i < nb; i++) {
-        tfmt_flat_row k;
-        tfmt_flat_row_at(c->base.flat, i, &k);
-        size_t j = tfmt_flat_find(c->new_.flat, &k);
-        if (j != SIZE_MAX)
-            seen[j] = 1;
-        res->rows[res->n++] = (diff_row){(uint32_t)i,
-            j == SIZE_MAX ? DIFF_NONE : (uint32_t)j, 0, {NAN, NAN}, {0, 0}};
+        if (match[i] != DIFF_NONE)
+            seen[match[i]] = 1;
+        res->rows[res->n++] = (diff_row){(uint32_t)i, match[i], 0,
+                                         {NAN, NAN}, {0, 0}};
     }
     for (size_t j = 0; j < nn; j++)
         if (!seen[j])
             res->rows[res->n++] = (diff_row){DIFF_NONE, (uint32_t)j, 0,
                                              {NAN, NAN}, {0, 0}};
     free(seen);
+    free(match);
     return 0;
 }
 
@@ -108,25 +147,22 @@ static double pct(uint64_t count, double denom)
     return denom > 0 ? 100.0 * (double)count / denom : NAN;
 }
 
+/* The counts of figure `m` on one side (0 when the key is absent). */
+static uint64_t side_count(const tfmt_flat *f, uint32_t i, int m,
+                           bool per_frame)
+{
+    uint64_t self = 0, cum = 0, cum_frames = 0;
+    if (i != DIFF_NONE)
+        tfmt_flat_counts_at(f, i, &self, &cum, &cum_frames);
+    return m == M_SELF ? self : per_frame ? cum_frames : cum;
+}
+
 /* The counts of figure `m` on both sides. */
 static void counts(const diff_ctx *c, const diff_row *r, int m,
                    uint64_t *b, uint64_t *n)
 {
-    tfmt_flat_row fb = {0}, fn = {0};
-    if (r->bi != DIFF_NONE)
-        tfmt_flat_row_at(c->base.flat, r->bi, &fb);
-    if (r->ni != DIFF_NONE)
-        tfmt_flat_row_at(c->new_.flat, r->ni, &fn);
-    if (m == M_SELF) {
-        *b = fb.self;
-        *n = fn.self;
-    } else if (c->cum_per_frame) {
-        *b = fb.cumulative_frames;
-        *n = fn.cumulative_frames;
-    } else {
-        *b = fb.cumulative;
-        *n = fn.cumulative;
-    }
+    *b = side_count(c->base.flat, r->bi, m, c->cum_per_frame);
+    *n = side_count(c->new_.flat, r->ni, m, c->cum_per_frame);
 }
 
 /* The p-value of a figure under the normalization in use. */

@@ -122,6 +122,11 @@ TFMT_API size_t tfmt_flat_count(const tfmt_flat *f);
 TFMT_API void tfmt_flat_row_at(const tfmt_flat *f, size_t i,
                                tfmt_flat_row *out);
 
+/* The counts of row `i` only (no strings touched: cheaper in big loops). */
+TFMT_API void tfmt_flat_counts_at(const tfmt_flat *f, size_t i,
+                                  uint64_t *self, uint64_t *cumulative,
+                                  uint64_t *cumulative_frames);
+
 /*
  * Index of the row with this key (file ignored for TFMT_FLAT_KEY_FUNC,
  * line ignored unless TFMT_FLAT_KEY_FILE_FUNC_LINE), or SIZE_MAX.
