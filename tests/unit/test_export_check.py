@@ -358,9 +358,17 @@ def main():
             "filter-collapsed": filter_collapsed,
             "speedscope-collapsed": speedscope_collapsed,
             "svg-check": svg_check}
+    # checks that take groups of arguments, repeated to batch many files
+    arity = {"pprof-collapsed": 4, "filter-collapsed": 3,
+             "speedscope-collapsed": 3, "svg-check": 3}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
-    cmds[sys.argv[1]](*sys.argv[2:])
+    args, n = sys.argv[2:], arity.get(sys.argv[1])
+    if n is None:
+        cmds[sys.argv[1]](*args)
+        return
+    for i in range(0, len(args), n):
+        cmds[sys.argv[1]](*args[i:i + n])
 
 
 if __name__ == "__main__":

@@ -25,22 +25,28 @@ TEST(fixtures_match_cpython_collapsed)
 {
     REQUIRE(have_cmd("python3") && have_cmd("protoc"),
             "python3 and protoc (protobuf-compiler) are required");
-    char out[256], cmd[1024];
-    tmp_path(out, sizeof out, "pprof");
+    static char outs[NCASES][256];
+    char cmd[NCASES * 800];
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, CHECKER
+                                  "pprof-collapsed");
     for (size_t i = 0; i < NCASES; i++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "pprof%zu", i);
+        tmp_path(outs[i], sizeof outs[i], tag);
         tfmt_profile *p = load_fixture(fixture_cases[i], NULL);
         REQUIRE(p, "%s: load", fixture_cases[i]);
-        CHECK(export_to(p, write_gz, out) == TFMT_OK, "%s: export",
+        CHECK(export_to(p, write_gz, outs[i]) == TFMT_OK, "%s: export",
               fixture_cases[i]);
-        snprintf(cmd, sizeof cmd, CHECKER "pprof-collapsed %s " PROTO
-                 " %s/cpython/%s/expected.collapsed %llu", out, TESTDATA,
-                 fixture_cases[i],
-                 (unsigned long long)tfmt_profile_interval_us(p));
-        CHECK(run_cmd(cmd) == 0, "%s: pprof stacks differ from CPython's",
-              fixture_cases[i]);
+        len += (size_t)snprintf(cmd + len, sizeof cmd - len, " %s " PROTO
+                                " %s/cpython/%s/expected.collapsed %llu",
+                                outs[i], TESTDATA, fixture_cases[i],
+                                (unsigned long long)
+                                    tfmt_profile_interval_us(p));
         tfmt_profile_free(p);
     }
-    unlink(out);
+    CHECK(run_cmd(cmd) == 0, "pprof stacks differ from CPython's");
+    for (size_t i = 0; i < NCASES; i++)
+        unlink(outs[i]);
 }
 
 /* Without gzip the bytes are the message: gzip of them is the default. */
