@@ -79,7 +79,13 @@ TFMT_API int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
  */
 typedef struct tfmt_gecko tfmt_gecko;
 
-/* `filter` may be NULL; it must outlive the builder (see fmt_profile.h). */
+/*
+ * `filter` (may be NULL) must outlive the builder (see fmt_profile.h).
+ * Samples of threads not in filter->thread_ids are ignored entirely; the
+ * status filters, skip_idle and name filters drop samples only, while the
+ * thread-state markers still follow every sample of a kept thread (as
+ * CPython's skip_idle does).
+ */
 TFMT_API int tfmt_gecko_new(tfmt_gecko **out,
                             const tfmt_profile_options *filter);
 
