@@ -3,15 +3,36 @@
  * lives in one unlinked temporary file: each stream keeps at most one
  * block in memory, so a Gecko export holds O(threads) buffers however many
  * samples and markers it collects. Streams are read back in order as many
- * times as the writer needs (once per JSON column).
+ * times as the writer needs (once per JSON column). The file is created in
+ * $TMPDIR (or /tmp) and unlinked at once, so nothing is left behind.
  */
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "export_gecko.h"
 
 #define BLOCK (8u * 1024u)
 
+/* An unlinked temporary file in $TMPDIR (or /tmp). */
+static FILE *spool_open(void)
+{
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tachyon-gecko-XXXXXX",
+             dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    unlink(path);
+    FILE *f = fdopen(fd, "w+b");
+    if (!f)
+        close(fd);
+    return f;
+}
+
 static int spool_block(gspool *s, gstream *st)
 {
-    if (!s->file && !(s->file = tmpfile()))
+    if (!s->file && !(s->file = spool_open()))
         return TFMT_EIO;
     if (tfmt__grow(s->alloc, (void **)&st->blocks, &st->capblocks,
                    st->nblocks + 1, sizeof *st->blocks) != TFMT_OK)
