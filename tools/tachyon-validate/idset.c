@@ -3,10 +3,11 @@
 
 #include "idset.h"
 
+/* Fibonacci hashing: the top log2(cap) bits of id * 2^64/phi. */
 static size_t slot_of(uint32_t id, size_t cap)
 {
-    uint64_t h = (uint64_t)id * 0x9e3779b97f4a7c15ULL;
-    return (size_t)(h >> 32) & (cap - 1);
+    uint64_t h = ((uint64_t)id + 1) * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(h >> (64 - __builtin_ctzll((unsigned long long)cap)));
 }
 
 void tv_idset_free(tv_idset *s)
