@@ -152,6 +152,7 @@ typedef struct fsort {
     const tfmt_profile *p;
     const tfmt_frame *f;
     uint32_t id;
+    bool unused;
 } fsort;
 
 static int cmp_i32(int32_t a, int32_t b)
@@ -163,6 +164,8 @@ static int frame_cmp(const void *va, const void *vb)
 {
     const fsort *a = va, *b = vb;
     const tfmt_frame *x = a->f, *y = b->f;
+    if (a->unused != b->unused)
+        return a->unused ? 1 : -1;
     int c = tfmt__pstr_cmp(a->p, x->filename, y->filename);
     if (!c)
         c = tfmt__pstr_cmp(a->p, x->funcname, y->funcname);
@@ -193,7 +196,14 @@ static int rank_frames(const tfmt_profile *p, tfmt_xorder *o)
         v[i].p = p;
         v[i].f = &p->frames[i];
         v[i].id = (uint32_t)i;
+        v[i].unused = true;
     }
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].frame != TFMT_NO_ID)
+            v[p->nodes[i].frame].unused = false;
+    o->nused = 0;
+    for (size_t i = 0; i < p->nframes; i++)
+        o->nused += !v[i].unused;
     qsort(v, p->nframes, sizeof *v, frame_cmp);
     for (size_t i = 0; i < p->nframes; i++) {
         o->frame_rank[v[i].id] = (uint32_t)i;

@@ -106,7 +106,7 @@ static void number_frames(xctx *c)
 {
     const tfmt_profile *p = c->p;
     const tfmt_frame *prev = NULL;
-    for (size_t r = 0; r < p->nframes; r++) {
+    for (size_t r = 0; r < c->o.nused; r++) {
         uint32_t id = c->o.frame_by_rank[r];
         const tfmt_frame *f = &p->frames[id];
         bool same_func = prev && prev->filename == f->filename &&
@@ -213,7 +213,7 @@ static int put_tables(xctx *c)
     int rc = TFMT_OK;
     for (int pass = 0; pass < 2 && rc == TFMT_OK; pass++) {
         uint32_t last = 0;
-        for (size_t r = 0; r < p->nframes && rc == TFMT_OK; r++) {
+        for (size_t r = 0; r < c->o.nused && rc == TFMT_OK; r++) {
             uint32_t id = c->o.frame_by_rank[r];
             uint32_t v = pass ? c->ffunc[id] : c->floc[id];
             if (v == last)

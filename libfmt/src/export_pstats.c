@@ -61,7 +61,8 @@ static bool pair_eq(const void *ctx, uint32_t id, const void *key)
 static int map_keys(pctx *c)
 {
     const tfmt_profile *p = c->p;
-    for (size_t i = 0; i < p->nframes; i++) {
+    for (size_t r = 0; r < c->o.nused; r++) {
+        size_t i = c->o.frame_by_rank[r];
         const tfmt_frame *f = &p->frames[i];
         pkey k = {f->filename, f->funcname,
                   f->lineno == TFMT_NO_LOCATION ? 0 : f->lineno};

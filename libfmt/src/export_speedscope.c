@@ -56,7 +56,7 @@ static int put_frames(sctx *c)
     int rc = tfmt__buf_puts(&c->out, "\"shared\":{\"frames\":[");
     uint32_t next = 0;
     const tfmt_frame *prev = NULL;
-    for (size_t r = 0; r < p->nframes && rc == TFMT_OK; r++) {
+    for (size_t r = 0; r < c->o.nused && rc == TFMT_OK; r++) {
         const tfmt_frame *f = &p->frames[c->o.frame_by_rank[r]];
         if (!prev || !same_key(p, prev, f)) {
             rc = put_frame(c, f, prev == NULL);

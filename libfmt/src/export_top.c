@@ -32,7 +32,7 @@ static void number_functions(tctx *c)
 {
     const tfmt_profile *p = c->p;
     const tfmt_frame *prev = NULL;
-    for (size_t r = 0; r < p->nframes; r++) {
+    for (size_t r = 0; r < c->o.nused; r++) {
         uint32_t id = c->o.frame_by_rank[r];
         const tfmt_frame *f = &p->frames[id];
         if (!prev || prev->filename != f->filename ||

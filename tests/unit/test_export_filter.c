@@ -150,4 +150,63 @@ TEST(gecko_thread_filter)
     unlink(out);
 }
 
-TESTS(TCASE(filters_match_reference_model), TCASE(gecko_thread_filter))
+static int write_pstats(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_pstats(p, s);
+}
+
+static int write_speedscope(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_speedscope(p, s, NULL);
+}
+
+static int write_pprof(tfmt_profile *p, tfmt_sink *s)
+{
+    tfmt_export_options xo = TFMT_EXPORT_OPTIONS_INIT;
+    xo.gzip = false;
+    return tfmt_profile_write_pprof(p, s, &xo);
+}
+
+/*
+ * Frames of dropped samples stay interned in the profile; the exports
+ * must not list them: no pstats key without samples, no unreferenced
+ * speedscope frame, no pprof string of an excluded function.
+ */
+TEST(dropped_frames_not_listed)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    tfmt_profile_options o;
+    tfmt_match *rules, *focus;
+    uint64_t tid;
+    make_options(&fcases[4], &o, &rules, &focus, &tid); /* exclude fn0_1 */
+    tfmt_profile *p = load_fixture("interleaved_threads", &o);
+    REQUIRE(p, "load");
+    char a[256], b[256], c[256], cmd[1500];
+    tmp_path(a, sizeof a, "drop_pstats");
+    tmp_path(b, sizeof b, "drop_ss");
+    tmp_path(c, sizeof c, "drop_pprof");
+    CHECK(export_to(p, write_pstats, a) == TFMT_OK, "pstats");
+    CHECK(export_to(p, write_speedscope, b) == TFMT_OK, "speedscope");
+    CHECK(export_to(p, write_pprof, c) == TFMT_OK, "pprof");
+    snprintf(cmd, sizeof cmd, "python3 -c 'import json, marshal, sys\n"
+             "d = marshal.load(open(sys.argv[1], \"rb\"))\n"
+             "bad = [k for k, v in d.items() if v is not True and "
+             "(v[1] == 0 or k[2] == \"fn0_1\")]\n"
+             "s = json.load(open(sys.argv[2]))\n"
+             "used = {i for p in s[\"profiles\"] for st in p[\"samples\"]"
+             " for i in st}\n"
+             "n = len(s[\"shared\"][\"frames\"])\n"
+             "raw = open(sys.argv[3], \"rb\").read()\n"
+             "sys.exit(bool(bad) or used != set(range(n)) or "
+             "b\"fn0_1\" in raw)' %s %s %s", a, b, c);
+    CHECK(run_cmd(cmd) == 0, "an export lists frames of dropped samples");
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    tfmt_profile_free(p);
+    tfmt_match_free(rules);
+    tfmt_match_free(focus);
+}
+
+TESTS(TCASE(filters_match_reference_model), TCASE(gecko_thread_filter),
+      TCASE(dropped_frames_not_listed))
