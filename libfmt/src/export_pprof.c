@@ -4,7 +4,8 @@
  *
  * Sample types: samples/count and wall/microseconds (count x interval),
  * period wall/microseconds. One function per (file, function), one
- * location per (function, line), both numbered from 1 in content order
+ * location per (function, line) in one mapping ("python", resolved),
+ * both numbered from 1 in content order
  * (which puts equal keys next to each other); one sample per call path
  * with self weight, locations leaf first, labelled thread_id (numeric).
  * Top-level fields are written as they come (protobuf allows any order):
@@ -18,9 +19,10 @@
 #include "export_internal.h"
 #include "export_pbuf.h"
 
-enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_MICROS, S_TID, S_FIXED };
+enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_MICROS, S_TID, S_MAIN,
+       S_FIXED };
 static const char *const fixed_strings[S_FIXED] = {
-    "", "samples", "count", "wall", "microseconds", "thread_id",
+    "", "samples", "count", "wall", "microseconds", "thread_id", "python",
 };
 
 typedef struct xctx {
@@ -189,6 +191,7 @@ static int put_location(xctx *c, const tfmt_frame *f, uint32_t id,
     c->msg.len = 0;
     c->sub.len = 0;
     int rc = tfmt__pb_uint(&c->msg, 1, id);
+    rc |= tfmt__pb_uint(&c->msg, 2, 1);     /* the one mapping */
     rc |= tfmt__pb_uint(&c->sub, 1, func);
     if (f->lineno > 0)
         rc |= tfmt__pb_uint(&c->sub, 2, (uint64_t)f->lineno);
@@ -228,9 +231,25 @@ static int put_tables(xctx *c)
     return rc;
 }
 
+/*
+ * One mapping, "python", with symbols, files and lines resolved: pprof
+ * then neither looks for a main binary nor tries to symbolize.
+ */
+static int put_mapping(xctx *c)
+{
+    c->msg.len = 0;
+    int rc = tfmt__pb_uint(&c->msg, 1, 1);
+    rc |= tfmt__pb_uint(&c->msg, 5, S_MAIN);
+    rc |= tfmt__pb_uint(&c->msg, 7, 1);     /* has_functions */
+    rc |= tfmt__pb_uint(&c->msg, 8, 1);     /* has_filenames */
+    rc |= tfmt__pb_uint(&c->msg, 9, 1);     /* has_line_numbers */
+    return rc | tfmt__pb_bytes(&c->out, 3, c->msg.data, c->msg.len);
+}
+
 static int put_trailer(xctx *c)
 {
-    int rc = put_value_type(c, 11, S_WALL, S_MICROS);
+    int rc = put_mapping(c);
+    rc |= put_value_type(c, 11, S_WALL, S_MICROS);
     rc |= tfmt__pb_uint(&c->out, 12, c->p->interval_us);
     rc |= tfmt__pb_uint(&c->out, 14, S_WALL);
     for (int i = 0; i < S_FIXED; i++)

@@ -155,7 +155,10 @@ def pprof_check_valid(p):
         for lid in s.get("location_id", []):
             if lid not in locs:
                 fail(f"pprof: unknown location {lid}")
+    maps = {one(m, "id") for m in p.get("mapping", [])}
     for l in locs.values():
+        if one(l, "mapping_id") not in maps:
+            fail("pprof: location without a mapping")
         for ln in l.get("line", []):
             if one(ln, "function_id") not in funcs:
                 fail("pprof: unknown function")
