@@ -57,7 +57,7 @@ printf '%s thread-samples, %s bytes uncompressed (%s bytes zstd); md5sum %.3f s\
 printf '%-22s %8s %14s %9s %8s %9s\n' case seconds samples/s MB/s x_md5 rss_MB
 for input in plain packed; do
     file=${!input}
-    for to in jsonl collapsed ${VIEWERS-speedscope gecko pprof svg pstats top}; do
+    for to in jsonl collapsed ${VIEWERS-speedscope gecko pprof svg html pstats top}; do
         read -r secs rss <<< "$(best_of "$conv" "$file" --to "$to")"
         awk -v c="$input-$to" -v s="$secs" -v n="$samples" -v b="$size" \
             -v f="$floor" -v r="$rss" 'BEGIN {

@@ -44,6 +44,16 @@ int tfmt__pstr_cmp(const tfmt_profile *p, uint32_t a, uint32_t b);
 /* The basename of a profile string (after the last '/'). */
 tfmt_str tfmt__pstr_basename(const tfmt_profile *p, uint32_t id);
 
+/*
+ * The "top" table as text appended to `out` (sink: where to flush it on
+ * the way, or NULL to keep it all); and the flame graph SVG, `embedded`
+ * in an HTML page (no XML declaration, scaled to the page width).
+ */
+int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
+                   tfmt_buf *out, tfmt_sink *sink);
+int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
+                    const tfmt_export_options *opts, bool embedded);
+
 /* Write the buffer to the sink when it holds TFMT_EXPORT_FLUSH bytes. */
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all);
 

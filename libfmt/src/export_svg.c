@@ -21,6 +21,7 @@
 
 typedef struct vctx {
     tfmt_profile *p;
+    bool embedded;          /* inside an HTML page */
     tfmt_sink *sink;
     tfmt_xorder o;
     double scale;           /* px per sample */
@@ -142,7 +143,10 @@ static int put_head(vctx *c, const char *title)
 {
     tfmt_buf *b = &c->out;
     double w = WIDTH - 2 * MARGIN;
-    int rc = tfmt__buf_printf(b,
+    int rc = c->embedded ? tfmt__buf_printf(b,
+        "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+        "width=\"100%%\" viewBox=\"0 0 %.0f %.0f\" data-w=\"%.0f\">\n",
+        WIDTH, c->height, w) : tfmt__buf_printf(b,
         "<?xml version=\"1.0\" standalone=\"no\"?>\n"
         "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
         "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -194,9 +198,16 @@ static int write_svg(vctx *c, const char *title)
 int tfmt_profile_write_svg(tfmt_profile *p, tfmt_sink *sink,
                            const tfmt_export_options *opts)
 {
+    return tfmt__svg_write(p, sink, opts, false);
+}
+
+int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
+                    const tfmt_export_options *opts, bool embedded)
+{
     vctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
+    c.embedded = embedded;
     c.sink = sink;
     tfmt__buf_init(&c.out, p->alloc);
     const char *title = opts && opts->title ? opts->title : "Flame Graph";

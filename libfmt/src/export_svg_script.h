@@ -24,7 +24,7 @@ static const char tfmt__svg_script[] =
     "var W, frames = [], details, matchedText, searchText, zoomed = null;\n"
     "function $(id) { return document.getElementById(id); }\n"
     "function init() {\n"
-    "  W = parseFloat(document.documentElement.getAttribute('data-w'));\n"
+    "  W = parseFloat(document.querySelector('svg').getAttribute('data-w'));\n"
     "  details = $('details'); matchedText = $('matched');\n"
     "  searchText = $('search');\n"
     "  var gs = document.querySelectorAll('g.f');\n"

@@ -152,19 +152,19 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
         count(c, th->root);
         if (rc == TFMT_OK)
             rc = put_table(c, th->samples, limit);
-        if (rc == TFMT_OK)
+        if (rc == TFMT_OK && sink)
             rc = tfmt__xflush(c->p, &c->out, sink, false);
     }
     return rc;
 }
 
-int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
-                           const tfmt_export_options *opts)
+int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
+                   tfmt_buf *out, tfmt_sink *sink)
 {
     tctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
-    tfmt__buf_init(&c.out, p->alloc);
+    c.out = *out;
     size_t n = p->nframes ? p->nframes : 1;
     int rc = tfmt__xorder_build(p, &c.o);
     c.ffn = tfmt__malloc(p->alloc, n * sizeof *c.ffn);
@@ -180,14 +180,24 @@ int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
         number_functions(&c);
         rc = put_all(&c, opts, sink);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt__xflush(p, &c.out, sink, true);
-    else if (rc == TFMT_ENOMEM)
-        rc = tfmt__xfail(p, rc, NULL);
     void *v[] = {c.ffn, c.fn_frame, c.self, c.cum, c.active, c.rows};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(p->alloc, v[i]);
-    tfmt__buf_free(&c.out);
+    *out = c.out;
     tfmt__xorder_free(p, &c.o);
+    return rc;
+}
+
+int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
+                           const tfmt_export_options *opts)
+{
+    tfmt_buf out;
+    tfmt__buf_init(&out, p->alloc);
+    int rc = tfmt__top_text(p, opts, &out, sink);
+    if (rc == TFMT_OK)
+        rc = tfmt__xflush(p, &out, sink, true);
+    else if (rc == TFMT_ENOMEM)
+        rc = tfmt__xfail(p, rc, NULL);
+    tfmt__buf_free(&out);
     return rc;
 }

@@ -26,6 +26,11 @@ static int write_top(tfmt_profile *p, tfmt_sink *s)
     return tfmt_profile_write_top(p, s, &xo);
 }
 
+static int write_html(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_html(p, s, &xo);
+}
+
 /* Export every fixture, then check them all in one python3 run. */
 static void check_fixtures(export_fn fn, const char *check, const char *arg)
 {
@@ -153,9 +158,9 @@ static unsigned char *merged(export_fn fn, const char *x, const char *y,
 
 TEST(merge_order_independent)
 {
-    export_fn fns[] = {write_speedscope, write_svg, write_top};
+    export_fn fns[] = {write_speedscope, write_svg, write_top, write_html};
     xo.per_thread = true;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         size_t la = 0, lb = 0;
         unsigned char *a = merged(fns[i], "workload", "pop_push", &la);
         unsigned char *b = merged(fns[i], "pop_push", "workload", &lb);
@@ -166,6 +171,38 @@ TEST(merge_order_independent)
         free(b);
     }
     xo.per_thread = false;
+}
+
+/*
+ * HTML: the page's <svg> is the SVG export's (less the XML declaration,
+ * scaled to the page) and its <pre> is the per-thread top table.
+ */
+TEST(html_page)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    tfmt_profile *p = load_fixture("interleaved_threads", NULL);
+    REQUIRE(p, "load");
+    char h[256], t[256], cmd[1500];
+    tmp_path(h, sizeof h, "html");
+    tmp_path(t, sizeof t, "html_top");
+    xo.title = "T <&>";
+    CHECK(export_to(p, write_html, h) == TFMT_OK, "html");
+    xo.per_thread = true;
+    CHECK(export_to(p, write_top, t) == TFMT_OK, "top");
+    xo.per_thread = false;
+    xo.title = NULL;
+    snprintf(cmd, sizeof cmd, "python3 -c 'import html, re, sys\n"
+             "page = open(sys.argv[1]).read()\n"
+             "top = open(sys.argv[2]).read()\n"
+             "pre = re.search(\"<pre>(.*)</pre>\", page, re.S).group(1)\n"
+             "ok = html.unescape(pre) == top and page.count(\"<svg \") == 1"
+             " and \"<title>T &lt;&amp;&gt;</title>\" in page and "
+             "page.startswith(\"<!DOCTYPE html>\")\n"
+             "sys.exit(not ok)' %s %s", h, t);
+    CHECK(run_cmd(cmd) == 0, "html page: table, svg or title wrong");
+    unlink(h);
+    unlink(t);
+    tfmt_profile_free(p);
 }
 
 /* ---- every allocation failing in turn ---- */
@@ -223,7 +260,7 @@ TEST(every_allocation_failing)
     tfmt_profile *p = load_fixture("interleaved_threads", &o);
     REQUIRE(p, "load");
     export_fn fns[] = {write_speedscope, write_svg, write_top, write_pprof,
-                       write_pstats};
+                       write_pstats, write_html};
     for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
         long base = cnt.live;
         bool ok_seen = false;
@@ -247,4 +284,5 @@ TEST(every_allocation_failing)
 
 TESTS(TCASE(speedscope_fixtures), TCASE(svg_fixtures),
       TCASE(svg_hostile_names), TCASE(top_hand_derived),
-      TCASE(merge_order_independent), TCASE(every_allocation_failing))
+      TCASE(merge_order_independent), TCASE(html_page),
+      TCASE(every_allocation_failing))

@@ -18,7 +18,8 @@ typedef enum {
     CONV_PPROF,
     CONV_SVG,
     CONV_PSTATS,
-    CONV_TOP
+    CONV_TOP,
+    CONV_HTML
 } conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
@@ -32,7 +33,7 @@ typedef struct conv_options {
     int quiet;
     int verbose;
     /* viewer formats and filters (conv_view.c) */
-    const char *title;       /* --title (svg) */
+    const char *title;       /* --title (svg, html) */
     const char *top;         /* --top N (top) */
     int per_thread;          /* --per-thread (top) */
     cli_list include, exclude, rewrite, threads;

@@ -32,8 +32,9 @@ static int parse_count(const char *s, uint32_t *out)
 /* Options that only some formats take. */
 int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
 {
-    if (o->title && f != CONV_SVG)
-        return cli_usage("option '--title' applies only to --to svg");
+    if (o->title && f != CONV_SVG && f != CONV_HTML)
+        return cli_usage("option '--title' applies only to --to svg and "
+                         "html");
     if ((o->top || o->per_thread) && f != CONV_TOP)
         return cli_usage("options '--top' and '--per-thread' apply only "
                          "to --to top");
@@ -154,6 +155,7 @@ int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
     case CONV_SVG: return tfmt_profile_write_svg(p, sink, &xo);
     case CONV_PSTATS: return tfmt_profile_write_pstats(p, sink);
     case CONV_TOP: return tfmt_profile_write_top(p, sink, &xo);
+    case CONV_HTML: return tfmt_profile_write_html(p, sink, &xo);
     default: return TFMT_EINVAL;
     }
 }

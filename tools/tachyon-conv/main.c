@@ -12,7 +12,7 @@ static conv_options opts;
 static const cli_option options[] = {
     {"to", 't', CLI_ARG_REQUIRED, &opts.to,
      "output format (default jsonl; see below)", "FORMAT",
-     "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top"},
+     "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top|html"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
      "write to FILE instead of stdout", "FILE", NULL},
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
@@ -22,7 +22,7 @@ static const cli_option options[] = {
     {"compression", 'c', CLI_ARG_REQUIRED, &opts.compression,
      "bin compression: none or zstd (default: input's)", "METHOD", "none|zstd"},
     {"title", 0, CLI_ARG_REQUIRED, &opts.title,
-     "svg: title of the flame graph", "TEXT", NULL},
+     "svg, html: title of the flame graph", "TEXT", NULL},
     {"top", 'n', CLI_ARG_REQUIRED, &opts.top,
      "top: rows per table (default 20)", "N", NULL},
     {"per-thread", 0, CLI_ARG_NONE, &opts.per_thread,
@@ -62,15 +62,16 @@ static const char epilog[] =
     "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
     "as a whole with gzip, zstd, xz or bzip2. Several inputs are merged into\n"
     "one profile (counts summed); bin takes exactly one. speedscope, pprof,\n"
-    "svg, pstats and top give the same bytes in any input order; jsonl and\n"
-    "collapsed number and break ties by first appearance, as CPython does;\n"
-    "gecko is a timeline that follows the inputs in command-line order.\n"
+    "svg, html, pstats and top give the same bytes in any input order;\n"
+    "jsonl and collapsed number and break ties by first appearance, as\n"
+    "CPython does; gecko is a timeline that follows the inputs in order.\n"
     "\n"
     "Formats: jsonl and collapsed (CPython's, byte for byte), bin (newest\n"
     "binary layout), speedscope (speedscope.app JSON), gecko (Firefox\n"
     "Profiler, as CPython's --gecko), pprof (gzipped profile.proto), svg\n"
     "(interactive flame graph, no network needed), pstats (CPython's marshal\n"
-    "file, for pstats.SampledStats), top (table of the hottest functions).\n"
+    "file, for pstats.SampledStats), top (table of the hottest functions),\n"
+    "html (the flame graph and the top tables on one page).\n"
     "\n"
     "Filters apply to every format but bin, in this order: --thread and the\n"
     "status flags drop whole samples; --rewrite renames; --include and\n"

@@ -1,7 +1,8 @@
 /*
  * tachyon/fmt_export.h - viewer formats: speedscope, pprof, pstats, a
- * flame graph SVG and a "top" table from an aggregated profile, and the
- * Firefox Profiler (Gecko) timeline streamed from binary logs.
+ * flame graph SVG or HTML page and a "top" table from an aggregated
+ * profile, and the Firefox Profiler (Gecko) timeline streamed from binary
+ * logs.
  *
  * Aggregated exports depend only on the profile's content: threads are
  * ordered by (thread id, interpreter id), frames by (file, function, line,
@@ -21,7 +22,7 @@ extern "C" {
 #define TFMT_EXPORT_OPTIONS_VERSION 1
 typedef struct tfmt_export_options {
     unsigned version;           /* TFMT_EXPORT_OPTIONS_VERSION */
-    const char *title;          /* svg: NULL for "Flame Graph" */
+    const char *title;          /* svg, html: NULL for "Flame Graph" */
     uint32_t top_n;             /* top: rows per table, 0 for 20 */
     bool per_thread;            /* top: one more table per thread */
     bool gzip;                  /* pprof: gzip the message (its file form) */
@@ -58,6 +59,13 @@ TFMT_API int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink);
  */
 TFMT_API int tfmt_profile_write_svg(tfmt_profile *p, tfmt_sink *sink,
                                     const tfmt_export_options *opts);
+
+/*
+ * One self-contained HTML page: the flame graph SVG above the "top"
+ * tables (whole profile and per thread); opts->title titles both.
+ */
+TFMT_API int tfmt_profile_write_html(tfmt_profile *p, tfmt_sink *sink,
+                                     const tfmt_export_options *opts);
 
 /*
  * A plain-text table of the hottest functions (file, function) by self

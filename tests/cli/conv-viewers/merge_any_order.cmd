@@ -1,1 +1,1 @@
-a=$TESTDATA/cpython/workload/zstd.bin; b=$TESTDATA/cpython/interleaved_threads/none.bin; for f in speedscope pprof svg pstats top; do tachyon-conv --to $f -o ab.$f $a $b && tachyon-conv --to $f -o ba.$f $b $a && cmp ab.$f ba.$f && echo "$f: A B and B A give the same bytes"; done
+a=$TESTDATA/cpython/workload/zstd.bin; b=$TESTDATA/cpython/interleaved_threads/none.bin; for f in speedscope pprof svg html pstats top; do tachyon-conv --to $f -o ab.$f $a $b && tachyon-conv --to $f -o ba.$f $b $a && cmp ab.$f ba.$f && echo "$f: A B and B A give the same bytes"; done
