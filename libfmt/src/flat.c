@@ -22,9 +22,6 @@ int tfmt_flat_new(tfmt_flat **out, const tfmt_flat_options *opts)
     f->opts = o;
     tfmt__buf_init(&f->text, o.alloc);
     tfmt__buf_init(&f->stack_text, o.alloc);
-    tfmt__idset_init(&f->str_set, o.alloc);
-    tfmt__idset_init(&f->key_set, o.alloc);
-    tfmt__idset_init(&f->stack_set, o.alloc);
     f->info.has_duration = true;
     f->info.has_stacks = true;
     f->info.exact_cumulative = true;
@@ -45,17 +42,83 @@ void tfmt_flat_free(tfmt_flat *f)
     tfmt__free(f->alloc, f->strs);
     tfmt__free(f->alloc, f->keys);
     tfmt__free(f->alloc, f->stacks);
-    tfmt__idset_free(&f->str_set);
-    tfmt__idset_free(&f->key_set);
-    tfmt__idset_free(&f->stack_set);
+    tfmt__free(f->alloc, f->str_set.slots);
+    tfmt__free(f->alloc, f->key_set.slots);
+    tfmt__free(f->alloc, f->stack_set.slots);
     tfmt__free(f->alloc, f);
+}
+
+/* ---- id tables ---- */
+
+static void ftab_place(tfmt_ftab *t, uint64_t slot)
+{
+    size_t mask = t->cap - 1;
+    size_t i = (size_t)(slot >> 32 >> t->shift);
+    while (t->slots[i] != TFMT_FTAB_EMPTY)
+        i = (i + 1) & mask;
+    t->slots[i] = slot;
+}
+
+/*
+ * Grow table `t` to hold `want` entries at its load limit (1/2) at once.
+ * Slots are placed by the top bits of their stored hash bits, so growing
+ * needs no key rehashed.
+ */
+static int ftab_reserve(tfmt_flat *f, tfmt_ftab *t, size_t want)
+{
+    size_t cap = t->cap ? t->cap : 64;
+    unsigned shift = t->cap ? t->shift : 26;
+    while (cap / 2 < want) {
+        if (shift == 0)
+            return TFMT_ENOMEM;     /* 2^31 entries: ids run out first */
+        cap *= 2;
+        shift--;
+    }
+    if (cap == t->cap)
+        return TFMT_OK;
+    tfmt_ftab n = {tfmt__malloc(f->alloc, cap * sizeof *n.slots), cap,
+                   t->count, shift};
+    if (!n.slots)
+        return TFMT_ENOMEM;
+    memset(n.slots, 0xff, cap * sizeof *n.slots);
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i] != TFMT_FTAB_EMPTY)
+            ftab_place(&n, t->slots[i]);
+    tfmt__free(f->alloc, t->slots);
+    *t = n;
+    return TFMT_OK;
+}
+
+static int ftab_insert(tfmt_flat *f, tfmt_ftab *t, uint64_t h, uint32_t id)
+{
+    if (t->count + 1 > t->cap / 2 &&
+        ftab_reserve(f, t, t->count + 1) < 0)
+        return TFMT_ENOMEM;
+    ftab_place(t, (h >> 32 << 32) | id);
+    t->count++;
+    return TFMT_OK;
+}
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+    return tfmt__hash_bytes(s, n, 0x5157);
+}
+
+static uint64_t key_hash(const tfmt_fkey *k)
+{
+    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
+    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
+}
+
+static uint64_t stack_hash(const char *s, size_t n)
+{
+    return tfmt__hash_bytes(s, n, 0x57ac);
 }
 
 /* ---- strings ---- */
 
-static bool str_eq(const void *ctx, uint32_t id, const void *key)
+static bool str_eq(const tfmt_flat *f, uint32_t id, const void *key)
 {
-    const tfmt_flat *f = ctx;
     const tfmt_str *k = key;
     return f->strs[id].len == k->len &&
            memcmp(f->text.data + f->strs[id].off, k->ptr, k->len) == 0;
@@ -64,8 +127,8 @@ static bool str_eq(const void *ctx, uint32_t id, const void *key)
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
 {
     tfmt_str k = {s, n};
-    uint64_t h = tfmt__hash_bytes(s, n, 0x5157);
-    uint32_t id = tfmt__idset_find(&f->str_set, h, &k, str_eq, f);
+    uint64_t h = str_hash(s, n);
+    uint32_t id = tfmt__ftab_find(&f->str_set, h, &k, str_eq, f);
     if (id != TFMT_FLAT_NONE) {
         *out = id;
         return TFMT_OK;
@@ -79,52 +142,12 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
     if (tfmt__buf_put(&f->text, s, n) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     id = (uint32_t)f->nstrs;
-    if (tfmt__idset_insert(&f->str_set, h, id) < 0) {
+    if (ftab_insert(f, &f->str_set, h, id) < 0) {
         f->text.len = off;
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     }
     f->strs[f->nstrs++] = (tfmt_fspan){off, (uint32_t)n};
     *out = id;
-    return TFMT_OK;
-}
-
-/*
- * Grow an id set to hold `want` entries at its load limit (1/2) at once.
- * tfmt_idset has no reserve call (hash.c), so this re-places the entries
- * with the same linear probing tfmt__idset_insert uses.
- */
-static int idset_reserve(tfmt_idset *s, size_t want)
-{
-    size_t cap = s->cap ? s->cap : 64;
-    while (cap < want * 2) {
-        if (cap > SIZE_MAX / 16)
-            return TFMT_ENOMEM;
-        cap *= 2;
-    }
-    if (cap == s->cap)
-        return TFMT_OK;
-    uint64_t *h = tfmt__malloc(s->alloc, cap * sizeof *h);
-    uint32_t *ids = tfmt__malloc(s->alloc, cap * sizeof *ids);
-    if (!h || !ids) {
-        tfmt__free(s->alloc, h);
-        tfmt__free(s->alloc, ids);
-        return TFMT_ENOMEM;
-    }
-    memset(ids, 0xff, cap * sizeof *ids);
-    for (size_t i = 0; i < s->cap; i++) {
-        if (s->ids[i] == UINT32_MAX)
-            continue;
-        size_t j = s->hashes[i] & (cap - 1);
-        while (ids[j] != UINT32_MAX)
-            j = (j + 1) & (cap - 1);
-        h[j] = s->hashes[i];
-        ids[j] = s->ids[i];
-    }
-    tfmt__free(s->alloc, s->hashes);
-    tfmt__free(s->alloc, s->ids);
-    s->hashes = h;
-    s->ids = ids;
-    s->cap = cap;
     return TFMT_OK;
 }
 
@@ -134,23 +157,16 @@ int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys)
                    f->nstrs + nstrs, sizeof *f->strs) < 0 ||
         tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys,
                    f->nkeys + nkeys, sizeof *f->keys) < 0 ||
-        idset_reserve(&f->str_set, f->str_set.count + nstrs) < 0 ||
-        idset_reserve(&f->key_set, f->key_set.count + nkeys) < 0)
+        ftab_reserve(f, &f->str_set, f->str_set.count + nstrs) < 0 ||
+        ftab_reserve(f, &f->key_set, f->key_set.count + nkeys) < 0)
         return TFMT_ENOMEM;
     return TFMT_OK;
 }
 
 /* ---- keys ---- */
 
-static uint64_t key_hash(const tfmt_fkey *k)
+static bool key_eq(const tfmt_flat *f, uint32_t id, const void *key)
 {
-    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
-    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
-}
-
-static bool key_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const tfmt_flat *f = ctx;
     const tfmt_fkey *a = &f->keys[id], *b = key;
     return a->file == b->file && a->func == b->func && a->line == b->line;
 }
@@ -158,7 +174,7 @@ static bool key_eq(const void *ctx, uint32_t id, const void *key)
 static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
 {
     uint64_t h = key_hash(k);
-    uint32_t id = tfmt__idset_find(&f->key_set, h, k, key_eq, f);
+    uint32_t id = tfmt__ftab_find(&f->key_set, h, k, key_eq, f);
     if (id != TFMT_FLAT_NONE) {
         *out = id;
         return TFMT_OK;
@@ -167,7 +183,7 @@ static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
         return tfmt__error(&f->err, TFMT_ELIMIT, "too many keys");
     if (tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys, f->nkeys + 1,
                    sizeof *f->keys) < 0 ||
-        tfmt__idset_insert(&f->key_set, h, (uint32_t)f->nkeys) < 0)
+        ftab_insert(f, &f->key_set, h, (uint32_t)f->nkeys) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     f->keys[f->nkeys] = *k;
     f->keys[f->nkeys].self = 0;
@@ -247,9 +263,8 @@ int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b)
 
 /* ---- stacks ---- */
 
-static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+static bool stack_eq(const tfmt_flat *f, uint32_t id, const void *key)
 {
-    const tfmt_flat *f = ctx;
     const tfmt_str *k = key;
     const tfmt_fspan *s = &f->stacks[id].text;
     return s->len == k->len &&
@@ -260,8 +275,8 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
                          uint64_t count)
 {
     tfmt_str k = {s, n};
-    uint64_t h = tfmt__hash_bytes(s, n, 0x57ac);
-    uint32_t id = tfmt__idset_find(&f->stack_set, h, &k, stack_eq, f);
+    uint64_t h = stack_hash(s, n);
+    uint32_t id = tfmt__ftab_find(&f->stack_set, h, &k, stack_eq, f);
     if (id != TFMT_FLAT_NONE) {
         f->stacks[id].count += count;
         return TFMT_OK;
@@ -273,7 +288,7 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
                    f->nstacks + 1, sizeof *f->stacks) < 0 ||
         tfmt__buf_put(&f->stack_text, s, n) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
-    if (tfmt__idset_insert(&f->stack_set, h, (uint32_t)f->nstacks) < 0) {
+    if (ftab_insert(f, &f->stack_set, h, (uint32_t)f->nstacks) < 0) {
         f->stack_text.len = off;
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     }
@@ -362,8 +377,8 @@ void tfmt_flat_counts_at(const tfmt_flat *f, size_t i, uint64_t *self,
 /* Look a string up without interning it. */
 static uint32_t find_str(const tfmt_flat *f, tfmt_str s)
 {
-    uint64_t h = tfmt__hash_bytes(s.ptr, s.len, 0x5157);
-    return tfmt__idset_find(&f->str_set, h, &s, str_eq, f);
+    uint64_t h = str_hash(s.ptr, s.len);
+    return tfmt__ftab_find(&f->str_set, h, &s, str_eq, f);
 }
 
 size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
@@ -376,7 +391,7 @@ size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
         return SIZE_MAX;
     if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
         k.line = key->line;
-    uint32_t id = tfmt__idset_find(&f->key_set, key_hash(&k), &k, key_eq, f);
+    uint32_t id = tfmt__ftab_find(&f->key_set, key_hash(&k), &k, key_eq, f);
     return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
 }
 
@@ -398,8 +413,8 @@ size_t tfmt_flat_stack_find(const tfmt_flat *f, const char *stack,
                             size_t len)
 {
     tfmt_str k = {stack, len};
-    uint64_t h = tfmt__hash_bytes(stack, len, 0x57ac);
-    uint32_t id = tfmt__idset_find(&f->stack_set, h, &k, stack_eq, f);
+    uint64_t h = stack_hash(stack, len);
+    uint32_t id = tfmt__ftab_find(&f->stack_set, h, &k, stack_eq, f);
     return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
 }
 

@@ -27,6 +27,43 @@ typedef struct tfmt_fkey {
     uint64_t cum_frames;    /* JSONL's way: see fmt_flat.h */
 } tfmt_fkey;
 
+/*
+ * An open-addressing table of ids: each slot packs the top 32 bits of the
+ * key's hash above its 32-bit id (all ones: empty), so a probe touches one
+ * 8-byte slot and compares the stored hash bits before the key itself.
+ * A key's home slot comes from the top bits of its hash (so growing
+ * re-places slots without rehashing keys). Load stays at or under 1/2.
+ */
+typedef struct tfmt_ftab {
+    uint64_t *slots;
+    size_t cap;                 /* power of two (at most 2^32), or 0 */
+    size_t count;
+    unsigned shift;             /* 32 - log2(cap) */
+} tfmt_ftab;
+
+#define TFMT_FTAB_EMPTY UINT64_MAX
+
+typedef bool (*tfmt_ftab_eq)(const tfmt_flat *f, uint32_t id,
+                             const void *key);
+
+/* The id whose key equals `key` (eq decides), or TFMT_FLAT_NONE. */
+static inline uint32_t tfmt__ftab_find(const tfmt_ftab *t, uint64_t h,
+                                       const void *key, tfmt_ftab_eq eq,
+                                       const tfmt_flat *f)
+{
+    if (!t->cap)
+        return TFMT_FLAT_NONE;
+    size_t mask = t->cap - 1;
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t i = (size_t)(tag >> t->shift);; i = (i + 1) & mask) {
+        uint64_t s = t->slots[i];
+        if (s == TFMT_FTAB_EMPTY)
+            return TFMT_FLAT_NONE;
+        if ((uint32_t)(s >> 32) == tag && eq(f, (uint32_t)s, key))
+            return (uint32_t)s;
+    }
+}
+
 typedef struct tfmt_fstack {
     tfmt_fspan text;        /* in stack_text */
     uint64_t count;
@@ -41,17 +78,17 @@ struct tfmt_flat {
     tfmt_buf text;              /* string bytes */
     tfmt_fspan *strs;
     size_t nstrs, capstrs;
-    tfmt_idset str_set;
+    tfmt_ftab str_set;
     uint32_t empty;             /* id of "" */
 
     tfmt_fkey *keys;
     size_t nkeys, capkeys;
-    tfmt_idset key_set;
+    tfmt_ftab key_set;
 
     tfmt_buf stack_text;
     tfmt_fstack *stacks;
     size_t nstacks, capstacks;
-    tfmt_idset stack_set;
+    tfmt_ftab stack_set;
 };
 
 static inline tfmt_str tfmt__flat_str(const tfmt_flat *f, uint32_t id)
