@@ -10,7 +10,7 @@
  * UTF-8 byte order), then by first appearance (Python's sort is stable
  * over the Counter's insertion order).
  */
-#include <stdlib.h>
+#include <string.h>
 
 #include "profile_internal.h"
 
@@ -27,12 +27,13 @@ typedef struct cnode {
     uint64_t tid;                   /* thread_id of a root, else 0 */
     uint64_t count;
     uint32_t first;                 /* smallest leaf_seq folded in */
+    uint32_t depth;                 /* 0 for roots */
 } cnode;
 
 typedef struct cline {
-    const char *s;
-    size_t off, len;
     uint64_t count;
+    uint64_t tid;
+    size_t off, depth;              /* frames at cctx.paths[off..] */
     uint32_t first;
 } cline;
 
@@ -45,12 +46,10 @@ typedef struct cctx {
     size_t nnodes, capnodes;
     uint32_t *nmap;                 /* profile node -> cnode id */
     tfmt_idset kset, nset;
-    uint32_t *path;
-    size_t cappath;
+    uint32_t *paths;                /* lines' ckey ids, root first */
     cline *lines;
     size_t nlines;
-    tfmt_buf text;                  /* the lines, back to back */
-    tfmt_buf ftext;                 /* each collapsed frame's text */
+    tfmt_buf ftext;                 /* ";" + each collapsed frame's text */
     size_t *foff;                   /* per ckey: offset into ftext */
 } cctx;
 
@@ -115,12 +114,13 @@ static int fold_tree(cctx *c)
     const tfmt_profile *p = c->p;
     for (size_t i = 0; i < p->nnodes; i++) {
         const tfmt_pnode *n = &p->nodes[i];
-        cnode k = {TFMT_NO_ID, TFMT_NO_ID, 0, 0, TFMT_NO_ID};
+        cnode k = {TFMT_NO_ID, TFMT_NO_ID, 0, 0, TFMT_NO_ID, 0};
         if (n->parent == TFMT_NO_ID) {
             k.tid = p->threads[n->thread].thread_id;
         } else {
             k.parent = c->nmap[n->parent];
             k.frame = c->fmap[n->frame];
+            k.depth = c->nodes[k.parent].depth + 1;
         }
         uint32_t id;
         if (fold_node(c, &k, &id) != TFMT_OK)
@@ -151,7 +151,11 @@ static int put_frame_text(tfmt_buf *b, const tfmt_profile *p, const ckey *k)
     return tfmt__buf_put_i64(b, k->line);
 }
 
-/* Render every collapsed frame's text once (foff[nkeys] ends the last). */
+/*
+ * Render every collapsed frame's text once, each after its ";" separator
+ * so that a line is "tid:<id>" plus whole chunks (foff[nkeys] ends the
+ * last).
+ */
 static int render_frames(cctx *c)
 {
     c->foff = tfmt__malloc(c->p->alloc, (c->nkeys + 1) * sizeof *c->foff);
@@ -159,7 +163,8 @@ static int render_frames(cctx *c)
         return TFMT_ENOMEM;
     for (uint32_t i = 0; i < c->nkeys; i++) {
         c->foff[i] = c->ftext.len;
-        if (put_frame_text(&c->ftext, c->p, &c->keys[i]) != TFMT_OK)
+        if (tfmt__buf_putc(&c->ftext, ';') != TFMT_OK ||
+            put_frame_text(&c->ftext, c->p, &c->keys[i]) != TFMT_OK)
             return TFMT_ENOMEM;
     }
     c->foff[c->nkeys] = c->ftext.len;
@@ -167,89 +172,198 @@ static int render_frames(cctx *c)
 }
 
 /*
- * The cnode path of `leaf`, root first, into c->path; *depth gets its
- * length and *bytes the length of its frames' texts plus separators.
+ * One line per cnode with a count. Its text is never materialised (23 MB
+ * for a 4M-sample profile, mostly page faults): the line keeps its frames
+ * as collapsed-frame ids, root first, at paths[off .. off + depth - 1].
  */
-static int collect_path(cctx *c, uint32_t leaf, size_t *depth,
-                        size_t *bytes)
+static void collect_line(cctx *c, uint32_t leaf, size_t off, cline *l)
 {
-    size_t d = 0, n = 0;
-    for (uint32_t x = leaf; c->nodes[x].parent != TFMT_NO_ID;
-         x = c->nodes[x].parent) {
-        uint32_t f = c->nodes[x].frame;
-        n += c->foff[f + 1] - c->foff[f] + 1;
-        d++;
-    }
-    if (d > c->cappath &&
-        tfmt__grow(c->p->alloc, (void **)&c->path, &c->cappath, d,
-                   sizeof *c->path) != TFMT_OK)
-        return TFMT_ENOMEM;
     uint32_t x = leaf;
-    for (size_t i = d; i-- > 0; x = c->nodes[x].parent)
-        c->path[i] = x;
-    *depth = d;
-    *bytes = n;
-    return TFMT_OK;
-}
-
-static int render_line(cctx *c, uint32_t leaf, cline *l)
-{
-    size_t depth, bytes;
-    if (collect_path(c, leaf, &depth, &bytes) != TFMT_OK)
-        return TFMT_ENOMEM;
-    uint32_t root = c->nodes[c->path[0]].parent;
-    l->off = c->text.len;
-    if (tfmt__buf_puts(&c->text, "tid:") != TFMT_OK ||
-        tfmt__buf_put_u64(&c->text, c->nodes[root].tid) != TFMT_OK ||
-        tfmt__buf_reserve(&c->text, bytes) != TFMT_OK)
-        return TFMT_ENOMEM;
-    char *o = c->text.data + c->text.len;
-    for (size_t i = 0; i < depth; i++) {
-        uint32_t f = c->nodes[c->path[i]].frame;
-        size_t n = c->foff[f + 1] - c->foff[f];
-        *o++ = ';';
-        if (n)
-            memcpy(o, c->ftext.data + c->foff[f], n);
-        o += n;
-    }
-    c->text.len = (size_t)(o - c->text.data);
-    l->len = c->text.len - l->off;
+    l->off = off;
+    l->depth = c->nodes[leaf].depth;
     l->count = c->nodes[leaf].count;
     l->first = c->nodes[leaf].first;
-    return TFMT_OK;
+    for (size_t i = l->depth; i-- > 0; x = c->nodes[x].parent)
+        c->paths[off + i] = c->nodes[x].frame;
+    l->tid = c->nodes[x].tid;
 }
 
-static int render_lines(cctx *c)
+/* Sized exactly up front: the paths are most of the memory left. */
+static int collect_lines(cctx *c)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < c->nnodes; i++)
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < c->nnodes; i++) {
         n += c->nodes[i].count > 0;
-    c->lines = tfmt__malloc(c->p->alloc, (n ? n : 1) * sizeof *c->lines);
-    if (!c->lines)
+        total += c->nodes[i].count > 0 ? c->nodes[i].depth : 0;
+    }
+    const tfmt_allocator *a = c->p->alloc;
+    if (total > SIZE_MAX / sizeof *c->paths)
         return TFMT_ENOMEM;
+    c->lines = tfmt__malloc(a, (n ? n : 1) * sizeof *c->lines);
+    c->paths = tfmt__malloc(a, (total ? total : 1) * sizeof *c->paths);
+    if (!c->lines || !c->paths)
+        return TFMT_ENOMEM;
+    size_t off = 0;
     for (size_t i = 0; i < c->nnodes; i++) {
         if (c->nodes[i].count == 0)
             continue;
-        if (render_line(c, (uint32_t)i, &c->lines[c->nlines]) != TFMT_OK)
-            return TFMT_ENOMEM;
-        c->nlines++;
+        collect_line(c, (uint32_t)i, off, &c->lines[c->nlines]);
+        off += c->lines[c->nlines++].depth;
     }
-    for (size_t i = 0; i < c->nlines; i++)
-        c->lines[i].s = c->text.data + c->lines[i].off;
     return TFMT_OK;
 }
 
-static int cmp_lines(const void *a, const void *b)
+/* Decimal digits of v at the end of buf[20]; returns the first digit. */
+static char *u64_digits(char *buf, uint64_t v)
 {
-    const cline *x = a, *y = b;
+    char *o = buf + 20;
+    do {
+        *--o = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return o;
+}
+
+/*
+ * A read position in a line's text after "tid:": the rest (p, n) of the
+ * current chunk, then one chunk per remaining level (";frame"). Chunks are
+ * never empty, so n == 0 means "at a chunk boundary".
+ */
+typedef struct ccur {
+    const uint32_t *path;
+    size_t depth, level;
+    const char *p;
+    size_t n;
+    char dec[20];
+} ccur;
+
+static void cur_init(ccur *u, const cctx *c, const cline *l, bool tid)
+{
+    u->path = c->paths + l->off;
+    u->depth = l->depth;
+    u->level = 0;
+    u->n = 0;
+    if (tid) {
+        u->p = u64_digits(u->dec, l->tid);
+        u->n = (size_t)(u->dec + 20 - u->p);
+    }
+}
+
+static bool cur_next(const cctx *c, ccur *u)
+{
+    if (u->level == u->depth)
+        return false;
+    uint32_t f = u->path[u->level++];
+    u->p = c->ftext.data + c->foff[f];
+    u->n = c->foff[f + 1] - c->foff[f];
+    return true;
+}
+
+/* Both at chunk boundaries: frames with one id have one text, skip them. */
+static void cur_skip_same(ccur *a, ccur *b)
+{
+    while (a->level < a->depth && b->level < b->depth &&
+           a->path[a->level] == b->path[b->level]) {
+        a->level++;
+        b->level++;
+    }
+}
+
+/*
+ * memcmp order of the two full texts (a proper prefix first), compared
+ * chunk against chunk wherever the chunk boundaries fall: "f:1" is a
+ * prefix of "f:10", so ";" (0x3b) after it meets "0" (0x30).
+ */
+static int cur_cmp(const cctx *c, ccur *a, ccur *b)
+{
+    for (;;) {
+        if (a->n == 0 && b->n == 0)
+            cur_skip_same(a, b);
+        if (a->n == 0 && !cur_next(c, a))
+            return b->n == 0 && !cur_next(c, b) ? 0 : -1;
+        if (b->n == 0 && !cur_next(c, b))
+            return 1;
+        size_t m = a->n < b->n ? a->n : b->n;
+        int r = memcmp(a->p, b->p, m);
+        if (r != 0)
+            return r;
+        a->p += m;
+        a->n -= m;
+        b->p += m;
+        b->n -= m;
+    }
+}
+
+/* count descending, line text (bytes), first appearance. */
+static int cmp_lines(const cctx *c, const cline *x, const cline *y)
+{
     if (x->count != y->count)
         return x->count > y->count ? -1 : 1;
-    int r = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+    /* Equal tids have equal digits: start both after them. */
+    bool tid = x->tid != y->tid;
+    ccur a, b;
+    cur_init(&a, c, x, tid);
+    cur_init(&b, c, y, tid);
+    int r = cur_cmp(c, &a, &b);
     if (r != 0)
         return r;
-    if (x->len != y->len)
-        return x->len < y->len ? -1 : 1;
     return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void merge(const cctx *c, const cline *src, cline *dst, size_t lo,
+                  size_t mid, size_t hi)
+{
+    size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi)
+        dst[k++] = cmp_lines(c, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+    while (i < mid)
+        dst[k++] = src[i++];
+    while (j < hi)
+        dst[k++] = src[j++];
+}
+
+/* Bottom-up merge sort: qsort has no context pointer, and no globals. */
+static int sort_lines(cctx *c)
+{
+    size_t n = c->nlines;
+    if (n < 2)
+        return TFMT_OK;
+    cline *tmp = tfmt__malloc(c->p->alloc, n * sizeof *tmp);
+    if (!tmp)
+        return TFMT_ENOMEM;
+    cline *src = c->lines, *dst = tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = n - lo > w ? lo + w : n;
+            size_t hi = n - mid > w ? mid + w : n;
+            merge(c, src, dst, lo, mid, hi);
+        }
+        cline *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != c->lines)
+        memcpy(c->lines, src, n * sizeof *src);
+    tfmt__free(c->p->alloc, tmp);
+    return TFMT_OK;
+}
+
+static int put_line(const cctx *c, tfmt_buf *out, const cline *l)
+{
+    if (tfmt__buf_puts(out, "tid:") != TFMT_OK ||
+        tfmt__buf_put_u64(out, l->tid) != TFMT_OK)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < l->depth; i++) {
+        uint32_t f = c->paths[l->off + i];
+        if (tfmt__buf_put(out, c->ftext.data + c->foff[f],
+                          c->foff[f + 1] - c->foff[f]) != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
+    if (tfmt__buf_putc(out, ' ') != TFMT_OK ||
+        tfmt__buf_put_u64(out, l->count) != TFMT_OK ||
+        tfmt__buf_putc(out, '\n') != TFMT_OK)
+        return TFMT_ENOMEM;
+    return TFMT_OK;
 }
 
 static int write_lines(cctx *c, tfmt_sink *sink, bool *io_failed)
@@ -258,11 +372,7 @@ static int write_lines(cctx *c, tfmt_sink *sink, bool *io_failed)
     int rc = TFMT_OK;
     tfmt__buf_init(&out, c->p->alloc);
     for (size_t i = 0; i < c->nlines && rc == TFMT_OK; i++) {
-        const cline *l = &c->lines[i];
-        if (tfmt__buf_put(&out, l->s, l->len) != TFMT_OK ||
-            tfmt__buf_putc(&out, ' ') != TFMT_OK ||
-            tfmt__buf_put_u64(&out, l->count) != TFMT_OK ||
-            tfmt__buf_putc(&out, '\n') != TFMT_OK) {
+        if (put_line(c, &out, &c->lines[i]) != TFMT_OK) {
             rc = TFMT_ENOMEM;
         } else if (tfmt__profile_flush(&out, sink, FLUSH_AT) != TFMT_OK) {
             *io_failed = true;
@@ -286,14 +396,27 @@ static int ctx_init(cctx *c, tfmt_profile *p)
     c->p = p;
     tfmt__idset_init(&c->kset, a);
     tfmt__idset_init(&c->nset, a);
-    tfmt__buf_init(&c->text, a);
     tfmt__buf_init(&c->ftext, a);
     c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
     c->fmap = tfmt__malloc(a, nf * sizeof *c->fmap);
     c->nmap = tfmt__malloc(a, nn * sizeof *c->nmap);
-    if (!c->keys || !c->fmap || !c->nmap)
+    /* At most one cnode per profile node: no regrowth while folding. */
+    c->nodes = tfmt__malloc(a, nn * sizeof *c->nodes);
+    c->capnodes = nn;
+    if (!c->keys || !c->fmap || !c->nmap || !c->nodes)
         return TFMT_ENOMEM;
     return TFMT_OK;
+}
+
+/* Free what only folding needs, before the lines take their memory. */
+static void drop_fold_state(cctx *c)
+{
+    const tfmt_allocator *a = c->p->alloc;
+    tfmt__free(a, c->fmap);
+    tfmt__free(a, c->nmap);
+    c->fmap = c->nmap = NULL;
+    tfmt__idset_free(&c->kset);
+    tfmt__idset_free(&c->nset);
 }
 
 static void ctx_free(cctx *c)
@@ -303,11 +426,10 @@ static void ctx_free(cctx *c)
     tfmt__free(a, c->fmap);
     tfmt__free(a, c->nodes);
     tfmt__free(a, c->nmap);
-    tfmt__free(a, c->path);
+    tfmt__free(a, c->paths);
     tfmt__free(a, c->lines);
     tfmt__idset_free(&c->kset);
     tfmt__idset_free(&c->nset);
-    tfmt__buf_free(&c->text);
     tfmt__buf_free(&c->ftext);
     tfmt__free(a, c->foff);
 }
@@ -325,12 +447,13 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
         rc = fold_tree(&c);
     if (rc == TFMT_OK)
         rc = render_frames(&c);
+    drop_fold_state(&c);
     if (rc == TFMT_OK)
-        rc = render_lines(&c);
-    if (rc == TFMT_OK) {
-        qsort(c.lines, c.nlines, sizeof *c.lines, cmp_lines);
+        rc = collect_lines(&c);
+    if (rc == TFMT_OK)
+        rc = sort_lines(&c);
+    if (rc == TFMT_OK)
         rc = write_lines(&c, sink, &io_failed);
-    }
     if (io_failed) {
         p->err = *tfmt_sink_error(sink);
         rc = p->err.code < 0 ? p->err.code : TFMT_EIO;

@@ -346,6 +346,170 @@ TEST(small_profile_collapsed)
     tfmt_profile_free(p);
 }
 
+/*
+ * Lines whose texts are prefixes of each other, all but one with count 1,
+ * added out of order. A = a.py:f:1, A2 = the same text from another file
+ * (another key), B = a.py:f:10, C = a.py:f:2, G = <GC>, H = a "~" frame
+ * whose funcname is "a.py:f:1;x" (its text spans what is a frame boundary
+ * in other lines). Expected order (checked with Python's sorted() on
+ * (-count, text.encode(), first)): count 2 first; "tid:1844..." < "tid:5"
+ * ('1' < '5'); "tid:50;" < "tid:5;" ('0' 0x30 < ';' 0x3b); after
+ * "tid:5;a.py:f:1" the end of the line < '0' (of ":10") < ';'; after
+ * "tid:5;a.py:f:1;": '<' 0x3c < 'a' < 'x', and "...:f:1" < "...:f:2".
+ * Equal texts (A and A2, [A,C] and [A2,C]) keep first-appearance order,
+ * which the bytes cannot show.
+ */
+static const char prefix_collapsed[] =
+    "tid:50;a.py:f:2 2\n"
+    "tid:18446744073709551615;a.py:f:1 1\n"
+    "tid:50;a.py:f:1 1\n"
+    "tid:5;a.py:f:1 1\n"
+    "tid:5;a.py:f:1 1\n"
+    "tid:5;a.py:f:10 1\n"
+    "tid:5;a.py:f:10;a.py:f:1 1\n"
+    "tid:5;a.py:f:1;<GC> 1\n"
+    "tid:5;a.py:f:1;a.py:f:1 1\n"
+    "tid:5;a.py:f:1;a.py:f:2 1\n"
+    "tid:5;a.py:f:1;a.py:f:2 1\n"
+    "tid:5;a.py:f:1;x 1\n";
+
+TEST(collapsed_prefix_order)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    uint32_t a = frame_id(p, "/p/a.py", "f", 1, 1, 0, 1, 0);
+    uint32_t a2 = frame_id(p, "/q/a.py", "f", 1, 1, 0, 1, 0);
+    uint32_t b = frame_id(p, "/p/a.py", "f", 10, 10, 0, 1, 0);
+    uint32_t c = frame_id(p, "/p/a.py", "f", 2, 2, 0, 1, 0);
+    uint32_t g = frame_id(p, "~", "<GC>", -1, -1, -1, -1, 255);
+    uint32_t h = frame_id(p, "~", "a.py:f:1;x", -1, -1, -1, -1, 255);
+    const uint32_t s1[] = {a}, s2[] = {b}, s3[] = {a, c}, s4[] = {a2};
+    const uint32_t s5[] = {b, a}, s6[] = {a, g}, s7[] = {a, a};
+    const uint32_t s8[] = {a2, c}, s9[] = {h}, s10[] = {c};
+    int rc = tfmt__profile_add_stack(p, 5, 0, s1, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s2, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s3, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 50, 0, s1, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s4, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s5, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s6, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s7, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s8, 2, 1);
+    rc |= tfmt__profile_add_stack(p, 5, 0, s9, 1, 1);
+    rc |= tfmt__profile_add_stack(p, 50, 0, s10, 1, 2);
+    rc |= tfmt__profile_add_stack(p, UINT64_MAX, 0, s1, 1, 1);
+    CHECK(rc == TFMT_OK, "adding stacks");
+    check_export(p, COLLAPSED, prefix_collapsed, "prefix collapsed");
+    tfmt_profile_free(p);
+}
+
+/* ---- collapsed order against materialised lines and memcmp ---- */
+
+#define PX_FRAMES 8
+#define PX_STACKS 3000
+#define PX_MAXLINE 128
+
+typedef struct px_line {
+    uint64_t tid, count;
+    uint32_t depth, frames[6];
+    size_t first;
+    char text[PX_MAXLINE];
+} px_line;
+
+/* Texts that are prefixes of each other, and a "~" one spanning a ';'. */
+static const char *const px_files[PX_FRAMES] = {
+    "/p/a.py", "/q/a.py", "/p/a.py", "/p/a.py", "/p/a.py", "/p/a.py",
+    "~", "~",
+};
+static const char *const px_funcs[PX_FRAMES] = {
+    "f", "f", "f", "f", "ff", "f:1", "a.py:f:1;a.py:f", "a.py:f",
+};
+static const int32_t px_lines[PX_FRAMES] = {1, 1, 10, 100, 1, 0, -1, -1};
+static const char *const px_texts[PX_FRAMES] = {
+    "a.py:f:1", "a.py:f:1", "a.py:f:10", "a.py:f:100", "a.py:ff:1",
+    "a.py:f:1:0", "a.py:f:1;a.py:f", "a.py:f",
+};
+
+static uint64_t px_state = 777;
+
+/* Knuth's MMIX LCG; the high bits, as the low ones have short periods. */
+static uint32_t px_rand(uint32_t n)
+{
+    px_state = px_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(px_state >> 33) % n;
+}
+
+static int px_cmp(const void *x, const void *y)
+{
+    const px_line *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    int r = strcmp(a->text, b->text);   /* UTF-8 byte order = memcmp */
+    if (r != 0)
+        return r;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* Count one random stack into `lines` (keyed on tid and frame ids). */
+static size_t px_add(px_line *lines, size_t n, const px_line *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (lines[i].tid == s->tid && lines[i].depth == s->depth &&
+            memcmp(lines[i].frames, s->frames,
+                   s->depth * sizeof s->frames[0]) == 0) {
+            lines[i].count += s->count;
+            return n;
+        }
+    }
+    lines[n] = *s;
+    lines[n].first = n;
+    int len = snprintf(lines[n].text, PX_MAXLINE, "tid:%llu",
+                       (unsigned long long)s->tid);
+    for (uint32_t d = 0; d < s->depth; d++)
+        len += snprintf(lines[n].text + len, (size_t)(PX_MAXLINE - len),
+                        ";%s", px_texts[s->frames[d]]);
+    return n + 1;
+}
+
+TEST(collapsed_order_matches_memcmp)
+{
+    static const uint64_t tids[] = {5, 50, 500, 1};
+    static px_line lines[PX_STACKS];
+    static char want[PX_STACKS * (PX_MAXLINE + 24)];
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    uint32_t ids[PX_FRAMES];
+    for (int i = 0; i < PX_FRAMES; i++)
+        ids[i] = frame_id(p, px_files[i], px_funcs[i], px_lines[i],
+                          px_lines[i], 0, 1, 0);
+    size_t n = 0;
+    int rc = TFMT_OK;
+    for (int k = 0; k < PX_STACKS; k++) {
+        px_line s;
+        memset(&s, 0, sizeof s);
+        s.tid = tids[px_rand(4)];
+        s.count = 1 + (px_rand(8) == 0);
+        s.depth = 1 + px_rand(4);
+        uint32_t stack[6];
+        for (uint32_t d = 0; d < s.depth; d++) {
+            s.frames[d] = px_rand(PX_FRAMES);
+            stack[d] = ids[s.frames[d]];
+        }
+        rc |= tfmt__profile_add_stack(p, s.tid, 0, stack, s.depth, s.count);
+        n = px_add(lines, n, &s);
+    }
+    REQUIRE(rc == TFMT_OK, "adding stacks");
+    qsort(lines, n, sizeof *lines, px_cmp);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
+                                lines[i].text,
+                                (unsigned long long)lines[i].count);
+    CHECK(n > 500, "only %zu distinct lines", n);
+    check_export(p, COLLAPSED, want, "random prefix lines");
+    tfmt_profile_free(p);
+}
+
 TEST(tree_walk_visits_parents_first)
 {
     tfmt_profile *p = small_profile();
@@ -860,4 +1024,5 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(two_readers_merge), TCASE(empty_repeat_thread_is_invisible),
       TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
-      TCASE(failing_allocations))
+      TCASE(failing_allocations), TCASE(collapsed_prefix_order),
+      TCASE(collapsed_order_matches_memcmp))
