@@ -151,9 +151,11 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
     return TFMT_OK;
 }
 
-int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys)
+int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
+                       size_t bytes)
 {
-    if (tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs,
+    if (tfmt__buf_reserve(&f->text, bytes) < 0 ||
+        tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs,
                    f->nstrs + nstrs, sizeof *f->strs) < 0 ||
         tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys,
                    f->nkeys + nkeys, sizeof *f->keys) < 0 ||

@@ -20,15 +20,18 @@ typedef struct bstate {
     tfmt_bin_reader *r;
     uint32_t *smap;         /* bin string -> rewritten flat string, UNSET */
     uint32_t *fkey;         /* bin frame -> key, TFMT_FLAT_NONE, UNSET */
-    uint32_t *floc;         /* bin frame -> representative frame */
-    uint64_t *floc_mark;    /* per representative frame: last batch */
-    uint64_t *key_mark;     /* per key: last batch */
+    uint32_t *floc;         /* bin frame -> representative frame (only
+                               with opcodes; else each frame is its own) */
+    uint32_t *floc_mark;    /* per representative frame: last batch */
+    uint32_t *key_mark;     /* per key: last batch */
     size_t cap_key_mark;
     tfmt_idset locs;        /* representative frames by location */
     bool opcodes;           /* some frame has an opcode: frames that
                                differ only in it share a location */
     tfmt_buf scratch;
-    uint64_t batch, samples;
+    size_t nframes;
+    uint32_t batch;         /* marks are 32-bit: cleared when it wraps */
+    uint64_t samples;
 } bstate;
 
 static int oom(bstate *s)
@@ -113,13 +116,26 @@ static int resolve(bstate *s, uint32_t id)
                 return oom(s);
         }
     }
-    s->floc[id] = rep;
+    if (s->floc)
+        s->floc[id] = rep;
     return grow_marks(s);
+}
+
+/* The next batch number; all marks restart from zero when it wraps. */
+static uint32_t next_batch(bstate *s)
+{
+    if (s->batch == UINT32_MAX) {
+        memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
+        memset(s->floc_mark, 0, s->nframes * sizeof *s->floc_mark);
+        s->batch = 0;
+    }
+    return ++s->batch;
 }
 
 static int count(bstate *s, const tfmt_sample *smp)
 {
-    uint64_t w = smp->weight, b = ++s->batch;
+    uint64_t w = smp->weight;
+    uint32_t b = next_batch(s);
     tfmt_flat *f = s->f;
     if (smp->depth == 0)
         return TFMT_OK;     /* CPython never counts an empty stack */
@@ -138,8 +154,9 @@ static int count(bstate *s, const tfmt_sample *smp)
             s->key_mark[k] = b;
             f->keys[k].cum += w;
         }
-        if (s->floc_mark[s->floc[id]] != b) {
-            s->floc_mark[s->floc[id]] = b;
+        uint32_t loc = s->floc ? s->floc[id] : id;
+        if (s->floc_mark[loc] != b) {
+            s->floc_mark[loc] = b;
             f->keys[k].cum_frames += w;
         }
         if (i + 1 == smp->depth)
@@ -163,6 +180,15 @@ static int stream(bstate *s)
     return rc;
 }
 
+/* The string table's size: a bound on the bytes its strings need. */
+static size_t strings_bytes(const tfmt_info *in)
+{
+    uint64_t n = in->frame_table_offset > in->string_table_offset
+                     ? in->frame_table_offset - in->string_table_offset
+                     : 0;
+    return n < SIZE_MAX / 2 ? (size_t)n : 0;
+}
+
 static int setup(bstate *s)
 {
     const tfmt_info *in = tfmt_bin_info(s->r);
@@ -170,9 +196,13 @@ static int setup(bstate *s)
     size_t ns = (size_t)in->string_count + 1, nf = (size_t)in->frame_count + 1;
     s->smap = tfmt__malloc(a, ns * sizeof *s->smap);
     s->fkey = tfmt__malloc(a, nf * sizeof *s->fkey);
-    s->floc = tfmt__malloc(a, nf * sizeof *s->floc);
+    s->nframes = nf;
     s->floc_mark = tfmt__calloc(a, nf, sizeof *s->floc_mark);
-    if (!s->smap || !s->fkey || !s->floc || !s->floc_mark ||
+    for (uint32_t i = 0; i < in->frame_count && !s->opcodes; i++)
+        s->opcodes = tfmt_bin_frame(s->r, i)->opcode != TFMT_NO_OPCODE;
+    if (s->opcodes)
+        s->floc = tfmt__malloc(a, nf * sizeof *s->floc);
+    if (!s->smap || !s->fkey || (s->opcodes && !s->floc) || !s->floc_mark ||
         tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark,
                    s->f->nkeys + 1, sizeof *s->key_mark) < 0)
         return oom(s);
@@ -180,9 +210,8 @@ static int setup(bstate *s)
         s->smap[i] = UNSET;
     for (size_t i = 0; i < nf; i++)
         s->fkey[i] = UNSET;
-    for (uint32_t i = 0; i < in->frame_count && !s->opcodes; i++)
-        s->opcodes = tfmt_bin_frame(s->r, i)->opcode != TFMT_NO_OPCODE;
-    if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count) < 0)
+    if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count,
+                           strings_bytes(in)) < 0)
         return oom(s);
     memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
     return TFMT_OK;

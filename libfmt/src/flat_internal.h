@@ -110,10 +110,12 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
                          uint32_t *out);
 
 /*
- * Make room for `nstrs` more strings and `nkeys` more keys (an input's
- * table sizes), so a large input does not pay for repeated doubling.
+ * Make room for `nstrs` more strings of about `bytes` bytes in all and
+ * `nkeys` more keys (an input's table sizes), so a large input does not
+ * pay for repeated doubling (and its copies and overshoot).
  */
-int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys);
+int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
+                       size_t bytes);
 
 /* Rewrite a name with the flat's rules and intern the result. */
 int tfmt__flat_rewrite_intern(tfmt_flat *f, const char *s, size_t n,
