@@ -99,17 +99,6 @@ static int ftab_insert(tfmt_flat *f, tfmt_ftab *t, uint64_t h, uint32_t id)
     return TFMT_OK;
 }
 
-static uint64_t str_hash(const char *s, size_t n)
-{
-    return tfmt__hash_bytes(s, n, 0x5157);
-}
-
-static uint64_t key_hash(const tfmt_fkey *k)
-{
-    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
-    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
-}
-
 static uint64_t stack_hash(const char *s, size_t n)
 {
     return tfmt__hash_bytes(s, n, 0x57ac);
@@ -117,18 +106,11 @@ static uint64_t stack_hash(const char *s, size_t n)
 
 /* ---- strings ---- */
 
-static bool str_eq(const tfmt_flat *f, uint32_t id, const void *key)
-{
-    const tfmt_str *k = key;
-    return f->strs[id].len == k->len &&
-           memcmp(f->text.data + f->strs[id].off, k->ptr, k->len) == 0;
-}
-
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
 {
     tfmt_str k = {s, n};
-    uint64_t h = str_hash(s, n);
-    uint32_t id = tfmt__ftab_find(&f->str_set, h, &k, str_eq, f);
+    uint64_t h = tfmt__flat_str_hash(s, n);
+    uint32_t id = tfmt__ftab_find(&f->str_set, h, &k, tfmt__flat_str_eq, f);
     if (id != TFMT_FLAT_NONE) {
         *out = id;
         return TFMT_OK;
@@ -167,16 +149,10 @@ int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
 
 /* ---- keys ---- */
 
-static bool key_eq(const tfmt_flat *f, uint32_t id, const void *key)
-{
-    const tfmt_fkey *a = &f->keys[id], *b = key;
-    return a->file == b->file && a->func == b->func && a->line == b->line;
-}
-
 static int intern_key(tfmt_flat *f, const tfmt_fkey *k, uint32_t *out)
 {
-    uint64_t h = key_hash(k);
-    uint32_t id = tfmt__ftab_find(&f->key_set, h, k, key_eq, f);
+    uint64_t h = tfmt__flat_key_hash(k);
+    uint32_t id = tfmt__ftab_find(&f->key_set, h, k, tfmt__flat_key_eq, f);
     if (id != TFMT_FLAT_NONE) {
         *out = id;
         return TFMT_OK;
@@ -379,8 +355,8 @@ void tfmt_flat_counts_at(const tfmt_flat *f, size_t i, uint64_t *self,
 /* Look a string up without interning it. */
 static uint32_t find_str(const tfmt_flat *f, tfmt_str s)
 {
-    uint64_t h = str_hash(s.ptr, s.len);
-    return tfmt__ftab_find(&f->str_set, h, &s, str_eq, f);
+    uint64_t h = tfmt__flat_str_hash(s.ptr, s.len);
+    return tfmt__ftab_find(&f->str_set, h, &s, tfmt__flat_str_eq, f);
 }
 
 size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
@@ -393,7 +369,7 @@ size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
         return SIZE_MAX;
     if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
         k.line = key->line;
-    uint32_t id = tfmt__ftab_find(&f->key_set, key_hash(&k), &k, key_eq, f);
+    uint32_t id = tfmt__ftab_find(&f->key_set, tfmt__flat_key_hash(&k), &k, tfmt__flat_key_eq, f);
     return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
 }
 

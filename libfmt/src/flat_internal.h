@@ -97,6 +97,34 @@ static inline tfmt_str tfmt__flat_str(const tfmt_flat *f, uint32_t id)
     return s;
 }
 
+static inline uint64_t tfmt__flat_str_hash(const char *s, size_t n)
+{
+    return tfmt__hash_bytes(s, n, 0x5157);
+}
+
+static inline uint64_t tfmt__flat_key_hash(const tfmt_fkey *k)
+{
+    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
+    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
+}
+
+/* ftab equality of string `id` and a tfmt_str. */
+static inline bool tfmt__flat_str_eq(const tfmt_flat *f, uint32_t id,
+                                     const void *key)
+{
+    const tfmt_str *k = key;
+    return f->strs[id].len == k->len &&
+           memcmp(f->text.data + f->strs[id].off, k->ptr, k->len) == 0;
+}
+
+/* ftab equality of key `id` and a tfmt_fkey (names and line). */
+static inline bool tfmt__flat_key_eq(const tfmt_flat *f, uint32_t id,
+                                     const void *key)
+{
+    const tfmt_fkey *a = &f->keys[id], *b = key;
+    return a->file == b->file && a->func == b->func && a->line == b->line;
+}
+
 /* Intern bytes as a flat string. */
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out);
 

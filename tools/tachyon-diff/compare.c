@@ -85,12 +85,9 @@ typedef struct lookup {
 static void *lookup_run(void *arg)
 {
     const lookup *l = arg;
-    for (size_t i = l->from; i < l->to; i++) {
-        tfmt_flat_row k;
-        tfmt_flat_row_at(l->c->base.flat, i, &k);
-        size_t j = tfmt_flat_find(l->c->new_.flat, &k);
-        l->match[i] = j == SIZE_MAX ? DIFF_NONE : (uint32_t)j;
-    }
+    /* UINT32_MAX (not found) is DIFF_NONE */
+    tfmt_flat_find_rows(l->c->new_.flat, l->c->base.flat, l->from, l->to,
+                        l->match + l->from);
     return NULL;
 }
 

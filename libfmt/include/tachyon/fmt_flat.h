@@ -134,6 +134,16 @@ TFMT_API void tfmt_flat_counts_at(const tfmt_flat *f, size_t i,
 TFMT_API size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key);
 
 /*
+ * For each row i in [from, to) of `f`: out[i - from] = the index of the
+ * row with the same key in `in` (as tfmt_flat_find would give), or
+ * UINT32_MAX. Both flats must use the same key kind. Faster than calling
+ * tfmt_flat_find row by row (lookups are batched); read-only, so several
+ * threads may each take a range.
+ */
+TFMT_API void tfmt_flat_find_rows(const tfmt_flat *in, const tfmt_flat *f,
+                                  size_t from, size_t to, uint32_t *out);
+
+/*
  * Folded stacks (with opts.stacks and stack inputs): "a;b;c" root first,
  * each frame written as its key ("file:func", "func" or "file:func:line"),
  * frames dropped by the filter rules left out (stacks left empty are not
