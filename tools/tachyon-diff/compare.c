@@ -260,21 +260,6 @@ static int judge(diff_ctx *c, int m, const cands *cs)
     return rc;
 }
 
-/*
- * Largest change first. Ties keep the join order, which is deterministic
- * and cheap: comparing key strings here made sorting a million rows with
- * mostly equal changes cost seconds.
- */
-static int by_change(const void *x, const void *y)
-{
-    const diff_row *a = x, *b = y;
-    if (a->change != b->change)
-        return a->change > b->change ? -1 : 1;
-    if (a->bi != b->bi)
-        return a->bi < b->bi ? -1 : 1;
-    return (a->ni > b->ni) - (a->ni < b->ni);
-}
-
 static void summarize(diff_ctx *c)
 {
     diff_result *res = &c->res;
@@ -308,6 +293,5 @@ int diff_compare(diff_ctx *c)
     if (rc < 0)
         return -1;
     summarize(c);
-    qsort(c->res.rows, c->res.n, sizeof *c->res.rows, by_change);
-    return 0;
+    return diff_sort_rows(c->res.rows, c->res.n);
 }

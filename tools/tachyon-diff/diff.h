@@ -125,6 +125,13 @@ void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out);
 void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
                    size_t cap);
 
+/*
+ * order.c: sort rows by change (largest first; -1, no figure, last), ties
+ * in join order (base rows in base order, then new-only rows, which is
+ * the order they were built in). Returns 0, or -1 out of memory.
+ */
+int diff_sort_rows(diff_row *rows, size_t n);
+
 /* stats.c */
 double diff_p_two_prop(uint64_t c1, double n1, uint64_t c2, double n2,
                        diff_test *test);
