@@ -8,11 +8,20 @@
 
 #define UNRESOLVED (TFMT_FLAT_NONE - 1)
 
-/* An id -> slot index over JSONL ids (which are only trusted as numbers). */
+/*
+ * An id -> slot index over JSONL ids (which are only trusted as numbers).
+ * Exporters number ids densely from 0, so small ids index an array
+ * directly (4 bytes an id, one memory access); the array only grows to
+ * twice the entries stored (plus a little), so a huge id from a hostile
+ * file cannot make it large: such ids go to the hash set instead. An id
+ * lives in one of the two; lookups try both.
+ */
 typedef struct jtable {
     const tfmt_allocator *alloc;
-    tfmt_idset set;
-    uint32_t *ids;
+    uint32_t *direct;       /* id -> slot, TFMT_FLAT_NONE: absent */
+    size_t ndirect;
+    tfmt_idset set;         /* other ids, by slot */
+    uint32_t *ids;          /* slot -> id */
     size_t n, cap;
 } jtable;
 
@@ -25,10 +34,9 @@ typedef struct jframe {
 typedef struct jstate {
     tfmt_flat *f;
     jtable strs, frames;
-    tfmt_buf text;
-    tfmt_fspan *spans;      /* per string slot */
+    uint32_t *sid;          /* per string slot: rewritten flat string */
     jframe *fr;             /* per frame slot */
-    size_t cap_spans, cap_fr;
+    size_t cap_sid, cap_fr;
     uint64_t samples_total, interval_us;
 } jstate;
 
@@ -40,7 +48,26 @@ static bool jid_eq(const void *ctx, uint32_t slot, const void *key)
 
 static uint32_t jtable_find(const jtable *t, uint32_t id)
 {
+    if (id < t->ndirect && t->direct[id] != TFMT_FLAT_NONE)
+        return t->direct[id];
+    if (!t->set.count)
+        return TFMT_FLAT_NONE;
     return tfmt__idset_find(&t->set, tfmt__hash_mix(id), &id, jid_eq, t);
+}
+
+/* Cover id in the direct array if that keeps it within its bound. */
+static int direct_cover(jtable *t, uint32_t id, bool *covered)
+{
+    *covered = id < t->ndirect;
+    if (*covered || id >= t->n * 2 + 4096)
+        return TFMT_OK;
+    size_t old = t->ndirect, need = (size_t)id + 1;
+    if (tfmt__grow(t->alloc, (void **)&t->direct, &t->ndirect, need,
+                   sizeof *t->direct) < 0)
+        return TFMT_ENOMEM;
+    memset(t->direct + old, 0xff, (t->ndirect - old) * sizeof *t->direct);
+    *covered = true;
+    return TFMT_OK;
 }
 
 /* Add `id`; *slot = its new slot, or TFMT_FLAT_NONE if already there. */
@@ -49,9 +76,15 @@ static int jtable_add(jtable *t, uint32_t id, uint32_t *slot)
     *slot = TFMT_FLAT_NONE;
     if (jtable_find(t, id) != TFMT_FLAT_NONE)
         return TFMT_OK;     /* duplicate ids: the first one wins */
-    if (tfmt__grow(t->alloc, (void **)&t->ids, &t->cap, t->n + 1,
-                   sizeof *t->ids) < 0 ||
-        tfmt__idset_insert(&t->set, tfmt__hash_mix(id), (uint32_t)t->n) < 0)
+    bool covered;
+    if (t->n >= UINT32_MAX - 2 || direct_cover(t, id, &covered) < 0 ||
+        tfmt__grow(t->alloc, (void **)&t->ids, &t->cap, t->n + 1,
+                   sizeof *t->ids) < 0)
+        return TFMT_ENOMEM;
+    if (covered)
+        t->direct[id] = (uint32_t)t->n;
+    else if (tfmt__idset_insert(&t->set, tfmt__hash_mix(id),
+                                (uint32_t)t->n) < 0)
         return TFMT_ENOMEM;
     t->ids[t->n] = id;
     *slot = (uint32_t)t->n++;
@@ -61,9 +94,14 @@ static int jtable_add(jtable *t, uint32_t id, uint32_t *slot)
 static void jtable_free(jtable *t)
 {
     tfmt__idset_free(&t->set);
+    tfmt__free(t->alloc, t->direct);
     tfmt__free(t->alloc, t->ids);
 }
 
+/*
+ * Strings are rewritten and interned as they come (not copied aside
+ * first): a string record's ids then cost 4 bytes each here.
+ */
 static int add_strings(jstate *s, const tfmt_jsonl_record *rec)
 {
     for (size_t i = 0; i < rec->n_strings; i++) {
@@ -73,13 +111,13 @@ static int add_strings(jstate *s, const tfmt_jsonl_record *rec)
             return TFMT_ENOMEM;
         if (slot == TFMT_FLAT_NONE)
             continue;
-        if (tfmt__grow(s->f->alloc, (void **)&s->spans, &s->cap_spans,
-                       (size_t)slot + 1, sizeof *s->spans) < 0 ||
-            js->value.len > UINT32_MAX)
+        if (tfmt__grow(s->f->alloc, (void **)&s->sid, &s->cap_sid,
+                       (size_t)slot + 1, sizeof *s->sid) < 0)
             return TFMT_ENOMEM;
-        s->spans[slot] = (tfmt_fspan){s->text.len, (uint32_t)js->value.len};
-        if (tfmt__buf_put(&s->text, js->value.ptr, js->value.len) < 0)
-            return TFMT_ENOMEM;
+        int rc = tfmt__flat_rewrite_intern(s->f, js->value.ptr,
+                                           js->value.len, &s->sid[slot]);
+        if (rc < 0)
+            return rc;
     }
     return TFMT_OK;
 }
@@ -117,10 +155,8 @@ static int frame_key(jstate *s, uint32_t slot, uint64_t line_no,
             s->f->err.line = line_no;
             return rc;
         }
-        const char *t = s->text.data;
-        int rc = tfmt__flat_frame_key(s->f, t + s->spans[a].off,
-                                      s->spans[a].len, t + s->spans[b].off,
-                                      s->spans[b].len, fr->line, &fr->key);
+        int rc = tfmt__flat_key_ids(s->f, s->sid[a], s->sid[b], fr->line,
+                                    &fr->key);
         if (rc < 0)
             return rc;
     }
@@ -203,7 +239,6 @@ int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
     s.strs.alloc = s.frames.alloc = f->alloc;
     tfmt__idset_init(&s.strs.set, f->alloc);
     tfmt__idset_init(&s.frames.set, f->alloc);
-    tfmt__buf_init(&s.text, f->alloc);
     tfmt__error_clear(&f->err);
     uint64_t *snap = NULL, *before = NULL;
     size_t n = 0;
@@ -228,8 +263,7 @@ int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
     tfmt__free(f->alloc, before);
     jtable_free(&s.strs);
     jtable_free(&s.frames);
-    tfmt__buf_free(&s.text);
-    tfmt__free(f->alloc, s.spans);
+    tfmt__free(f->alloc, s.sid);
     tfmt__free(f->alloc, s.fr);
     return rc;
 }
