@@ -33,7 +33,8 @@ typedef struct cnode {
 typedef struct cline {
     uint64_t count;
     uint64_t tid;
-    size_t off, depth;              /* frames at cctx.paths[off..] */
+    size_t off;                     /* frames at cctx.paths[off..] */
+    uint32_t depth;
     uint32_t first;
 } cline;
 
@@ -46,8 +47,10 @@ typedef struct cctx {
     size_t nnodes, capnodes;
     uint32_t *nmap;                 /* profile node -> cnode id */
     tfmt_idset kset, nset;
-    uint32_t *paths;                /* lines' ckey ids, root first */
+    void *paths;                    /* lines' ckey ids, root first */
+    bool narrow;                    /* paths are uint16_t, not uint32_t */
     cline *lines;
+    uint32_t *order;                /* line indices, sorted */
     size_t nlines;
     tfmt_buf ftext;                 /* ";" + each collapsed frame's text */
     size_t *foff;                   /* per ckey: offset into ftext */
@@ -172,6 +175,24 @@ static int render_frames(cctx *c)
 }
 
 /*
+ * Most profiles have fewer than 65536 collapsed frames: their paths (the
+ * bulk of the memory left) take two bytes a level instead of four.
+ */
+static inline uint32_t path_get(const cctx *c, size_t i)
+{
+    return c->narrow ? ((const uint16_t *)c->paths)[i]
+                     : ((const uint32_t *)c->paths)[i];
+}
+
+static inline void path_set(cctx *c, size_t i, uint32_t f)
+{
+    if (c->narrow)
+        ((uint16_t *)c->paths)[i] = (uint16_t)f;
+    else
+        ((uint32_t *)c->paths)[i] = f;
+}
+
+/*
  * One line per cnode with a count. Its text is never materialised (23 MB
  * for a 4M-sample profile, mostly page faults): the line keeps its frames
  * as collapsed-frame ids, root first, at paths[off .. off + depth - 1].
@@ -184,7 +205,7 @@ static void collect_line(cctx *c, uint32_t leaf, size_t off, cline *l)
     l->count = c->nodes[leaf].count;
     l->first = c->nodes[leaf].first;
     for (size_t i = l->depth; i-- > 0; x = c->nodes[x].parent)
-        c->paths[off + i] = c->nodes[x].frame;
+        path_set(c, off + i, c->nodes[x].frame);
     l->tid = c->nodes[x].tid;
 }
 
@@ -197,10 +218,12 @@ static int collect_lines(cctx *c)
         total += c->nodes[i].count > 0 ? c->nodes[i].depth : 0;
     }
     const tfmt_allocator *a = c->p->alloc;
-    if (total > SIZE_MAX / sizeof *c->paths)
+    c->narrow = c->nkeys <= (uint32_t)UINT16_MAX + 1;
+    size_t width = c->narrow ? sizeof(uint16_t) : sizeof(uint32_t);
+    if (total > SIZE_MAX / width)
         return TFMT_ENOMEM;
     c->lines = tfmt__malloc(a, (n ? n : 1) * sizeof *c->lines);
-    c->paths = tfmt__malloc(a, (total ? total : 1) * sizeof *c->paths);
+    c->paths = tfmt__malloc(a, (total ? total : 1) * width);
     if (!c->lines || !c->paths)
         return TFMT_ENOMEM;
     size_t off = 0;
@@ -230,8 +253,7 @@ static char *u64_digits(char *buf, uint64_t v)
  * never empty, so n == 0 means "at a chunk boundary".
  */
 typedef struct ccur {
-    const uint32_t *path;
-    size_t depth, level;
+    size_t base, depth, level;      /* frames at paths[base + level..] */
     const char *p;
     size_t n;
     char dec[20];
@@ -239,7 +261,7 @@ typedef struct ccur {
 
 static void cur_init(ccur *u, const cctx *c, const cline *l, bool tid)
 {
-    u->path = c->paths + l->off;
+    u->base = l->off;
     u->depth = l->depth;
     u->level = 0;
     u->n = 0;
@@ -253,17 +275,18 @@ static bool cur_next(const cctx *c, ccur *u)
 {
     if (u->level == u->depth)
         return false;
-    uint32_t f = u->path[u->level++];
+    uint32_t f = path_get(c, u->base + u->level++);
     u->p = c->ftext.data + c->foff[f];
     u->n = c->foff[f + 1] - c->foff[f];
     return true;
 }
 
 /* Both at chunk boundaries: frames with one id have one text, skip them. */
-static void cur_skip_same(ccur *a, ccur *b)
+static void cur_skip_same(const cctx *c, ccur *a, ccur *b)
 {
     while (a->level < a->depth && b->level < b->depth &&
-           a->path[a->level] == b->path[b->level]) {
+           path_get(c, a->base + a->level) ==
+               path_get(c, b->base + b->level)) {
         a->level++;
         b->level++;
     }
@@ -278,7 +301,7 @@ static int cur_cmp(const cctx *c, ccur *a, ccur *b)
 {
     for (;;) {
         if (a->n == 0 && b->n == 0)
-            cur_skip_same(a, b);
+            cur_skip_same(c, a, b);
         if (a->n == 0 && !cur_next(c, a))
             return b->n == 0 && !cur_next(c, b) ? 0 : -1;
         if (b->n == 0 && !cur_next(c, b))
@@ -310,41 +333,50 @@ static int cmp_lines(const cctx *c, const cline *x, const cline *y)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static void merge(const cctx *c, const cline *src, cline *dst, size_t lo,
-                  size_t mid, size_t hi)
+static void merge(const cctx *c, const uint32_t *src, uint32_t *dst,
+                  size_t lo, size_t mid, size_t hi)
 {
     size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi)
-        dst[k++] = cmp_lines(c, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+    while (i < mid && j < hi) {
+        bool right = cmp_lines(c, &c->lines[src[j]], &c->lines[src[i]]) < 0;
+        dst[k++] = right ? src[j++] : src[i++];
+    }
     while (i < mid)
         dst[k++] = src[i++];
     while (j < hi)
         dst[k++] = src[j++];
 }
 
-/* Bottom-up merge sort: qsort has no context pointer, and no globals. */
+/*
+ * Bottom-up merge sort of line indices (qsort has no context pointer, and
+ * the library keeps no globals); indices move 4 bytes, not a cline.
+ */
 static int sort_lines(cctx *c)
 {
     size_t n = c->nlines;
-    if (n < 2)
-        return TFMT_OK;
-    cline *tmp = tfmt__malloc(c->p->alloc, n * sizeof *tmp);
-    if (!tmp)
+    const tfmt_allocator *a = c->p->alloc;
+    c->order = tfmt__malloc(a, (n ? n : 1) * sizeof *c->order);
+    uint32_t *tmp = tfmt__malloc(a, (n ? n : 1) * sizeof *tmp);
+    if (!c->order || !tmp) {
+        tfmt__free(a, tmp);
         return TFMT_ENOMEM;
-    cline *src = c->lines, *dst = tmp;
+    }
+    for (size_t i = 0; i < n; i++)
+        c->order[i] = (uint32_t)i;
+    uint32_t *src = c->order, *dst = tmp;
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = n - lo > w ? lo + w : n;
             size_t hi = n - mid > w ? mid + w : n;
             merge(c, src, dst, lo, mid, hi);
         }
-        cline *t = src;
+        uint32_t *t = src;
         src = dst;
         dst = t;
     }
-    if (src != c->lines)
-        memcpy(c->lines, src, n * sizeof *src);
-    tfmt__free(c->p->alloc, tmp);
+    if (src != c->order)
+        memcpy(c->order, src, n * sizeof *src);
+    tfmt__free(a, tmp);
     return TFMT_OK;
 }
 
@@ -354,7 +386,7 @@ static int put_line(const cctx *c, tfmt_buf *out, const cline *l)
         tfmt__buf_put_u64(out, l->tid) != TFMT_OK)
         return TFMT_ENOMEM;
     for (size_t i = 0; i < l->depth; i++) {
-        uint32_t f = c->paths[l->off + i];
+        uint32_t f = path_get(c, l->off + i);
         if (tfmt__buf_put(out, c->ftext.data + c->foff[f],
                           c->foff[f + 1] - c->foff[f]) != TFMT_OK)
             return TFMT_ENOMEM;
@@ -372,7 +404,7 @@ static int write_lines(cctx *c, tfmt_sink *sink, bool *io_failed)
     int rc = TFMT_OK;
     tfmt__buf_init(&out, c->p->alloc);
     for (size_t i = 0; i < c->nlines && rc == TFMT_OK; i++) {
-        if (put_line(c, &out, &c->lines[i]) != TFMT_OK) {
+        if (put_line(c, &out, &c->lines[c->order[i]]) != TFMT_OK) {
             rc = TFMT_ENOMEM;
         } else if (tfmt__profile_flush(&out, sink, FLUSH_AT) != TFMT_OK) {
             *io_failed = true;
@@ -428,6 +460,7 @@ static void ctx_free(cctx *c)
     tfmt__free(a, c->nmap);
     tfmt__free(a, c->paths);
     tfmt__free(a, c->lines);
+    tfmt__free(a, c->order);
     tfmt__idset_free(&c->kset);
     tfmt__idset_free(&c->nset);
     tfmt__buf_free(&c->ftext);
@@ -450,6 +483,9 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
     drop_fold_state(&c);
     if (rc == TFMT_OK)
         rc = collect_lines(&c);
+    /* The lines hold all the rest needs of the cnodes. */
+    tfmt__free(p->alloc, c.nodes);
+    c.nodes = NULL;
     if (rc == TFMT_OK)
         rc = sort_lines(&c);
     if (rc == TFMT_OK)

@@ -510,6 +510,62 @@ TEST(collapsed_order_matches_memcmp)
     tfmt_profile_free(p);
 }
 
+/*
+ * More than 65536 collapsed frames: paths take four bytes a level. Frame
+ * i is m.py:f:<i + 1>; stack i is [F(i)], and every 1000th also
+ * [F(WD_FRAMES - 1), F(i)] (ids above 65535 at level 0). Expected lines
+ * are materialised and sorted with strcmp here (no ties: texts differ).
+ */
+#define WD_FRAMES 66000
+
+typedef struct wd_line {
+    uint64_t count;
+    char text[48];
+} wd_line;
+
+static int wd_cmp(const void *x, const void *y)
+{
+    const wd_line *a = x, *b = y;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return strcmp(a->text, b->text);
+}
+
+TEST(collapsed_wide_frame_ids)
+{
+    static wd_line lines[WD_FRAMES + WD_FRAMES / 1000 + 1];
+    static char want[sizeof lines / sizeof lines[0] * 64];
+    static uint32_t ids[WD_FRAMES];
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    int rc = TFMT_OK;
+    for (int32_t i = 0; i < WD_FRAMES; i++)
+        ids[i] = frame_id(p, "/m.py", "f", i + 1, i + 1, 0, 1, 0);
+    size_t n = 0;
+    for (uint32_t i = 0; i < WD_FRAMES; i++) {
+        uint64_t w = 1 + (i % 3 == 0);
+        rc |= tfmt__profile_add_stack(p, 1, 0, &ids[i], 1, w);
+        lines[n].count = w;
+        snprintf(lines[n++].text, 48, "tid:1;m.py:f:%u", i + 1);
+        if (i % 1000 != 0)
+            continue;
+        const uint32_t s[] = {ids[WD_FRAMES - 1], ids[i]};
+        rc |= tfmt__profile_add_stack(p, 1, 0, s, 2, 1);
+        lines[n].count = 1;
+        snprintf(lines[n++].text, 48, "tid:1;m.py:f:%u;m.py:f:%u",
+                 WD_FRAMES, i + 1);
+    }
+    REQUIRE(rc == TFMT_OK, "adding stacks");
+    qsort(lines, n, sizeof *lines, wd_cmp);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
+                                lines[i].text,
+                                (unsigned long long)lines[i].count);
+    check_export(p, COLLAPSED, want, "wide frame ids");
+    tfmt_profile_free(p);
+}
+
 TEST(tree_walk_visits_parents_first)
 {
     tfmt_profile *p = small_profile();
@@ -1025,4 +1081,5 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
       TCASE(failing_allocations), TCASE(collapsed_prefix_order),
-      TCASE(collapsed_order_matches_memcmp))
+      TCASE(collapsed_order_matches_memcmp),
+      TCASE(collapsed_wide_frame_ids))
