@@ -206,6 +206,9 @@ static int setup(bstate *s)
         tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark,
                    s->f->nkeys + 1, sizeof *s->key_mark) < 0)
         return oom(s);
+    tfmt__flat_advise_huge(s->smap, ns * sizeof *s->smap);
+    tfmt__flat_advise_huge(s->fkey, nf * sizeof *s->fkey);
+    tfmt__flat_advise_huge(s->key_mark, s->cap_key_mark * sizeof *s->key_mark);
     for (size_t i = 0; i < ns; i++)
         s->smap[i] = UNSET;
     for (size_t i = 0; i < nf; i++)

@@ -123,6 +123,7 @@ static int join(diff_ctx *c)
         free(match);
         return -1;
     }
+    diff_advise_huge(res->rows, (nb + nn + 1) * sizeof *res->rows);
     lookup_all(c, match, nb);
     for (size_t i = 0; i < nb; i++) {
         if (match[i] != DIFF_NONE)

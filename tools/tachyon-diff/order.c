@@ -5,10 +5,29 @@
  * permutation of the rows: a million rows sort in a few tens of
  * milliseconds, and only the pairs need scratch memory, not the rows.
  */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
+#include <sys/mman.h>
+#endif
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
+
+void diff_advise_huge(void *p, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t to = ((uintptr_t)p + n) & ~(huge - 1);
+    if (p && n >= 2 * huge && to > from)
+        (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
 
 typedef struct okey {
     uint64_t key;           /* ascending key = descending change */
@@ -81,6 +100,8 @@ int diff_sort_rows(diff_row *rows, size_t n)
         free(tmp);
         return -1;
     }
+    diff_advise_huge(p, n * sizeof *p);
+    diff_advise_huge(tmp, n * sizeof *tmp);
     for (size_t i = 0; i < n; i++)
         p[i] = (okey){change_key(rows[i].change), i};
     radix(p, tmp, n);
