@@ -159,6 +159,8 @@ static int open_parts(tfmt_bin_reader *r, tfmt_source *src, tfmt_error *err)
 {
     uint64_t size;
     int rc = tfmt__source_seekable(src, &size, err);
+    if ((rc == TFMT_EFORMAT || rc == TFMT_ETRUNC) && err)
+        err->check = TFMT_BCHK_INPUT;
     if (rc == TFMT_OK)
         rc = tfmt__bin_read_fixed(&r->fx, src, size, r->opts.on_note,
                                   r->opts.note_ctx, err);

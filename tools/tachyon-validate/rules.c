@@ -1,6 +1,8 @@
 /* rules.c - the rule table of tachyon-validate (ids, severities, texts). */
 #include <string.h>
 
+#include <tachyon/fmt.h>
+
 #include "rules.h"
 
 #define E SEV_ERROR
@@ -84,9 +86,14 @@ const tv_rule *tv_rule_find(const char *id)
     return NULL;
 }
 
-/* TFMT_BCHK_n maps to TV2nn; unknown checks to TV200. */
+/*
+ * TFMT_BCHK_n maps to TV2nn; unknown checks to TV200. A failed whole-file
+ * decompression is the same fault as for JSONL input: TV004.
+ */
 const char *tv_bin_check_rule(int check)
 {
+    if (check == TFMT_BCHK_INPUT)
+        return R_INPUT;
     static const char *const ids[] = {
         "TV200", "TV201", "TV202", "TV203", "TV204", "TV205", "TV206",
         "TV207", "TV208", "TV209", "TV210", "TV211", "TV212", "TV213",

@@ -55,7 +55,9 @@ typedef enum {
     TFMT_BCHK_FRAME_INDEX = 23,
     TFMT_BCHK_STRING_INDEX = 24,
     TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
-    TFMT_BCHK_MODE = 26           /* invalid profiling mode in header */
+    TFMT_BCHK_MODE = 26,          /* invalid profiling mode in header */
+    TFMT_BCHK_INPUT = 27          /* whole-file compression corrupt or
+                                     truncated (while spooling the input) */
 } tfmt_bin_check;
 
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
