@@ -44,7 +44,7 @@ void tfmt_flat_free(tfmt_flat *f)
         return;
     tfmt__buf_free(&f->text);
     tfmt__buf_free(&f->stack_text);
-    tfmt__free(f->alloc, f->strs);
+    tfmt__free(f->alloc, f->soff);
     tfmt__free(f->alloc, f->keys);
     tfmt__free(f->alloc, f->stacks);
     tfmt__free(f->alloc, f->str_set.slots);
@@ -146,8 +146,8 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
     }
     if (n > UINT32_MAX || f->nstrs >= UINT32_MAX - 1)
         return tfmt__error(&f->err, TFMT_ELIMIT, "too many strings");
-    if (tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs, f->nstrs + 1,
-                   sizeof *f->strs) < 0)
+    if (tfmt__grow(f->alloc, (void **)&f->soff, &f->capsoff, f->nstrs + 2,
+                   sizeof *f->soff) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     uint64_t off = f->text.len;
     if (tfmt__buf_put(&f->text, s, n) < 0)
@@ -157,7 +157,9 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
         f->text.len = off;
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     }
-    f->strs[f->nstrs++] = (tfmt_fspan){off, (uint32_t)n};
+    /* strings are stored back to back in id order: i ends where i+1 starts */
+    f->soff[f->nstrs] = off;
+    f->soff[++f->nstrs] = off + n;
     *out = id;
     return TFMT_OK;
 }
@@ -166,15 +168,15 @@ int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
                        size_t bytes)
 {
     if (tfmt__buf_reserve(&f->text, bytes) < 0 ||
-        tfmt__grow(f->alloc, (void **)&f->strs, &f->capstrs,
-                   f->nstrs + nstrs, sizeof *f->strs) < 0 ||
+        tfmt__grow(f->alloc, (void **)&f->soff, &f->capsoff,
+                   f->nstrs + nstrs + 1, sizeof *f->soff) < 0 ||
         tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys,
                    f->nkeys + nkeys, sizeof *f->keys) < 0 ||
         ftab_reserve(f, &f->str_set, f->str_set.count + nstrs) < 0 ||
         ftab_reserve(f, &f->key_set, f->key_set.count + nkeys) < 0)
         return TFMT_ENOMEM;
     tfmt__flat_advise_huge(f->text.data, f->text.cap);
-    tfmt__flat_advise_huge(f->strs, f->capstrs * sizeof *f->strs);
+    tfmt__flat_advise_huge(f->soff, f->capsoff * sizeof *f->soff);
     tfmt__flat_advise_huge(f->keys, f->capkeys * sizeof *f->keys);
     return TFMT_OK;
 }

@@ -76,8 +76,9 @@ struct tfmt_flat {
     tfmt_flat_info info;
 
     tfmt_buf text;              /* string bytes */
-    tfmt_fspan *strs;
-    size_t nstrs, capstrs;
+    uint64_t *soff;             /* string i is text[soff[i], soff[i + 1]):
+                                   nstrs + 1 entries */
+    size_t nstrs, capsoff;
     tfmt_ftab str_set;
     uint32_t empty;             /* id of "" */
 
@@ -93,7 +94,8 @@ struct tfmt_flat {
 
 static inline tfmt_str tfmt__flat_str(const tfmt_flat *f, uint32_t id)
 {
-    tfmt_str s = {f->text.data + f->strs[id].off, f->strs[id].len};
+    tfmt_str s = {f->text.data + f->soff[id],
+                  (size_t)(f->soff[id + 1] - f->soff[id])};
     return s;
 }
 
@@ -113,8 +115,8 @@ static inline bool tfmt__flat_str_eq(const tfmt_flat *f, uint32_t id,
                                      const void *key)
 {
     const tfmt_str *k = key;
-    return f->strs[id].len == k->len &&
-           memcmp(f->text.data + f->strs[id].off, k->ptr, k->len) == 0;
+    return f->soff[id + 1] - f->soff[id] == k->len &&
+           memcmp(f->text.data + f->soff[id], k->ptr, k->len) == 0;
 }
 
 /* ftab equality of key `id` and a tfmt_fkey (names and line). */
