@@ -403,7 +403,8 @@ size_t tfmt_flat_find(const tfmt_flat *f, const tfmt_flat_row *key)
         return SIZE_MAX;
     if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
         k.line = key->line;
-    uint32_t id = tfmt__ftab_find(&f->key_set, tfmt__flat_key_hash(&k), &k, tfmt__flat_key_eq, f);
+    uint32_t id = tfmt__ftab_find(&f->key_set, tfmt__flat_key_hash(&k), &k,
+                                  tfmt__flat_key_eq, f);
     return id == TFMT_FLAT_NONE ? SIZE_MAX : id;
 }
 

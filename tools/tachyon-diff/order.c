@@ -1,9 +1,10 @@
 /*
  * order.c - put the rows in output order: largest change first, ties in
  * join order (comparing key strings instead made sorting a million rows
- * with mostly equal changes cost seconds). A stable radix sort of 16-byte (key, row) pairs and one in-place
- * permutation of the rows: a million rows sort in a few tens of
- * milliseconds, and only the pairs need scratch memory, not the rows.
+ * with mostly equal changes cost seconds). A stable radix sort of 16-byte
+ * (key, row) pairs and one in-place permutation of the rows: a million
+ * rows sort in a few tens of milliseconds, and only the pairs need
+ * scratch memory, not the rows.
  */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
