@@ -446,6 +446,29 @@ TEST(jsonl_unknown_frame_is_located)
     tfmt_flat_free(f);
 }
 
+/* The batched join answers exactly what row-by-row lookups answer, for
+ * whole and partial ranges. */
+static void check_batched_find(const tfmt_flat *in, const tfmt_flat *f)
+{
+    size_t n = tfmt_flat_count(f);
+    uint32_t *out = malloc((n + 1) * sizeof *out);
+    REQUIRE(out, "memory");
+    size_t ranges[3][2] = {{0, n}, {1, n / 2}, {n / 2, n}};
+    for (int r = 0; r < 3; r++) {
+        size_t from = ranges[r][0], to = ranges[r][1];
+        tfmt_flat_find_rows(in, f, from, to, out);
+        for (size_t i = from; i < to; i++) {
+            tfmt_flat_row row;
+            tfmt_flat_row_at(f, i, &row);
+            size_t want = tfmt_flat_find(in, &row);
+            CHECK(out[i - from] == (want == SIZE_MAX ? UINT32_MAX
+                                                     : (uint32_t)want),
+                  "row %zu of [%zu, %zu)", i, from, to);
+        }
+    }
+    free(out);
+}
+
 /* CPython's own bin and JSONL of the same run: self agrees everywhere. */
 TEST(cpython_workload_bin_matches_jsonl)
 {
@@ -486,6 +509,7 @@ TEST(cpython_workload_bin_matches_jsonl)
             nonzero += rb.self > 0;
         }
         CHECK(nonzero > 10, "a real profile: %zu leaf keys", nonzero);
+        check_batched_find(j, b);
         if (keys[k] != TFMT_FLAT_KEY_FILE_FUNC_LINE)
             printf("key %d: %zu keys where JSONL over-counts cumulative\n",
                    (int)keys[k], differ);
