@@ -198,3 +198,17 @@ int cli_print_version(void)
                  TFMT_VERSION_STRING, runtime);
     return cli_close_stdout(CLI_EXIT_OK);
 }
+
+int cli_main(const cli_spec *spec, int argc, char **argv, const int *quietp,
+             int (*run)(void *ctx), void *ctx)
+{
+    cli_parse_error perr;
+    switch (cli_parse(spec, argc, argv, &perr)) {
+    case CLI_PARSE_HELP: return cli_print_help(spec);
+    case CLI_PARSE_VERSION: return cli_print_version();
+    case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    default: break;
+    }
+    cli_set_quiet(quietp && *quietp > 0);
+    return run(ctx);
+}

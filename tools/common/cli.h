@@ -33,14 +33,9 @@
  *
  *     int main(int argc, char **argv)
  *     {
- *         cli_parse_error perr;
- *         switch (cli_parse(&spec, argc, argv, &perr)) {
- *         case CLI_PARSE_HELP: return cli_print_help(&spec);
- *         case CLI_PARSE_VERSION: return cli_print_version();
- *         case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
- *         default: break;
- *         }
- *         return run_x();
+ *         int code = cli_main(&spec, argc, argv, &quiet, run_x, &opts);
+ *         cli_list_free(&inputs);
+ *         return code;
  *     }
  */
 #ifndef TACHYON_CLI_H
@@ -138,6 +133,15 @@ int cli_parse(const cli_spec *spec, int argc, char **argv,
 
 /* Print the usage, generated from the table, to stdout. Returns 0 or 2. */
 int cli_print_help(const cli_spec *spec);
+
+/*
+ * The body every tool's main() shares: parse argv with `spec`, answer
+ * --help, --version and usage errors, otherwise set quiet mode from
+ * *quiet (a counter option's target; may be NULL) and return run(ctx).
+ * Returns the exit code; the caller frees its option lists afterwards.
+ */
+int cli_main(const cli_spec *spec, int argc, char **argv, const int *quiet,
+             int (*run)(void *ctx), void *ctx);
 
 /*
  * Print "prog X.Y.Z (libtachyonfmt X.Y.Z)" to stdout: the tool's compiled

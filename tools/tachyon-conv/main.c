@@ -95,20 +95,15 @@ static const cli_spec spec = {
     &opts.inputs,
     epilog};
 
+/* cli_main's callback: the tool proper. */
+static int run(void *ctx)
+{
+    return run_conv(ctx);
+}
+
 int main(int argc, char **argv)
 {
-    cli_parse_error perr;
-    int code;
-
-    switch (cli_parse(&spec, argc, argv, &perr)) {
-    case CLI_PARSE_HELP: code = cli_print_help(&spec); break;
-    case CLI_PARSE_VERSION: code = cli_print_version(); break;
-    case CLI_PARSE_ERROR: code = cli_usage("%s", perr.msg); break;
-    default:
-        cli_set_quiet(opts.quiet > 0);
-        code = run_conv(&opts);
-        break;
-    }
+    int code = cli_main(&spec, argc, argv, &opts.quiet, run, &opts);
     cli_list_free(&opts.inputs);
     cli_list_free(&opts.include);
     cli_list_free(&opts.exclude);

@@ -95,20 +95,15 @@ static void free_lists(void)
     cli_list_free(&opts.exclude);
 }
 
+/* cli_main's callback: the tool proper. */
+static int run(void *ctx)
+{
+    return run_diff(ctx);
+}
+
 int main(int argc, char **argv)
 {
-    cli_parse_error perr;
-    int code;
-
-    switch (cli_parse(&spec, argc, argv, &perr)) {
-    case CLI_PARSE_HELP: code = cli_print_help(&spec); break;
-    case CLI_PARSE_VERSION: code = cli_print_version(); break;
-    case CLI_PARSE_ERROR: code = cli_usage("%s", perr.msg); break;
-    default:
-        cli_set_quiet(opts.quiet > 0);
-        code = run_diff(&opts);
-        break;
-    }
+    int code = cli_main(&spec, argc, argv, &opts.quiet, run, &opts);
     free_lists();
     return code;
 }
