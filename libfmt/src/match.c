@@ -218,6 +218,11 @@ static int check_replacement(const pcre2_code *re, const char *s, size_t n,
             start = i + 1;
             end = (size_t)(close - s);
             i = end;
+        } else if (i < n && s[i] >= '0' && s[i] <= '9') {
+            /* Like PCRE2: "$1x" is group 1 then "x", not a group "1x". */
+            while (end < n && s[end] >= '0' && s[end] <= '9')
+                end++;
+            i = end - 1;
         } else {
             if (i < n && s[i] == '*')
                 end++;

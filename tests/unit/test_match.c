@@ -144,6 +144,19 @@ TEST(rewrite_named_and_unset_groups)
     tfmt_match_free(m);
 }
 
+/* An unbraced number ends at the first non-digit, as PCRE2 reads it. */
+TEST(rewrite_number_then_letters)
+{
+    tfmt_match *m = make();
+    REQUIRE(m, "no handle");
+    tfmt_error err = {0};
+    REQUIRE(tfmt_match_add(m, TFMT_MATCH_REWRITE, "^(a)(b)=>$2x$1_y", &err)
+                == 0,
+            "%s", err.msg);
+    check_rewrite(m, "abc", "bxa_yc");
+    tfmt_match_free(m);
+}
+
 TEST(compile_errors_are_one_line_with_offset)
 {
     tfmt_match *m = make();
@@ -283,6 +296,7 @@ TESTS(TCASE(empty_set_keeps_everything), TCASE(include_tries_func_then_file),
       TCASE(rewrite_strips_prefix_with_groups),
       TCASE(rewrite_is_global_and_chained),
       TCASE(rewrite_named_and_unset_groups),
+      TCASE(rewrite_number_then_letters),
       TCASE(compile_errors_are_one_line_with_offset),
       TCASE(invalid_utf8_subjects_match),
       TCASE(catastrophic_backtracking_fails_fast), TCASE(failing_allocator))
