@@ -296,8 +296,11 @@ static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
     int rc = new_node(p, TFMT_NO_ID, TFMT_NO_ID, id, &root);
     if (rc != TFMT_OK)
         return rc;
-    if (tfmt__idset_insert(&p->thread_set, h, id) != TFMT_OK)
+    if (tfmt__idset_insert(&p->thread_set, h, id) != TFMT_OK) {
+        /* Drop the root just appended: no thread would own it. */
+        p->nnodes--;
         return nomem(p);
+    }
     tfmt_pthread *t = &p->threads[id];
     t->thread_id = k->thread_id;
     t->interpreter_id = k->interpreter_id;
