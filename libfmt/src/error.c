@@ -36,6 +36,9 @@ static int verror(tfmt_error *err, int code, bool located, uint64_t offset,
         return code;
     err->code = code;
     err->sys_errno = 0;
+    /* A reused record (or a fresh local one) must not keep another error's
+     * check: callers that know the check set it after this call. */
+    err->check = 0;
     err->has_offset = located;
     err->offset = offset;
     err->line = 0;
