@@ -202,11 +202,12 @@ static inline uint32_t node_find(const tfmt_profile *p, uint64_t key,
 static int node_rehash(tfmt_profile *p)
 {
     size_t ncap = p->node_cap ? p->node_cap * 2 : 1024;
-    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
-    if (!ns || ncap > SIZE_MAX / 2 / sizeof *ns) {
-        tfmt__free(p->alloc, ns);
+    /* Check before multiplying: the product must not wrap. */
+    if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
-    }
+    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
+    if (!ns)
+        return TFMT_ENOMEM;
     for (size_t i = 0; i < ncap; i++) {
         ns[i].key = 0;
         ns[i].id = TFMT_NO_ID;
