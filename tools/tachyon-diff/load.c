@@ -119,23 +119,6 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path,
     return code;
 }
 
-/* Read up to `cap` bytes (fewer only at the end of the input). */
-static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
-                 size_t *got, tfmt_error *err)
-{
-    *got = 0;
-    while (*got < cap) {
-        size_t n = 0;
-        int rc = tfmt_source_read(src, buf + *got, cap - *got, &n, err);
-        if (rc < 0)
-            return rc;
-        if (n == 0)
-            break;
-        *got += n;
-    }
-    return TFMT_OK;
-}
-
 static int load_file(diff_side *side, const char *path, bool stacks)
 {
     tfmt_source *src = NULL;
@@ -145,7 +128,7 @@ static int load_file(diff_side *side, const char *path, bool stacks)
     memset(&err, 0, sizeof err);
     int rc = tfmt_source_open_path(&src, path, NULL, &err);
     if (rc == TFMT_OK)
-        rc = sniff(src, head, sizeof head, &n, &err);
+        rc = cli_read_head(src, head, sizeof head, &n, &err);
     if (rc < 0) {
         tfmt_source_free(src);
         return trouble(side, path, &err);

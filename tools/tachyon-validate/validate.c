@@ -45,23 +45,6 @@ static tv_format format_of(const char *name)
     return FMT_GITHUB;
 }
 
-/* Read up to `cap` bytes (fewer only at the end of the input). */
-static int sniff(tfmt_source *src, unsigned char *buf, size_t cap,
-                 size_t *got, tfmt_error *err)
-{
-    *got = 0;
-    while (*got < cap) {
-        size_t n = 0;
-        int rc = tfmt_source_read(src, buf + *got, cap - *got, &n, err);
-        if (rc < 0)
-            return rc;
-        if (n == 0)
-            break;
-        *got += n;
-    }
-    return TFMT_OK;
-}
-
 /*
  * JSONL starts with '{' (or blank space); printable text that does not is
  * neither format; anything else goes to the binary checker, whose magic
@@ -92,7 +75,7 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     unsigned char head[4];
     size_t n = 0;
     if (rc == TFMT_OK)
-        rc = sniff(src, head, sizeof head, &n, &err);
+        rc = cli_read_head(src, head, sizeof head, &n, &err);
     if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT)
         tv_add(rep, f, R_INPUT, 0, false, 0, "%s", err.msg);
     else if (rc < 0)
