@@ -16,7 +16,8 @@ uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed)
         n -= 8;
     }
     uint64_t tail = 0;
-    memcpy(&tail, s, n);
+    if (n)  /* memcpy from NULL is undefined even for 0 bytes */
+        memcpy(&tail, s, n);
     return tfmt__hash_mix(h ^ tail ^ ((uint64_t)n << 56));
 }
 
