@@ -26,7 +26,6 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt__buf_init(&p->scratch, o.alloc);
     tfmt__idset_init(&p->string_set, o.alloc);
     tfmt__idset_init(&p->frame_set, o.alloc);
-    tfmt__idset_init(&p->node_set, o.alloc);
     tfmt__idset_init(&p->thread_set, o.alloc);
     p->mode = TFMT_MODE_UNKNOWN;
     *out = p;
@@ -46,7 +45,6 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__free(p->alloc, p->node_slots);
     tfmt__idset_free(&p->string_set);
     tfmt__idset_free(&p->frame_set);
-    tfmt__idset_free(&p->node_set);
     tfmt__idset_free(&p->thread_set);
     tfmt__free(p->alloc, p);
 }

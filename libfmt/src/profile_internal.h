@@ -76,9 +76,6 @@ struct tfmt_profile {
 
     tfmt_pnode *nodes;
     size_t nnodes, capnodes;
-    tfmt_idset node_set;        /* unused: nodes are found through
-                                   node_slots, which keeps key and id in
-                                   one cache line */
 
     tfmt_pthread *threads;
     size_t nthreads, capthreads;
