@@ -31,9 +31,11 @@
  *     static const cli_spec spec = {"tachyon-x", "[OPTIONS] FILE...",
  *         "Do x.", options, &inputs, NULL};
  *
+ *     static int run_x(void *ctx);    (the tool proper; ctx is NULL)
+ *
  *     int main(int argc, char **argv)
  *     {
- *         int code = cli_main(&spec, argc, argv, &quiet, run_x, &opts);
+ *         int code = cli_main(&spec, argc, argv, NULL, run_x, NULL);
  *         cli_list_free(&inputs);
  *         return code;
  *     }
