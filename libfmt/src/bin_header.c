@@ -277,7 +277,8 @@ static int read_stats(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
         return TFMT_OK;
     }
     uint8_t b[40];
-    rc = tfmt__source_pread(src, b, st->size >= 56 ? 40 : 16, start, err);
+    size_t want = st->size >= TFMT_STATS_FULL_SIZE ? 40 : 16;
+    rc = tfmt__source_pread(src, b, want, start, err);
     if (rc != TFMT_OK)
         return rc;
     return read_stats_values(st, b, swap, start, err);
