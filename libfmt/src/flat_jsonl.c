@@ -164,6 +164,15 @@ static int frame_key(jstate *s, uint32_t slot, uint64_t line_no,
     return TFMT_OK;
 }
 
+/*
+ * Counts come from the file (each up to 2^64 - 2): a hostile file must not
+ * wrap a sum into a small, plausible figure, so sums stop at UINT64_MAX.
+ */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static int add_agg(jstate *s, const tfmt_jsonl_record *rec)
 {
     s->samples_total = rec->samples_total;
@@ -183,8 +192,9 @@ static int add_agg(jstate *s, const tfmt_jsonl_record *rec)
             return rc;
         if (key == TFMT_FLAT_NONE)
             continue;
-        s->f->keys[key].self += e->self;
-        s->f->keys[key].cum_frames += e->cumulative;
+        s->f->keys[key].self = sat_add(s->f->keys[key].self, e->self);
+        s->f->keys[key].cum_frames =
+            sat_add(s->f->keys[key].cum_frames, e->cumulative);
     }
     return TFMT_OK;
 }
