@@ -446,7 +446,7 @@ static int repeat_batch(tfmt_bin_reader *r)
     return TFMT_OK;
 }
 
-/* Start a REPEAT record; returns TFMT_DONE-free OK with r->rep_left set. */
+/* Start a REPEAT record: on TFMT_OK, r->rep and r->rep_left are set. */
 static int open_repeat(tfmt_bin_reader *r, bin_thread *t, const uint8_t *p,
                        const uint8_t *end)
 {

@@ -55,6 +55,10 @@ struct tfmt_source {
      */
     uint8_t *head;
     size_t head_len;
+    /* A failed spool consumed part of the stream: every later attempt must
+     * fail the same way rather than spool what is left as if it were all. */
+    bool spool_failed;
+    tfmt_error spool_err;
 };
 
 static tfmt_source *source_new(const tfmt_allocator *alloc)
@@ -461,6 +465,11 @@ static int spool_copy(tfmt_source *src, int fd, uint8_t *buf,
 /* Replace the stream by an unlinked temporary file holding all of it. */
 static int stream_spool(tfmt_source *src, tfmt_error *err)
 {
+    if (src->spool_failed) {
+        if (err)
+            *err = src->spool_err;
+        return src->spool_err.code;
+    }
     if (src->pos > src->head_len)
         return tfmt__error(err, TFMT_EINVAL,
                            "stream already read past its first %zu bytes",
@@ -480,6 +489,12 @@ static int stream_spool(tfmt_source *src, tfmt_error *err)
     tfmt__free(&src->alloc, buf);
     if (rc != TFMT_OK) {
         close(fd);
+        src->spool_failed = true;
+        if (err)
+            src->spool_err = *err;
+        else
+            tfmt__error(&src->spool_err, rc, "input could not be spooled");
+        src->spool_err.code = rc;
         return rc;
     }
     archive_read_free(src->ar);
