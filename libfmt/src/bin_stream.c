@@ -15,6 +15,7 @@
 #define WINDOW_SIZE (1u << 20)
 #define MIN_WINDOW (16u << 10)
 #define INPUT_SIZE (256u << 10)
+#define WINDOW_LOG_MAX 25           /* 32 MiB: levels up to 19 and beyond */
 
 int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
                           const tfmt_info *info, const tfmt_allocator *a,
@@ -49,6 +50,11 @@ int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
     }
     if (!s->win || (s->zstd && (!s->in || !s->dctx)))
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
+    /* The frame header says how big a window the decoder allocates: cap it
+     * (CPython writes level 5, a 2 MiB window; level 19 needs 8 MiB). */
+    if (s->zstd && ZSTD_isError(ZSTD_DCtx_setParameter(
+                       s->dctx, ZSTD_d_windowLogMax, WINDOW_LOG_MAX)))
+        return tfmt__error(err, TFMT_ENOMEM, "cannot limit the zstd window");
     s->pos = s->end = s->win;
     s->eof = s->next_in >= s->end_in;
     return TFMT_OK;
