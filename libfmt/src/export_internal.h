@@ -10,8 +10,6 @@
 #include "profile_internal.h"
 #include "json_escape.h"
 
-#define TFMT_EXPORT_FLUSH (1u << 20)
-
 /* Append repr(v) as Python writes it (shortest round-trip, "1e-05"). */
 int tfmt__put_pyfloat(tfmt_buf *b, double v);
 

@@ -14,7 +14,6 @@
 
 #include "profile_internal.h"
 
-#define FLUSH_AT (1u << 20)
 
 typedef struct ckey {               /* a frame as the collector keys it */
     uint32_t file, func;
@@ -406,7 +405,7 @@ static int write_lines(cctx *c, tfmt_sink *sink, bool *io_failed)
     for (size_t i = 0; i < c->nlines && rc == TFMT_OK; i++) {
         if (put_line(c, &out, &c->lines[c->order[i]]) != TFMT_OK) {
             rc = TFMT_ENOMEM;
-        } else if (tfmt__profile_flush(&out, sink, FLUSH_AT) != TFMT_OK) {
+        } else if (tfmt__profile_flush(&out, sink, TFMT_EXPORT_FLUSH) != TFMT_OK) {
             *io_failed = true;
             rc = TFMT_EIO;
         }

@@ -214,6 +214,9 @@ static inline void tfmt__profile_norm_loc(const tfmt_frame *f, int32_t *line,
     *end_col = none ? -1 : f->end_column;
 }
 
+/* Exporters hand their output buffer to the sink in pieces this big. */
+#define TFMT_EXPORT_FLUSH (1u << 20)
+
 /* Flush `b` to `sink` once it holds at least `min` bytes (0: always). */
 int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min);
 

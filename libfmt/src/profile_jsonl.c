@@ -15,7 +15,6 @@
 #include "json_escape.h"
 
 #define CHUNK 256
-#define FLUSH_AT (1u << 20)
 
 typedef struct jkey {
     uint32_t path, func;
@@ -168,7 +167,7 @@ static char *put_i64(char *o, int64_t v)
 /* Make room for `n` more bytes, flushing first when the buffer is big. */
 static char *room(jctx *c, size_t n)
 {
-    if (c->out.len >= FLUSH_AT &&
+    if (c->out.len >= TFMT_EXPORT_FLUSH &&
         tfmt__profile_flush(&c->out, c->sink, 0) != TFMT_OK) {
         c->io_failed = true;
         return NULL;
@@ -345,7 +344,7 @@ static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
     c->self = tfmt__calloc(a, nf, sizeof *c->self);
     c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
     if (!c->jstr || !c->strs || !c->jframe || !c->keys || !c->self ||
-        !c->cum || tfmt__buf_reserve(&c->out, FLUSH_AT + 4096) != TFMT_OK)
+        !c->cum || tfmt__buf_reserve(&c->out, TFMT_EXPORT_FLUSH + 4096) != TFMT_OK)
         return TFMT_ENOMEM;
     memset(c->jstr, 0xff, ns * sizeof *c->jstr);
     return TFMT_OK;
