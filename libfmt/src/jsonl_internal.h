@@ -52,6 +52,7 @@ struct tfmt_jsonl_reader {
     size_t frames_cap;
     tfmt_jsonl_agg *entries;
     size_t entries_cap;
+    tfmt_buf fast_text;         /* strings decoded by jsonl_fast.c */
     tfmt_error err;
     bool saw_end;
     int final;                  /* nonzero: every later call returns it */
@@ -63,6 +64,17 @@ struct tfmt_jsonl_reader {
  * set (line included).
  */
 int tfmt__jsonl_convert(tfmt_jsonl_reader *r, struct json_object *o);
+
+/*
+ * Parse the line p[0..n) as one of the bulk record types into r->rec
+ * without json-c. Returns TFMT_OK, 1 when the line is not in the shape it
+ * recognizes (the caller then parses it with json-c; r->rec and the entry
+ * arrays may have been overwritten), or TFMT_ENOMEM.
+ */
+int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n);
+
+/* Parse the line p[0..n) with json-c and convert it into r->rec. */
+int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n);
 
 /* Report a note through the options' callback, if any. */
 void tfmt__jsonl_note(tfmt_jsonl_reader *r, tfmt_jsonl_note kind,

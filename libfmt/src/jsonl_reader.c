@@ -1,8 +1,10 @@
 /*
- * jsonl_reader.c - the JSONL record iterator: lines from jsonl_lines.c are
- * parsed with json-c (strict, UTF-8 validated, one object per line), the
- * envelope (type, v, run_id) is checked here and the rest of the record is
- * converted by jsonl_records.c. Only one line's JSON tree is alive at once.
+ * jsonl_reader.c - the JSONL record iterator: lines from jsonl_lines.c go
+ * first to jsonl_fast.c, which reads the bulk record types directly; any
+ * other line is parsed with json-c (strict, UTF-8 validated, one object per
+ * line), its envelope (type, v, run_id) is checked here and the rest of
+ * the record is converted by jsonl_records.c. Only one line's JSON tree is
+ * alive at once.
  */
 #include <json-c/json.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
     r->alloc = opts->alloc;
     r->opts = *opts;
     r->opts.max_line = clamp_max_line(opts->max_line);
+    tfmt__buf_init(&r->fast_text, r->alloc);
     r->tok = json_tokener_new_ex(JSONL_MAX_DEPTH);
     if (!r->tok || tfmt__lines_init(&r->lines, src, r->alloc,
                                     r->opts.max_line) < 0) {
@@ -80,6 +83,7 @@ void tfmt_jsonl_free(tfmt_jsonl_reader *r)
     tfmt__free(r->alloc, r->strings);
     tfmt__free(r->alloc, r->frames);
     tfmt__free(r->alloc, r->entries);
+    tfmt__buf_free(&r->fast_text);
     tfmt__free(r->alloc, r);
 }
 
@@ -164,6 +168,18 @@ static int parse_line(tfmt_jsonl_reader *r, const char *p, size_t n)
     return TFMT_OK;
 }
 
+int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n)
+{
+    if (r->obj) {
+        json_object_put(r->obj);
+        r->obj = NULL;
+    }
+    int rc = parse_line(r, p, n);
+    if (rc == TFMT_OK)
+        rc = tfmt__jsonl_convert(r, r->obj);
+    return rc;
+}
+
 /* End of input: complete only if an end record was seen. */
 static int at_end(tfmt_jsonl_reader *r)
 {
@@ -222,9 +238,11 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
         tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE,
                          "no newline at end of file");
     if (rc == TFMT_OK)
-        rc = parse_line(r, p, n);
-    if (rc == TFMT_OK)
-        rc = tfmt__jsonl_convert(r, r->obj);
+        rc = tfmt__jsonl_fast(r, p, n);
+    if (rc == 1)
+        rc = tfmt__jsonl_parse_json(r, p, n);
+    if (rc == TFMT_ENOMEM)
+        tfmt__error(&r->err, rc, "out of memory");
     if (rc < 0)
         return fail(r, rc);
     *out = &r->rec;

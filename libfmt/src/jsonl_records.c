@@ -122,7 +122,7 @@ static int get_uint(const field_ctx *c, json_object *o, const char *key,
 static int get_id(const field_ctx *c, json_object *o, const char *key,
                   uint32_t *out)
 {
-    uint64_t v;
+    uint64_t v = 0;
     uint64_t min = c->one_based ? 1 : 0;
     uint64_t max = c->one_based ? (uint64_t)UINT32_MAX + 1 : UINT32_MAX;
     int rc = get_uint(c, o, key, true, min, max, &v);

@@ -1,0 +1,450 @@
+/*
+ * jsonl_fast.c - a direct parser for the bulk records of schema v0
+ * (string_table, frame_table, agg), which make up nearly all of a JSONL
+ * export. json-c builds a tree of allocated objects for every entry; this
+ * reads the line once and fills the record in place, about ten times
+ * faster.
+ *
+ * It is a recognizer, not a second JSON parser: it accepts only a line
+ * that is valid JSON, a record of one of those types with `type` first and
+ * `v` 0, every field known, present once, of its type and in its range.
+ * Anything else (whitespace aside) is declined, and the line goes to
+ * json-c and jsonl_records.c as before, so errors, notes and unusual but
+ * valid records are handled in one place only. A declined line costs its
+ * partial scan: lines that decline are rare (meta, end, other dialects,
+ * files written by other tools with unknown fields).
+ *
+ * Strings are decoded into r->fast_text, NUL-terminated like json-c's.
+ * The buffer is sized for the line before parsing (a decoded string is
+ * never longer than its quoted form), so its pointers stay valid.
+ */
+#include "json_escape.h"
+#include "jsonl_internal.h"
+
+#define DECLINE 1
+
+typedef struct fparse {
+    tfmt_jsonl_reader *r;
+    const char *p, *end;
+} fparse;
+
+static void skip_ws(fparse *x)
+{
+    while (x->p < x->end && (*x->p == ' ' || *x->p == '\t' ||
+                             *x->p == '\r' || *x->p == '\n'))
+        x->p++;
+}
+
+/* Consume `c` after optional whitespace. */
+static bool expect(fparse *x, char c)
+{
+    skip_ws(x);
+    if (x->p >= x->end || *x->p != c)
+        return false;
+    x->p++;
+    return true;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (end - p < 4)
+        return DECLINE;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        uint32_t d = c >= '0' && c <= '9'   ? (uint32_t)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (uint32_t)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (uint32_t)(c - 'A' + 10)
+                                            : 16;
+        if (d == 16)
+            return DECLINE;
+        v = v << 4 | d;
+    }
+    *out = v;
+    return TFMT_OK;
+}
+
+/* A \u escape at x->p (after the backslash and 'u') as a code point. */
+static int unicode_escape(fparse *x, uint32_t *cp)
+{
+    uint32_t hi, lo;
+    if (hex4(x->p, x->end, &hi) != TFMT_OK)
+        return DECLINE;
+    x->p += 4;
+    /* NUL and lone surrogates: json-c's own treatment applies. */
+    if (hi == 0 || (hi >= 0xdc00 && hi <= 0xdfff))
+        return DECLINE;
+    if (hi < 0xd800 || hi > 0xdbff) {
+        *cp = hi;
+        return TFMT_OK;
+    }
+    if (x->end - x->p < 6 || x->p[0] != '\\' || x->p[1] != 'u' ||
+        hex4(x->p + 2, x->end, &lo) != TFMT_OK || lo < 0xdc00 || lo > 0xdfff)
+        return DECLINE;
+    x->p += 6;
+    *cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+    return TFMT_OK;
+}
+
+static void put_utf8(tfmt_buf *b, uint32_t cp)
+{
+    char *o = b->data + b->len;
+    if (cp < 0x80) {
+        o[0] = (char)cp;
+        b->len += 1;
+    } else if (cp < 0x800) {
+        o[0] = (char)(0xc0 | cp >> 6);
+        o[1] = (char)(0x80 | (cp & 0x3f));
+        b->len += 2;
+    } else if (cp < 0x10000) {
+        o[0] = (char)(0xe0 | cp >> 12);
+        o[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[2] = (char)(0x80 | (cp & 0x3f));
+        b->len += 3;
+    } else {
+        o[0] = (char)(0xf0 | cp >> 18);
+        o[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+        o[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+        o[3] = (char)(0x80 | (cp & 0x3f));
+        b->len += 4;
+    }
+}
+
+/* One escape sequence at x->p (after the backslash), decoded into b. */
+static int escape(fparse *x, tfmt_buf *b)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    if (x->p >= x->end)
+        return DECLINE;
+    char c = *x->p++;
+    for (size_t i = 0; i < sizeof from - 1; i++) {
+        if (c == from[i]) {
+            b->data[b->len++] = to[i];
+            return TFMT_OK;
+        }
+    }
+    uint32_t cp;
+    if (c != 'u' || unicode_escape(x, &cp) != TFMT_OK)
+        return DECLINE;
+    put_utf8(b, cp);
+    return TFMT_OK;
+}
+
+/*
+ * A string value: decoded, UTF-8 checked as strictly as CPython decodes,
+ * copied into fast_text with a NUL. Control characters decline.
+ */
+static int string_value(fparse *x, tfmt_str *out)
+{
+    tfmt_buf *b = &x->r->fast_text;
+    if (!expect(x, '"'))
+        return DECLINE;
+    size_t start = b->len;
+    bool ascii = true;
+    for (;;) {
+        const char *run = x->p;
+        while (x->p < x->end && (unsigned char)*x->p >= 0x20 &&
+               *x->p != '"' && *x->p != '\\') {
+            ascii &= (unsigned char)*x->p < 0x80;
+            x->p++;
+        }
+        memcpy(b->data + b->len, run, (size_t)(x->p - run));
+        b->len += (size_t)(x->p - run);
+        if (x->p >= x->end || (unsigned char)*x->p < 0x20)
+            return DECLINE;
+        if (*x->p++ == '"')
+            break;
+        if (escape(x, b) != TFMT_OK)
+            return DECLINE;
+    }
+    if (!ascii && !tfmt__utf8_valid(b->data + start, b->len - start))
+        return DECLINE;
+    out->ptr = b->data + start;
+    out->len = b->len - start;
+    b->data[b->len++] = '\0';
+    return TFMT_OK;
+}
+
+/* A member name: plain ASCII only (known names need no escapes). */
+static int key(fparse *x, tfmt_str *out)
+{
+    if (!expect(x, '"'))
+        return DECLINE;
+    const char *s = x->p;
+    while (x->p < x->end && *x->p != '"' && *x->p != '\\' &&
+           (unsigned char)*x->p >= 0x20 && (unsigned char)*x->p < 0x80)
+        x->p++;
+    if (x->p >= x->end || *x->p != '"')
+        return DECLINE;
+    out->ptr = s;
+    out->len = (size_t)(x->p++ - s);
+    return expect(x, ':') ? TFMT_OK : DECLINE;
+}
+
+static bool key_is(tfmt_str k, const char *name)
+{
+    return k.len == strlen(name) && memcmp(k.ptr, name, k.len) == 0;
+}
+
+/*
+ * A non-negative integer within [min, max], written as JSON requires (no
+ * sign, no leading zero, no fraction or exponent).
+ */
+static int uint_value(fparse *x, uint64_t min, uint64_t max, uint64_t *out)
+{
+    skip_ws(x);
+    const char *s = x->p;
+    uint64_t v = 0;
+    while (x->p < x->end && *x->p >= '0' && *x->p <= '9') {
+        unsigned d = (unsigned)(*x->p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return DECLINE;
+        v = v * 10 + d;
+        x->p++;
+    }
+    if (x->p == s || (*s == '0' && x->p - s > 1) || v < min || v > max)
+        return DECLINE;
+    if (x->p < x->end && (*x->p == '.' || *x->p == 'e' || *x->p == 'E'))
+        return DECLINE;
+    *out = v;
+    return TFMT_OK;
+}
+
+static int id_value(fparse *x, uint32_t *out)
+{
+    uint64_t v;
+    if (uint_value(x, 0, UINT32_MAX, &v) != TFMT_OK)
+        return DECLINE;
+    *out = (uint32_t)v;
+    return TFMT_OK;
+}
+
+static int loc_value(fparse *x, uint64_t min, int32_t *out)
+{
+    uint64_t v;
+    if (uint_value(x, min, INT32_MAX, &v) != TFMT_OK)
+        return DECLINE;
+    *out = (int32_t)v;
+    return TFMT_OK;
+}
+
+/*
+ * Members of an object, up to and including '}': `member` reads the value
+ * of the member named `k` and sets its bit in *seen (a bit seen twice, or
+ * an unknown name, declines).
+ */
+typedef int (*member_fn)(fparse *x, tfmt_str k, void *out, unsigned *seen);
+
+static int object(fparse *x, member_fn member, void *out, unsigned *seen)
+{
+    if (!expect(x, '{'))
+        return DECLINE;
+    if (expect(x, '}'))
+        return TFMT_OK;
+    do {
+        tfmt_str k;
+        if (key(x, &k) != TFMT_OK || member(x, k, out, seen) != TFMT_OK)
+            return DECLINE;
+    } while (expect(x, ','));
+    return expect(x, '}') ? TFMT_OK : DECLINE;
+}
+
+/* Set bit `bit` of *seen; false if it was already set. */
+static bool first_time(unsigned *seen, unsigned bit)
+{
+    if (*seen & bit)
+        return false;
+    *seen |= bit;
+    return true;
+}
+
+static int string_member(fparse *x, tfmt_str k, void *out, unsigned *seen)
+{
+    tfmt_jsonl_string *s = out;
+    if (key_is(k, "str_id") && first_time(seen, 1))
+        return id_value(x, &s->id);
+    if (key_is(k, "value") && first_time(seen, 2))
+        return string_value(x, &s->value);
+    return DECLINE;
+}
+
+static int frame_member(fparse *x, tfmt_str k, void *out, unsigned *seen)
+{
+    tfmt_jsonl_frame *f = out;
+    if (key_is(k, "frame_id") && first_time(seen, 1))
+        return id_value(x, &f->id);
+    if (key_is(k, "path_str_id") && first_time(seen, 2))
+        return id_value(x, &f->path_str_id);
+    if (key_is(k, "func_str_id") && first_time(seen, 4))
+        return id_value(x, &f->func_str_id);
+    if (key_is(k, "line") && first_time(seen, 8))
+        return loc_value(x, 0, &f->line);
+    if (key_is(k, "end_line") && first_time(seen, 16))
+        return loc_value(x, 1, &f->end_line);
+    if (key_is(k, "col") && first_time(seen, 32))
+        return loc_value(x, 0, &f->col);
+    if (key_is(k, "end_col") && first_time(seen, 64))
+        return loc_value(x, 0, &f->end_col);
+    return DECLINE;
+}
+
+static int agg_member(fparse *x, tfmt_str k, void *out, unsigned *seen)
+{
+    tfmt_jsonl_agg *a = out;
+    if (key_is(k, "frame_id") && first_time(seen, 1))
+        return id_value(x, &a->frame_id);
+    if (key_is(k, "self") && first_time(seen, 2))
+        return uint_value(x, 0, UINT64_MAX - 1, &a->self);
+    if (key_is(k, "cumulative") && first_time(seen, 4))
+        return uint_value(x, 0, UINT64_MAX - 1, &a->cumulative);
+    return DECLINE;
+}
+
+/* The array of one record type's entries, with what each one needs. */
+typedef struct entries {
+    void **arr;
+    size_t *cap;
+    size_t elem;
+    size_t *n;
+    member_fn member;
+    unsigned required;      /* bits every entry must have seen */
+    void (*init)(void *entry);
+} entries;
+
+static void frame_init(void *entry)
+{
+    tfmt_jsonl_frame *f = entry;
+    f->end_line = f->col = f->end_col = TFMT_JSONL_ABSENT;
+    f->synthetic = false;
+}
+
+static int array(fparse *x, const entries *e)
+{
+    *e->n = 0;
+    if (!expect(x, '['))
+        return DECLINE;
+    if (expect(x, ']'))
+        return TFMT_OK;
+    do {
+        if (tfmt__grow(x->r->alloc, e->arr, e->cap, *e->n + 1, e->elem) < 0)
+            return TFMT_ENOMEM;
+        void *entry = (char *)*e->arr + *e->n * e->elem;
+        unsigned seen = 0;
+        if (e->init)
+            e->init(entry);
+        if (object(x, e->member, entry, &seen) != TFMT_OK ||
+            (seen & e->required) != e->required)
+            return DECLINE;
+        ++*e->n;
+    } while (expect(x, ','));
+    return expect(x, ']') ? TFMT_OK : DECLINE;
+}
+
+static int payload(fparse *x, void **arr, size_t *cap, size_t elem,
+                   size_t *n, member_fn member, unsigned required)
+{
+    entries e = {arr, cap, elem, n, member, required, NULL};
+    if (member == frame_member)
+        e.init = frame_init;
+    return array(x, &e);
+}
+
+/* A string member that must hold exactly `want` (agg's kind and scope). */
+static int const_value(fparse *x, const char *want, tfmt_str *out)
+{
+    if (string_value(x, out) != TFMT_OK || !key_is(*out, want))
+        return DECLINE;
+    return TFMT_OK;
+}
+
+/* The payload members of the record types handled here. */
+static int type_member(fparse *x, tfmt_str k, unsigned *seen)
+{
+    tfmt_jsonl_reader *r = x->r;
+    tfmt_jsonl_record *rec = &r->rec;
+    switch (rec->type) {
+    case TFMT_JREC_STRINGS:
+        if (key_is(k, "strings") && first_time(seen, 4))
+            return payload(x, (void **)&r->strings, &r->strings_cap,
+                           sizeof *r->strings, &rec->n_strings,
+                           string_member, 1 | 2);
+        break;
+    case TFMT_JREC_FRAMES:
+        if (key_is(k, "frames") && first_time(seen, 4))
+            return payload(x, (void **)&r->frames, &r->frames_cap,
+                           sizeof *r->frames, &rec->n_frames, frame_member,
+                           1 | 2 | 4 | 8);
+        break;
+    default:
+        if (key_is(k, "entries") && first_time(seen, 4))
+            return payload(x, (void **)&r->entries, &r->entries_cap,
+                           sizeof *r->entries, &rec->n_entries, agg_member,
+                           1 | 2 | 4);
+        if (key_is(k, "kind") && first_time(seen, 8))
+            return const_value(x, "frame", &rec->kind);
+        if (key_is(k, "scope") && first_time(seen, 16))
+            return const_value(x, "final", &rec->scope);
+        if (key_is(k, "samples_total") && first_time(seen, 32))
+            return uint_value(x, 0, UINT64_MAX - 1, &rec->samples_total);
+        break;
+    }
+    return DECLINE;
+}
+
+static int record_member(fparse *x, tfmt_str k, unsigned *seen)
+{
+    uint64_t v;
+    if (key_is(k, "v") && first_time(seen, 1))
+        return uint_value(x, 0, 0, &v);     /* rec->v stays 0 */
+    if (key_is(k, "run_id") && first_time(seen, 2))
+        return string_value(x, &x->r->rec.run_id);
+    return type_member(x, k, seen);
+}
+
+/* `{"type": "<one of ours>"`: which record this is, or DECLINE. */
+static int record_type(fparse *x)
+{
+    tfmt_jsonl_record *rec = &x->r->rec;
+    tfmt_str k;
+    if (!expect(x, '{') || key(x, &k) != TFMT_OK || !key_is(k, "type") ||
+        string_value(x, &rec->type_name) != TFMT_OK)
+        return DECLINE;
+    if (key_is(rec->type_name, "string_table"))
+        rec->type = TFMT_JREC_STRINGS;
+    else if (key_is(rec->type_name, "frame_table"))
+        rec->type = TFMT_JREC_FRAMES;
+    else if (key_is(rec->type_name, "agg"))
+        rec->type = TFMT_JREC_AGG;
+    else
+        return DECLINE;
+    return TFMT_OK;
+}
+
+int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n)
+{
+    fparse x = {r, p, p + n};
+    tfmt_jsonl_record *rec = &r->rec;
+    r->fast_text.len = 0;
+    if (tfmt__buf_reserve(&r->fast_text, n + 1) < 0)
+        return TFMT_ENOMEM;
+    memset(rec, 0, sizeof *rec);
+    rec->line = r->lines.line;
+    int rc = record_type(&x);
+    unsigned seen = 0;
+    while (rc == TFMT_OK && expect(&x, ',')) {
+        tfmt_str k;
+        rc = key(&x, &k);
+        if (rc == TFMT_OK)
+            rc = record_member(&x, k, &seen);
+    }
+    if (rc != TFMT_OK)
+        return rc;
+    unsigned required = rec->type == TFMT_JREC_AGG ? 63 : 7;
+    if (!expect(&x, '}') || (skip_ws(&x), x.p != x.end) ||
+        (seen & required) != required)
+        return DECLINE;
+    rec->strings = r->strings;
+    rec->frames = r->frames;
+    rec->entries = r->entries;
+    return TFMT_OK;
+}
