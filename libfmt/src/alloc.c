@@ -18,6 +18,9 @@ void *tfmt__calloc(const tfmt_allocator *a, size_t n, size_t size)
     if (size && n > SIZE_MAX / size)
         return NULL;
     size_t total = n * size;
+    /* libc's calloc skips the memset for fresh (already zero) pages. */
+    if (!a || !a->malloc_fn)
+        return calloc(n ? n : 1, size ? size : 1);
     void *p = tfmt__malloc(a, total);
     if (p && total > 0)
         memset(p, 0, total);

@@ -104,12 +104,11 @@ static int ftab_reserve(tfmt_flat *f, tfmt_ftab *t, size_t want)
     }
     if (cap == t->cap)
         return TFMT_OK;
-    tfmt_ftab n = {tfmt__malloc(f->alloc, cap * sizeof *n.slots), cap,
+    tfmt_ftab n = {tfmt__calloc(f->alloc, cap, sizeof *n.slots), cap,
                    t->count, shift};
     if (!n.slots)
         return TFMT_ENOMEM;
     tfmt__flat_advise_huge(n.slots, cap * sizeof *n.slots);
-    memset(n.slots, 0xff, cap * sizeof *n.slots);
     for (size_t i = 0; i < t->cap; i++)
         if (t->slots[i] != TFMT_FTAB_EMPTY)
             ftab_place(&n, t->slots[i]);
@@ -123,7 +122,7 @@ static int ftab_insert(tfmt_flat *f, tfmt_ftab *t, uint64_t h, uint32_t id)
     if (t->count + 1 > t->cap / 2 &&
         ftab_reserve(f, t, t->count + 1) < 0)
         return TFMT_ENOMEM;
-    ftab_place(t, (h >> 32 << 32) | id);
+    ftab_place(t, (h >> 32 << 32) | ((uint64_t)id + 1));
     t->count++;
     return TFMT_OK;
 }
@@ -137,8 +136,13 @@ static uint64_t stack_hash(const char *s, size_t n)
 
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
 {
+    return tfmt__flat_intern_hashed(f, s, n, tfmt__flat_str_hash(s, n), out);
+}
+
+int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
+                             uint64_t h, uint32_t *out)
+{
     tfmt_str k = {s, n};
-    uint64_t h = tfmt__flat_str_hash(s, n);
     uint32_t id = tfmt__ftab_find(&f->str_set, h, &k, tfmt__flat_str_eq, f);
     if (id != TFMT_FLAT_NONE) {
         *out = id;
@@ -231,6 +235,18 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
     return tfmt__flat_key_ids(f, file_id, func_id, line, out);
 }
 
+/* The key of a frame named by two flat strings, as the key option says. */
+static tfmt_fkey key_of(const tfmt_flat *f, uint32_t file_id,
+                        uint32_t func_id, int32_t line)
+{
+    tfmt_fkey k = {file_id, func_id, -1, 0, 0, 0};
+    if (f->opts.key == TFMT_FLAT_KEY_FUNC)
+        k.file = f->empty;
+    if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
+        k.line = line < 0 ? 0 : line;
+    return k;
+}
+
 int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
                        int32_t line, uint32_t *out)
 {
@@ -244,12 +260,15 @@ int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
         if (rc < 0 || !keep)
             return rc;
     }
-    tfmt_fkey k = {file_id, func_id, -1, 0, 0, 0};
-    if (f->opts.key == TFMT_FLAT_KEY_FUNC)
-        k.file = f->empty;
-    if (f->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
-        k.line = line < 0 ? 0 : line;
+    tfmt_fkey k = key_of(f, file_id, func_id, line);
     return intern_key(f, &k, out);
+}
+
+void tfmt__flat_key_prefetch(const tfmt_flat *f, uint32_t file_id,
+                             uint32_t func_id, int32_t line)
+{
+    tfmt_fkey k = key_of(f, file_id, func_id, line);
+    tfmt__ftab_prefetch(&f->key_set, tfmt__flat_key_hash(&k));
 }
 
 int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b)

@@ -63,6 +63,44 @@ static int string_of(bstate *s, uint32_t id, uint32_t *out)
     return rc;
 }
 
+/*
+ * Intern the string table up front, a batch at a time with the probes
+ * prefetched (tfmt__ftab_prefetch): nearly every string of a log names
+ * some frame, and interning each one as the samples first reach it waits
+ * on memory every time. Strings that need repair, and every string when
+ * rewrite rules apply, are left to string_of.
+ */
+static int intern_table(bstate *s)
+{
+    enum { B = TFMT_FLAT_BATCH };
+    uint32_t n = tfmt_bin_info(s->r)->string_count;
+    if (tfmt__flat_rewrites(s->f))
+        return TFMT_OK;
+    for (uint32_t from = 0; from < n; from += B) {
+        uint32_t m = n - from < B ? n - from : B;
+        tfmt_str str[B];
+        uint64_t h[B];
+        for (uint32_t j = 0; j < m; j++) {
+            if (tfmt_bin_string(s->r, from + j, &str[j]) < 0 ||
+                !tfmt__utf8_valid(str[j].ptr, str[j].len)) {
+                str[j].ptr = NULL;
+                continue;
+            }
+            h[j] = tfmt__flat_str_hash(str[j].ptr, str[j].len);
+            tfmt__ftab_prefetch(&s->f->str_set, h[j]);
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            int rc = str[j].ptr ? tfmt__flat_intern_hashed(
+                                      s->f, str[j].ptr, str[j].len, h[j],
+                                      &s->smap[from + j])
+                                : TFMT_OK;
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return TFMT_OK;
+}
+
 typedef struct bloc {
     uint32_t file, func;
     int32_t line, end_line, col, end_col;
@@ -217,7 +255,7 @@ static int setup(bstate *s)
                            strings_bytes(in)) < 0)
         return oom(s);
     memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
-    return TFMT_OK;
+    return intern_table(s);
 }
 
 /* Keep a zeroed mark for every key (new keys must not look marked). */

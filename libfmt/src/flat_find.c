@@ -6,14 +6,7 @@
  */
 #include "flat_internal.h"
 
-#define BATCH 16
-
-static void prefetch_home(const tfmt_ftab *t, uint64_t h)
-{
-    if (t->cap)
-        __builtin_prefetch(&t->slots[(size_t)((uint32_t)(h >> 32) >>
-                                              t->shift)]);
-}
+#define BATCH TFMT_FLAT_BATCH
 
 /* The ids in `in` of the names of f's key `i` (TFMT_FLAT_NONE: absent). */
 static void find_names(const tfmt_flat *in, const tfmt_flat *f,
@@ -42,13 +35,13 @@ static void find_batch(const tfmt_flat *in, const tfmt_flat *f, size_t from,
         tfmt_str func = tfmt__flat_str(f, row->func);
         h[j][0] = tfmt__flat_str_hash(file.ptr, file.len);
         h[j][1] = tfmt__flat_str_hash(func.ptr, func.len);
-        prefetch_home(&in->str_set, h[j][0]);
-        prefetch_home(&in->str_set, h[j][1]);
+        tfmt__ftab_prefetch(&in->str_set, h[j][0]);
+        tfmt__ftab_prefetch(&in->str_set, h[j][1]);
     }
     for (size_t j = 0; j < n; j++) {
         find_names(in, f, h[j], from + j, &k[j]);
         h[j][0] = tfmt__flat_key_hash(&k[j]);
-        prefetch_home(&in->key_set, h[j][0]);
+        tfmt__ftab_prefetch(&in->key_set, h[j][0]);
     }
     for (size_t j = 0; j < n; j++)
         out[j] = k[j].file == TFMT_FLAT_NONE || k[j].func == TFMT_FLAT_NONE

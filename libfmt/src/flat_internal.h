@@ -29,10 +29,11 @@ typedef struct tfmt_fkey {
 
 /*
  * An open-addressing table of ids: each slot packs the top 32 bits of the
- * key's hash above its 32-bit id (all ones: empty), so a probe touches one
- * 8-byte slot and compares the stored hash bits before the key itself.
- * A key's home slot comes from the top bits of its hash (so growing
- * re-places slots without rehashing keys). Load stays at or under 1/2.
+ * key's hash above its id + 1 (zero: empty, so a new table is calloc's
+ * untouched zero pages), so a probe touches one 8-byte slot and compares
+ * the stored hash bits before the key itself. A key's home slot comes
+ * from the top bits of its hash (so growing re-places slots without
+ * rehashing keys). Load stays at or under 1/2.
  */
 typedef struct tfmt_ftab {
     uint64_t *slots;
@@ -41,7 +42,7 @@ typedef struct tfmt_ftab {
     unsigned shift;             /* 32 - log2(cap) */
 } tfmt_ftab;
 
-#define TFMT_FTAB_EMPTY UINT64_MAX
+#define TFMT_FTAB_EMPTY 0
 
 typedef bool (*tfmt_ftab_eq)(const tfmt_flat *f, uint32_t id,
                              const void *key);
@@ -59,8 +60,8 @@ static inline uint32_t tfmt__ftab_find(const tfmt_ftab *t, uint64_t h,
         uint64_t s = t->slots[i];
         if (s == TFMT_FTAB_EMPTY)
             return TFMT_FLAT_NONE;
-        if ((uint32_t)(s >> 32) == tag && eq(f, (uint32_t)s, key))
-            return (uint32_t)s;
+        if ((uint32_t)(s >> 32) == tag && eq(f, (uint32_t)s - 1, key))
+            return (uint32_t)s - 1;
     }
 }
 
@@ -133,6 +134,26 @@ void tfmt__flat_advise_huge(void *p, size_t n);
 /* Intern bytes as a flat string. */
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out);
 
+/* As tfmt__flat_intern, with the bytes' tfmt__flat_str_hash given. */
+int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
+                             uint64_t h, uint32_t *out);
+
+/*
+ * Start loading the home slot of hash `h` in table `t`. The tables are far
+ * larger than the cache, so a probe is a memory wait: callers with many
+ * keys at hand prefetch a batch of them first, then probe, so that the
+ * waits overlap (the probe itself then hits the cache).
+ */
+static inline void tfmt__ftab_prefetch(const tfmt_ftab *t, uint64_t h)
+{
+    if (t->cap)
+        __builtin_prefetch(&t->slots[(size_t)((uint32_t)(h >> 32) >>
+                                              t->shift)]);
+}
+
+/* Keys and strings prefetched and probed per batch (see above). */
+#define TFMT_FLAT_BATCH 16
+
 /*
  * The key of a frame named (file, func) at `line`: rewrites both names,
  * applies the filters and interns the key; *out = TFMT_FLAT_NONE when the
@@ -150,6 +171,13 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
 int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
                        size_t bytes);
 
+/* Whether rewrite rules apply (names are then not interned as read). */
+static inline bool tfmt__flat_rewrites(const tfmt_flat *f)
+{
+    return f->opts.match &&
+           tfmt_match_count(f->opts.match, TFMT_MATCH_REWRITE) > 0;
+}
+
 /* Rewrite a name with the flat's rules and intern the result. */
 int tfmt__flat_rewrite_intern(tfmt_flat *f, const char *s, size_t n,
                               uint32_t *out);
@@ -157,6 +185,10 @@ int tfmt__flat_rewrite_intern(tfmt_flat *f, const char *s, size_t n,
 /* As tfmt__flat_frame_key, for names already rewritten and interned. */
 int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
                        int32_t line, uint32_t *out);
+
+/* Prefetch the slot tfmt__flat_key_ids will probe for these names. */
+void tfmt__flat_key_prefetch(const tfmt_flat *f, uint32_t file_id,
+                             uint32_t func_id, int32_t line);
 
 /* Append the display text of key `id` ("file:func" ...) to `b`. */
 int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b);

@@ -100,22 +100,49 @@ static void jtable_free(jtable *t)
 
 /*
  * Strings are rewritten and interned as they come (not copied aside
- * first): a string record's ids then cost 4 bytes each here.
+ * first): a string record's ids then cost 4 bytes each here. A batch at a
+ * time, with the probes prefetched (tfmt__ftab_prefetch) unless rewrite
+ * rules change the bytes first.
  */
-static int add_strings(jstate *s, const tfmt_jsonl_record *rec)
+static int add_string_batch(jstate *s, const tfmt_jsonl_string *js,
+                            size_t n)
 {
-    for (size_t i = 0; i < rec->n_strings; i++) {
-        const tfmt_jsonl_string *js = &rec->strings[i];
-        uint32_t slot;
-        if (jtable_add(&s->strs, js->id, &slot) < 0)
+    uint32_t slot[TFMT_FLAT_BATCH];
+    uint64_t h[TFMT_FLAT_BATCH];
+    bool plain = !tfmt__flat_rewrites(s->f);
+    for (size_t j = 0; j < n; j++) {
+        if (jtable_add(&s->strs, js[j].id, &slot[j]) < 0)
             return TFMT_ENOMEM;
-        if (slot == TFMT_FLAT_NONE)
+        if (slot[j] == TFMT_FLAT_NONE)
             continue;
         if (tfmt__grow(s->f->alloc, (void **)&s->sid, &s->cap_sid,
-                       (size_t)slot + 1, sizeof *s->sid) < 0)
+                       (size_t)slot[j] + 1, sizeof *s->sid) < 0)
             return TFMT_ENOMEM;
-        int rc = tfmt__flat_rewrite_intern(s->f, js->value.ptr,
-                                           js->value.len, &s->sid[slot]);
+        if (plain) {
+            h[j] = tfmt__flat_str_hash(js[j].value.ptr, js[j].value.len);
+            tfmt__ftab_prefetch(&s->f->str_set, h[j]);
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (slot[j] == TFMT_FLAT_NONE)
+            continue;
+        const tfmt_str *v = &js[j].value;
+        int rc = plain ? tfmt__flat_intern_hashed(s->f, v->ptr, v->len, h[j],
+                                                  &s->sid[slot[j]])
+                       : tfmt__flat_rewrite_intern(s->f, v->ptr, v->len,
+                                                   &s->sid[slot[j]]);
+        if (rc < 0)
+            return rc;
+    }
+    return TFMT_OK;
+}
+
+static int add_strings(jstate *s, const tfmt_jsonl_record *rec)
+{
+    for (size_t i = 0; i < rec->n_strings; i += TFMT_FLAT_BATCH) {
+        size_t n = rec->n_strings - i;
+        int rc = add_string_batch(s, rec->strings + i,
+                                  n < TFMT_FLAT_BATCH ? n : TFMT_FLAT_BATCH);
         if (rc < 0)
             return rc;
     }
@@ -173,28 +200,54 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* Prefetch the key slots that a batch of agg entries will create. */
+static void prefetch_keys(const jstate *s, const tfmt_jsonl_agg *e, size_t n)
+{
+    for (size_t j = 0; j < n; j++) {
+        uint32_t slot = jtable_find(&s->frames, e[j].frame_id);
+        if (slot == TFMT_FLAT_NONE || s->fr[slot].key != UNRESOLVED)
+            continue;
+        const jframe *fr = &s->fr[slot];
+        uint32_t a = jtable_find(&s->strs, fr->path);
+        uint32_t b = jtable_find(&s->strs, fr->func);
+        if (a != TFMT_FLAT_NONE && b != TFMT_FLAT_NONE)
+            tfmt__flat_key_prefetch(s->f, s->sid[a], s->sid[b], fr->line);
+    }
+}
+
+static int add_entry(jstate *s, const tfmt_jsonl_agg *e, uint64_t line)
+{
+    uint32_t slot = jtable_find(&s->frames, e->frame_id);
+    uint32_t key = TFMT_FLAT_NONE;
+    if (slot == TFMT_FLAT_NONE) {
+        int rc = tfmt__error(&s->f->err, TFMT_EFORMAT,
+                             "agg entry refers to unknown frame_id %u",
+                             e->frame_id);
+        s->f->err.line = line;
+        return rc;
+    }
+    int rc = frame_key(s, slot, line, &key);
+    if (rc < 0 || key == TFMT_FLAT_NONE)
+        return rc;
+    s->f->keys[key].self = sat_add(s->f->keys[key].self, e->self);
+    s->f->keys[key].cum_frames =
+        sat_add(s->f->keys[key].cum_frames, e->cumulative);
+    return TFMT_OK;
+}
+
 static int add_agg(jstate *s, const tfmt_jsonl_record *rec)
 {
     s->samples_total = rec->samples_total;
-    for (size_t i = 0; i < rec->n_entries; i++) {
-        const tfmt_jsonl_agg *e = &rec->entries[i];
-        uint32_t slot = jtable_find(&s->frames, e->frame_id);
-        uint32_t key = TFMT_FLAT_NONE;
-        if (slot == TFMT_FLAT_NONE) {
-            int rc = tfmt__error(&s->f->err, TFMT_EFORMAT,
-                                 "agg entry refers to unknown frame_id %u",
-                                 e->frame_id);
-            s->f->err.line = rec->line;
-            return rc;
+    for (size_t i = 0; i < rec->n_entries; i += TFMT_FLAT_BATCH) {
+        size_t n = rec->n_entries - i;
+        if (n > TFMT_FLAT_BATCH)
+            n = TFMT_FLAT_BATCH;
+        prefetch_keys(s, rec->entries + i, n);
+        for (size_t j = 0; j < n; j++) {
+            int rc = add_entry(s, &rec->entries[i + j], rec->line);
+            if (rc < 0)
+                return rc;
         }
-        int rc = frame_key(s, slot, rec->line, &key);
-        if (rc < 0)
-            return rc;
-        if (key == TFMT_FLAT_NONE)
-            continue;
-        s->f->keys[key].self = sat_add(s->f->keys[key].self, e->self);
-        s->f->keys[key].cum_frames =
-            sat_add(s->f->keys[key].cum_frames, e->cumulative);
     }
     return TFMT_OK;
 }
