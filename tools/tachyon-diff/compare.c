@@ -72,6 +72,7 @@ void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
 void diff_result_free(diff_result *r)
 {
     free(r->rows);
+    free(r->order);
     memset(r, 0, sizeof *r);
 }
 
@@ -294,5 +295,5 @@ int diff_compare(diff_ctx *c)
     if (rc < 0)
         return -1;
     summarize(c);
-    return diff_sort_rows(c->res.rows, c->res.n);
+    return diff_sort_order(c->res.rows, c->res.n, &c->res.order);
 }

@@ -82,9 +82,10 @@ typedef struct diff_row {
 } diff_row;
 
 typedef struct diff_result {
-    diff_row *rows;         /* sorted by |delta| of the chosen metric,
-                               ties in join order (base keys in order
-                               of appearance, then new-only keys) */
+    diff_row *rows;         /* in join order (base keys in order of
+                               appearance, then new-only keys) */
+    uint32_t *order;        /* row indices sorted by |delta| of the
+                               chosen metric, ties in join order */
     size_t n;
     size_t counts[V_COUNT]; /* of the chosen metric */
     size_t n_new, n_vanished;
@@ -126,11 +127,17 @@ void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
                    size_t cap);
 
 /*
- * order.c: sort rows by change (largest first; -1, no figure, last), ties
- * in join order (base rows in base order, then new-only rows, which is
- * the order they were built in). Returns 0, or -1 out of memory.
+ * order.c: *order = the indices of rows[0..n) sorted by change (largest
+ * first; -1, no figure, last), ties in row order. Returns 0, or -1 out of
+ * memory.
  */
-int diff_sort_rows(diff_row *rows, size_t n);
+int diff_sort_order(const diff_row *rows, size_t n, uint32_t **order);
+
+/* Row `i` in output order. */
+static inline const diff_row *diff_sorted(const diff_result *r, size_t i)
+{
+    return &r->rows[r->order[i]];
+}
 /*
  * Ask for transparent huge pages over a large block before it is first
  * touched (fewer page faults and TLB misses; advice only).

@@ -1,10 +1,8 @@
 /*
- * order.c - put the rows in output order: largest change first, ties in
+ * order.c - the output order of the rows: largest change first, ties in
  * join order (comparing key strings instead made sorting a million rows
  * with mostly equal changes cost seconds). A stable radix sort of 16-byte
- * (key, row) pairs and one in-place permutation of the rows: a million
- * rows sort in a few tens of milliseconds, and only the pairs need
- * scratch memory, not the rows.
+ * (key, row) pairs, kept as an array of row numbers.
  */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
@@ -49,8 +47,11 @@ static uint64_t change_key(double c)
     return 0x7ff0000000000000ULL - bits;
 }
 
-/* LSD radix sort by key, 8 bits a pass; stable, so ties keep row order. */
-static void radix(okey *a, okey *tmp, size_t n)
+/*
+ * LSD radix sort by key, 8 bits a pass, between a and tmp; stable, so ties
+ * keep row order. Returns the buffer that holds the result.
+ */
+static okey *radix(okey *a, okey *tmp, size_t n)
 {
     size_t hist[8][256];
     memset(hist, 0, sizeof hist);
@@ -68,34 +69,21 @@ static void radix(okey *a, okey *tmp, size_t n)
         }
         for (size_t i = 0; i < n; i++)
             tmp[h[(a[i].key >> (8 * d)) & 0xff]++] = a[i];
-        memcpy(a, tmp, n * sizeof *a);
+        okey *t = a;
+        a = tmp;
+        tmp = t;
     }
+    return a;
 }
 
-/* rows[k] = old rows[p[k].row], following each cycle once. */
-static void permute(diff_row *rows, okey *p, size_t n)
+/*
+ * The rows stay where they are and outputs follow the order: moving a
+ * million 40-byte rows into place is a chain of cache misses that cost
+ * more than the sort itself.
+ */
+int diff_sort_order(const diff_row *rows, size_t n, uint32_t **order)
 {
-    for (size_t k = 0; k < n; k++) {
-        if (p[k].row == k)
-            continue;
-        diff_row first = rows[k];
-        size_t j = k;
-        while (p[j].row != k) {
-            size_t from = (size_t)p[j].row;
-            rows[j] = rows[from];
-            p[j].row = j;
-            j = from;
-        }
-        rows[j] = first;
-        p[j].row = j;
-    }
-}
-
-int diff_sort_rows(diff_row *rows, size_t n)
-{
-    if (n < 2)
-        return 0;
-    okey *p = malloc(n * sizeof *p), *tmp = malloc(n * sizeof *tmp);
+    okey *p = malloc((n + 1) * sizeof *p), *tmp = malloc((n + 1) * sizeof *tmp);
     if (!p || !tmp) {
         free(p);
         free(tmp);
@@ -105,9 +93,13 @@ int diff_sort_rows(diff_row *rows, size_t n)
     diff_advise_huge(tmp, n * sizeof *tmp);
     for (size_t i = 0; i < n; i++)
         p[i] = (okey){change_key(rows[i].change), i};
-    radix(p, tmp, n);
-    free(tmp);
-    permute(rows, p, n);
-    free(p);
+    okey *sorted = n ? radix(p, tmp, n) : p;
+    free(sorted == p ? tmp : p);
+    /* Compact the row numbers in place: entry k is read (at byte 16k)
+     * before anything is written past byte 4k + 3. */
+    uint32_t *out = (uint32_t *)(void *)sorted;
+    for (size_t k = 0; k < n; k++)
+        out[k] = (uint32_t)sorted[k].row;
+    *order = out;
     return 0;
 }

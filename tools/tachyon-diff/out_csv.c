@@ -92,5 +92,5 @@ void diff_write_csv(diff_out *o, const diff_ctx *c)
     diff_out_printf(o, ",self_delta_samples,cum_delta_samples\n");
     size_t shown = diff_shown(c, c->res.n);
     for (size_t i = 0; i < shown; i++)
-        row(o, c, &c->res.rows[i]);
+        row(o, c, diff_sorted(&c->res, i));
 }

@@ -149,7 +149,7 @@ void diff_write_json(diff_out *o, const diff_ctx *c)
     size_t shown = diff_shown(c, c->res.n);
     for (size_t i = 0; i < shown; i++) {
         diff_out_write(o, i ? ",\n" : "\n", i ? 2 : 1);
-        row(o, c, &c->res.rows[i]);
+        row(o, c, diff_sorted(&c->res, i));
     }
     diff_out_printf(o, "\n]}\n");
 }

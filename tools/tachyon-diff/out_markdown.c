@@ -87,9 +87,10 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
                         m == M_SELF ? "self" : "cum",
                         m == M_SELF ? "self" : "cum");
         for (size_t i = 0; i < res->n && shown < limit; i++) {
-            if (res->rows[i].verdict[m] == V_UNCHANGED)
+            const diff_row *r = diff_sorted(res, i);
+            if (r->verdict[m] == V_UNCHANGED)
                 continue;
-            row(o, c, &res->rows[i]);
+            row(o, c, r);
             shown++;
         }
         if (shown < changed)

@@ -87,7 +87,7 @@ void diff_write_table(diff_out *o, const diff_ctx *c)
     size_t shown = diff_shown(c, res->n);
     header(o, c);
     for (size_t i = 0; i < shown; i++)
-        row(o, c, &res->rows[i]);
+        row(o, c, diff_sorted(res, i));
     if (shown < res->n)
         diff_out_printf(o, "(%zu of %zu keys shown; --top 0 shows all)\n",
                         shown, res->n);
