@@ -328,6 +328,28 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
     return TFMT_OK;
 }
 
+void tfmt__flat_drop_empty(tfmt_flat *f, size_t from)
+{
+    size_t to = from;
+    for (size_t i = from; i < f->nkeys; i++) {
+        const tfmt_fkey *k = &f->keys[i];
+        if (k->self || k->cum || k->cum_frames)
+            f->keys[to++] = *k;
+    }
+    if (to == f->nkeys)
+        return;
+    /* Ids moved: place every key again (rare: writers store only frames
+     * that samples use). */
+    f->nkeys = to;
+    tfmt_ftab *t = &f->key_set;
+    memset(t->slots, 0, t->cap * sizeof *t->slots);
+    for (size_t i = 0; i < f->nkeys; i++) {
+        uint64_t h = tfmt__flat_key_hash(&f->keys[i]);
+        ftab_place(t, (h >> 32 << 32) | ((uint64_t)i + 1));
+    }
+    t->count = f->nkeys;
+}
+
 int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n)
 {
     *n = f->nkeys;

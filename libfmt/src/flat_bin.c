@@ -127,6 +127,12 @@ static bool bloc_eq(const void *ctx, uint32_t id, const void *key)
 
 static int grow_marks(bstate *s);
 
+/* The line a key of this frame carries (0: none). */
+static int32_t key_line(const tfmt_frame *fr)
+{
+    return fr->lineno == TFMT_NO_LOCATION ? 0 : fr->lineno;
+}
+
 /* Key and location representative of bin frame `id`, computed once. */
 static int resolve(bstate *s, uint32_t id)
 {
@@ -136,9 +142,7 @@ static int resolve(bstate *s, uint32_t id)
     if (rc == TFMT_OK)
         rc = string_of(s, fr->funcname, &func);
     if (rc == TFMT_OK)
-        rc = tfmt__flat_key_ids(s->f, file, func,
-                                fr->lineno == TFMT_NO_LOCATION ? 0
-                                                               : fr->lineno,
+        rc = tfmt__flat_key_ids(s->f, file, func, key_line(fr),
                                 &s->fkey[id]);
     if (rc < 0)
         return rc;
@@ -157,6 +161,43 @@ static int resolve(bstate *s, uint32_t id)
     if (s->floc)
         s->floc[id] = rep;
     return grow_marks(s);
+}
+
+/*
+ * Resolve the whole frame table up front, a batch at a time with the key
+ * slots prefetched, for the reason intern_table gives. Frames naming
+ * strings out of range are left alone (the reader refuses any sample
+ * that uses them). A frame no sample reaches gets a key that stays empty;
+ * tfmt__flat_drop_empty removes such keys after the stream.
+ */
+static int resolve_table(bstate *s)
+{
+    enum { B = TFMT_FLAT_BATCH };
+    const tfmt_info *in = tfmt_bin_info(s->r);
+    uint32_t n = in->frame_count;
+    for (uint32_t from = 0; from < n; from += B) {
+        uint32_t m = n - from < B ? n - from : B;
+        bool ok[B];
+        for (uint32_t j = 0; j < m; j++) {
+            const tfmt_frame *fr = tfmt_bin_frame(s->r, from + j);
+            uint32_t file, func;
+            ok[j] = fr->filename < in->string_count &&
+                    fr->funcname < in->string_count;
+            int rc = ok[j] ? string_of(s, fr->filename, &file) : TFMT_OK;
+            if (ok[j] && rc == TFMT_OK)
+                rc = string_of(s, fr->funcname, &func);
+            if (rc < 0)
+                return rc;
+            if (ok[j])
+                tfmt__flat_key_prefetch(s->f, file, func, key_line(fr));
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            int rc = ok[j] ? resolve(s, from + j) : TFMT_OK;
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return TFMT_OK;
 }
 
 /* The next batch number; all marks restart from zero when it wraps. */
@@ -255,7 +296,8 @@ static int setup(bstate *s)
                            strings_bytes(in)) < 0)
         return oom(s);
     memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
-    return intern_table(s);
+    int rc = intern_table(s);
+    return rc == TFMT_OK ? resolve_table(s) : rc;
 }
 
 /* Keep a zeroed mark for every key (new keys must not look marked). */
@@ -276,7 +318,7 @@ int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
     tfmt__buf_init(&s.scratch, f->alloc);
     tfmt__error_clear(&f->err);
     uint64_t *snap = NULL;
-    size_t n = 0;
+    size_t n = 0, keys_before = f->nkeys;
     int rc = f->opts.stacks
                  ? tfmt__error(&f->err, TFMT_EINVAL, "folded stacks need "
                                "tfmt_flat_add_profile")
@@ -287,6 +329,8 @@ int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
         rc = stream(&s);
         tfmt__flat_cap_end(f, snap, n, rc == TFMT_OK ? s.samples : UINT64_MAX);
     }
+    if (rc == TFMT_OK)
+        tfmt__flat_drop_empty(f, keys_before);
     if (rc == TFMT_OK) {
         const tfmt_info *in = tfmt_bin_info(r);
         tfmt__flat_add_input(f, s.samples, in->sample_interval_us,

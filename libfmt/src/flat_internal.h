@@ -198,6 +198,12 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
                          uint64_t count);
 
 /*
+ * Remove the keys from id `from` on that have no counts (keys made for
+ * frames no sample reached), keeping the others in order.
+ */
+void tfmt__flat_drop_empty(tfmt_flat *f, size_t from);
+
+/*
  * Snapshot every key's cum_frames before an input is added, and afterwards
  * cap each key's gain from that input at the input's sample total.
  */

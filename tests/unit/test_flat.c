@@ -560,6 +560,78 @@ TEST(stream_equals_tree)
     tfmt_match_free(m);
 }
 
+/*
+ * A log whose frame table also holds frames no sample uses ("z.py:unused"
+ * and a second location of "a.py:f"), interned before the samples.
+ */
+static int write_bin_unreached(const char *path)
+{
+    static const tsample s[] = {{1, "a.py:main:1;a.py:f:2", 2},
+                                {1, "a.py:main:1", 1}};
+    tfmt_sink *sink = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    uint32_t id;
+    uint64_t ts = 1;
+    int rc = tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
+                            NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
+    if (rc == TFMT_OK)
+        rc = put_frame(w, "z.py:unused:9", 13, &id);
+    if (rc == TFMT_OK)
+        rc = put_frame(w, "a.py:f:7", 8, &id);
+    for (size_t i = 0; rc == TFMT_OK && i < 2; i++)
+        rc = put_sample(w, &s[i], &ts);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(sink);
+    tfmt_bin_writer_free(w);
+    tfmt_sink_free(sink);
+    return rc;
+}
+
+/*
+ * The streaming path resolves the whole frame table up front; frames no
+ * sample reaches must still give no key (the call tree never sees them),
+ * and a key an earlier input made stays even when this one lacks it.
+ */
+TEST(unreached_frames_give_no_key)
+{
+    const char *path = tmp_path("unreached.bin");
+    REQUIRE(write_bin_unreached(path) == TFMT_OK, "write");
+    for (int k = 1; k <= 3; k++) {
+        tfmt_flat *a = flat_from_bin(path, (tfmt_flat_key)k, NULL, false);
+        tfmt_flat *b = flat_from_bin_stream(path, (tfmt_flat_key)k, NULL);
+        REQUIRE(a && b, "flats");
+        check_same(a, b, "unreached");
+        check_same(b, a, "unreached");
+        /* main and f (f:2 only, under file:func:line). */
+        CHECK(tfmt_flat_count(b) == 2, "key %d: %zu keys", k,
+              tfmt_flat_count(b));
+        tfmt_flat_free(a);
+        tfmt_flat_free(b);
+    }
+    tfmt_flat *f = flat_from_bin_stream(path, TFMT_FLAT_KEY_FILE_FUNC, NULL);
+    REQUIRE(f, "flat");
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_open(&r, src, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_flat_add_bin(f, r);
+    CHECK(rc == TFMT_OK, "second add: %d", rc);
+    check_counts(f, "a.py", "main", -1, 2, 6);
+    check_counts(f, "a.py", "f", -1, 4, 4);
+    CHECK(tfmt_flat_count(f) == 2, "%zu keys after two inputs",
+          tfmt_flat_count(f));
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    tfmt_flat_free(f);
+}
+
 /* Names are read as CPython decodes them: invalid UTF-8 becomes U+FFFD. */
 TEST(invalid_utf8_names_repaired)
 {
@@ -581,7 +653,7 @@ TEST(invalid_utf8_names_repaired)
 }
 
 TESTS(TCASE(profile_counts_recursion_once), TCASE(stream_equals_tree),
-      TCASE(invalid_utf8_names_repaired),
+      TCASE(invalid_utf8_names_repaired), TCASE(unreached_frames_give_no_key),
       TCASE(func_key_merges_files_and_rewrites_apply),
       TCASE(filters_drop_rows_not_samples), TCASE(stacks_merge_threads),
       TCASE(jsonl_sums_and_caps_cumulative),
