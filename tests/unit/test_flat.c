@@ -64,9 +64,13 @@ static int put_sample(tfmt_bin_writer *w, const tsample *s, uint64_t *ts)
     return TFMT_OK;
 }
 
-/* Write a binary log of `samples` at `path` (interval 1000 us). */
-static int write_bin(const char *path, const tsample *samples, size_t n,
-                     double duration)
+/*
+ * Write a binary log of `samples` at `path` (interval 1000 us), after
+ * interning the frames "file:func:line" of `unused`, which no sample uses
+ * (NULL-terminated; may be NULL).
+ */
+static int write_bin_with(const char *path, const tsample *samples, size_t n,
+                          double duration, const char *const *unused)
 {
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
@@ -76,6 +80,9 @@ static int write_bin(const char *path, const tsample *samples, size_t n,
                             NULL, NULL);
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
+    uint32_t id;
+    for (size_t i = 0; rc == TFMT_OK && unused && unused[i]; i++)
+        rc = put_frame(w, unused[i], strlen(unused[i]), &id);
     uint64_t ts = 1;
     for (size_t i = 0; rc == TFMT_OK && i < n; i++)
         rc = put_sample(w, &samples[i], &ts);
@@ -91,6 +98,12 @@ static int write_bin(const char *path, const tsample *samples, size_t n,
     tfmt_bin_writer_free(w);
     tfmt_sink_free(sink);
     return rc;
+}
+
+static int write_bin(const char *path, const tsample *samples, size_t n,
+                     double duration)
+{
+    return write_bin_with(path, samples, n, duration, NULL);
 }
 
 /* Load a binary log into a new flat. */
@@ -128,27 +141,34 @@ static tfmt_flat *flat_from_bin(const char *path, tfmt_flat_key key,
     return f;
 }
 
-/* The streaming path: tfmt_flat_add_bin without a call tree. */
+/* tfmt_flat_add_bin of the log at `path`: the streaming path. */
+static int add_bin_path(tfmt_flat *f, const char *path)
+{
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_open(&r, src, NULL, NULL);
+    if (rc == TFMT_OK)
+        rc = tfmt_flat_add_bin(f, r);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    return rc;
+}
+
+/* The streaming path into a new flat, without a call tree. */
 static tfmt_flat *flat_from_bin_stream(const char *path, tfmt_flat_key key,
                                        tfmt_match *m)
 {
     tfmt_flat_options fo = TFMT_FLAT_OPTIONS_INIT;
     fo.key = key;
     fo.match = m;
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
     tfmt_flat *f = NULL;
-    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
+    int rc = tfmt_flat_new(&f, &fo);
     if (rc == TFMT_OK)
-        rc = tfmt_bin_open(&r, src, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_flat_new(&f, &fo);
-    if (rc == TFMT_OK)
-        rc = tfmt_flat_add_bin(f, r);
+        rc = add_bin_path(f, path);
     CHECK(rc == TFMT_OK, "stream %s: %d %s", path, rc,
           f ? tfmt_flat_error(f)->msg : "");
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
     if (rc < 0) {
         tfmt_flat_free(f);
         return NULL;
@@ -561,46 +581,18 @@ TEST(stream_equals_tree)
 }
 
 /*
- * A log whose frame table also holds frames no sample uses ("z.py:unused"
- * and a second location of "a.py:f"), interned before the samples.
- */
-static int write_bin_unreached(const char *path)
-{
-    static const tsample s[] = {{1, "a.py:main:1;a.py:f:2", 2},
-                                {1, "a.py:main:1", 1}};
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
-    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
-    uint32_t id;
-    uint64_t ts = 1;
-    int rc = tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                            NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
-    if (rc == TFMT_OK)
-        rc = put_frame(w, "z.py:unused:9", 13, &id);
-    if (rc == TFMT_OK)
-        rc = put_frame(w, "a.py:f:7", 8, &id);
-    for (size_t i = 0; rc == TFMT_OK && i < 2; i++)
-        rc = put_sample(w, &s[i], &ts);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    return rc;
-}
-
-/*
  * The streaming path resolves the whole frame table up front; frames no
  * sample reaches must still give no key (the call tree never sees them),
  * and a key an earlier input made stays even when this one lacks it.
  */
 TEST(unreached_frames_give_no_key)
 {
+    /* Two frames no sample uses, one a second location of a.py:f. */
+    static const tsample s[] = {{1, "a.py:main:1;a.py:f:2", 2},
+                                {1, "a.py:main:1", 1}};
+    static const char *const unused[] = {"z.py:unused:9", "a.py:f:7", NULL};
     const char *path = tmp_path("unreached.bin");
-    REQUIRE(write_bin_unreached(path) == TFMT_OK, "write");
+    REQUIRE(write_bin_with(path, s, 2, 0, unused) == TFMT_OK, "write");
     for (int k = 1; k <= 3; k++) {
         tfmt_flat *a = flat_from_bin(path, (tfmt_flat_key)k, NULL, false);
         tfmt_flat *b = flat_from_bin_stream(path, (tfmt_flat_key)k, NULL);
@@ -615,20 +607,12 @@ TEST(unreached_frames_give_no_key)
     }
     tfmt_flat *f = flat_from_bin_stream(path, TFMT_FLAT_KEY_FILE_FUNC, NULL);
     REQUIRE(f, "flat");
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_open(&r, src, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_flat_add_bin(f, r);
+    int rc = add_bin_path(f, path);
     CHECK(rc == TFMT_OK, "second add: %d", rc);
     check_counts(f, "a.py", "main", -1, 2, 6);
     check_counts(f, "a.py", "f", -1, 4, 4);
     CHECK(tfmt_flat_count(f) == 2, "%zu keys after two inputs",
           tfmt_flat_count(f));
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
     tfmt_flat_free(f);
 }
 

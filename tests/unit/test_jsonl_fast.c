@@ -9,108 +9,7 @@
 #include <dirent.h>
 
 #include "harness.h"
-#include "jsonl_internal.h"
-
-/* A deep copy of a record, taken before the next parse reuses arrays. */
-typedef struct rcopy {
-    tfmt_jsonl_record rec;
-    char *text[5];          /* type_name, run_id, kind, scope, mode */
-    tfmt_jsonl_string *strings;
-    char **values;
-    tfmt_jsonl_frame *frames;
-    tfmt_jsonl_agg *entries;
-} rcopy;
-
-static char *dup_str(tfmt_str s)
-{
-    char *p = malloc(s.len + 1);
-    memcpy(p, s.ptr ? s.ptr : "", s.len);
-    p[s.len] = '\0';
-    return p;
-}
-
-static void *dup_mem(const void *p, size_t n)
-{
-    void *q = malloc(n ? n : 1);
-    if (n)
-        memcpy(q, p, n);
-    return q;
-}
-
-static void copy_record(rcopy *c, const tfmt_jsonl_record *r)
-{
-    c->rec = *r;
-    const tfmt_str *s[5] = {&r->type_name, &r->run_id, &r->kind, &r->scope,
-                            &r->mode};
-    for (int i = 0; i < 5; i++)
-        c->text[i] = s[i]->ptr ? dup_str(*s[i]) : NULL;
-    c->strings = dup_mem(r->strings, r->n_strings * sizeof *r->strings);
-    c->values = calloc(r->n_strings + 1, sizeof *c->values);
-    for (size_t i = 0; i < r->n_strings; i++)
-        c->values[i] = dup_str(r->strings[i].value);
-    c->frames = dup_mem(r->frames, r->n_frames * sizeof *r->frames);
-    c->entries = dup_mem(r->entries, r->n_entries * sizeof *r->entries);
-}
-
-static void free_copy(rcopy *c)
-{
-    for (int i = 0; i < 5; i++)
-        free(c->text[i]);
-    for (size_t i = 0; i < c->rec.n_strings; i++)
-        free(c->values[i]);
-    free(c->values);
-    free(c->strings);
-    free(c->frames);
-    free(c->entries);
-}
-
-static bool same_str(const char *copy, tfmt_str s)
-{
-    if (!copy || !s.ptr)
-        return !copy && !s.ptr;
-    return strlen(copy) == s.len && memcmp(copy, s.ptr, s.len) == 0 &&
-           s.ptr[s.len] == '\0';
-}
-
-static bool same_frame(const tfmt_jsonl_frame *a, const tfmt_jsonl_frame *b)
-{
-    return a->id == b->id && a->path_str_id == b->path_str_id &&
-           a->func_str_id == b->func_str_id && a->line == b->line &&
-           a->end_line == b->end_line && a->col == b->col &&
-           a->end_col == b->end_col && a->synthetic == b->synthetic;
-}
-
-/* The fast copy `c` equals json-c's record `r`; names the first mismatch. */
-static const char *differs(const rcopy *c, const tfmt_jsonl_record *r)
-{
-    const tfmt_jsonl_record *f = &c->rec;
-    if (f->type != r->type || f->v != r->v || f->line != r->line)
-        return "type, v or line";
-    const tfmt_str s[5] = {r->type_name, r->run_id, r->kind, r->scope,
-                           r->mode};
-    for (int i = 0; i < 5; i++)
-        if (!same_str(c->text[i], s[i]))
-            return "a string field";
-    if (f->samples_total != r->samples_total ||
-        f->sample_interval_usec != r->sample_interval_usec)
-        return "samples_total or interval";
-    if (f->n_strings != r->n_strings || f->n_frames != r->n_frames ||
-        f->n_entries != r->n_entries)
-        return "entry counts";
-    for (size_t i = 0; i < r->n_strings; i++)
-        if (c->strings[i].id != r->strings[i].id ||
-            !same_str(c->values[i], r->strings[i].value))
-            return "a string entry";
-    for (size_t i = 0; i < r->n_frames; i++)
-        if (!same_frame(&c->frames[i], &r->frames[i]))
-            return "a frame entry";
-    for (size_t i = 0; i < r->n_entries; i++)
-        if (c->entries[i].frame_id != r->entries[i].frame_id ||
-            c->entries[i].self != r->entries[i].self ||
-            c->entries[i].cumulative != r->entries[i].cumulative)
-            return "an agg entry";
-    return NULL;
-}
+#include "jsonl_compare.h"
 
 static tfmt_jsonl_reader *new_reader(tfmt_source **src)
 {
@@ -320,32 +219,32 @@ static const char *const declined[] = {
     "\"scope\":\"final\",\"samples_total\":9,\"entries\":[]}",
 };
 
-TEST(valid_shapes_are_taken_and_agree)
+/* Every line of `lines` gets the fast path's verdict `want`. */
+static void check_verdicts(const char *const *lines, size_t n,
+                           const char *name, int want)
 {
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = new_reader(&src);
-    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         char where[32];
-        snprintf(where, sizeof where, "accepted[%zu]", i);
-        int v = compare_line(r, accepted[i], strlen(accepted[i]), where);
-        CHECK(v == TFMT_OK, "%s was declined", where);
+        snprintf(where, sizeof where, "%s[%zu]", name, i);
+        int v = compare_line(r, lines[i], strlen(lines[i]), where);
+        CHECK(v == want, "%s: fast path verdict %d", where, v);
     }
     tfmt_jsonl_free(r);
     tfmt_source_free(src);
 }
 
+TEST(valid_shapes_are_taken_and_agree)
+{
+    check_verdicts(accepted, sizeof accepted / sizeof accepted[0],
+                   "accepted", TFMT_OK);
+}
+
 TEST(near_misses_are_left_to_json_c)
 {
-    tfmt_source *src = NULL;
-    tfmt_jsonl_reader *r = new_reader(&src);
-    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++) {
-        char where[32];
-        snprintf(where, sizeof where, "declined[%zu]", i);
-        int v = compare_line(r, declined[i], strlen(declined[i]), where);
-        CHECK(v == 1, "%s was accepted", where);
-    }
-    tfmt_jsonl_free(r);
-    tfmt_source_free(src);
+    check_verdicts(declined, sizeof declined / sizeof declined[0],
+                   "declined", 1);
 }
 
 /* Decoded strings, checked against their intended bytes (not json-c). */
