@@ -6,8 +6,8 @@
  * into the flat profile (through a call tree only when folded stacks are
  * wanted), with exact cumulative counts; JSONL gives per-frame aggregates.
  *
- * Unreadable or malformed inputs are "trouble" (exit 2), never 1: exit 1
- * is reserved for the regression gate.
+ * Exit codes follow every tool's rule: a malformed input is bad data
+ * (exit 1, like a tripped gate), an unreadable one is trouble (exit 2).
  */
 #include <string.h>
 
@@ -28,7 +28,8 @@ static void jsonl_note(void *ctx, tfmt_jsonl_note kind,
 
 /*
  * Keep the first error of a side for diff_load_report: the two sides load
- * on two threads, and messages must come out in a fixed order. Always 2.
+ * on two threads, and messages must come out in a fixed order. Returns
+ * the exit code of the error (cli_exit_code).
  */
 static int trouble(diff_side *side, const char *path, const tfmt_error *e)
 {
@@ -37,15 +38,16 @@ static int trouble(diff_side *side, const char *path, const tfmt_error *e)
         side->fail = *e;
         side->fail_file = cli_input_name(path);
     }
-    return CLI_EXIT_TROUBLE;
+    return cli_exit_code(e->code);
 }
 
-/* As trouble, with a message of the tool's own. */
-static int trouble_msg(diff_side *side, const char *path, const char *msg)
+/* As trouble, with a status and message of the tool's own. */
+static int trouble_msg(diff_side *side, const char *path, int code,
+                       const char *msg)
 {
     tfmt_error e;
     memset(&e, 0, sizeof e);
-    e.code = TFMT_EFORMAT;
+    e.code = code;
     snprintf(e.msg, sizeof e.msg, "%s", msg);
     return trouble(side, path, &e);
 }
@@ -54,8 +56,7 @@ int diff_load_report(const diff_side *side)
 {
     if (!side->failed)
         return CLI_EXIT_OK;
-    cli_report(side->fail_file, &side->fail);
-    return CLI_EXIT_TROUBLE;
+    return cli_report(side->fail_file, &side->fail);
 }
 
 /* Folded stacks need the call tree; everything else streams. */
@@ -71,7 +72,7 @@ static int add_bin(diff_side *side, tfmt_bin_reader *r, bool stacks,
     }
     int code = CLI_EXIT_OK;
     if (tfmt_profile_new(&p, NULL) < 0) {
-        code = trouble_msg(side, path, "out of memory");
+        code = trouble_msg(side, path, TFMT_ENOMEM, "out of memory");
     } else if (tfmt_profile_add_bin(p, r) < 0) {
         const tfmt_error *e = tfmt_bin_error(r);
         code = trouble(side, path, e->code < 0 ? e : tfmt_profile_error(p));
@@ -139,12 +140,12 @@ static int load_file(diff_side *side, const char *path, bool stacks)
     else if (n > 0 && head[0] && strchr("{ \t\r\n", head[0]))
         code = load_jsonl(side, src, path, head, n);
     else if (n == 0)
-        code = trouble_msg(side, path, "empty input");
+        code = trouble_msg(side, path, TFMT_EFORMAT, "empty input");
     else {
         char msg[80];
         snprintf(msg, sizeof msg, "neither a Tachyon binary log nor JSONL "
                  "(first byte 0x%02x)", head[0]);
-        code = trouble_msg(side, path, msg);
+        code = trouble_msg(side, path, TFMT_EFORMAT, msg);
     }
     tfmt_source_free(src);
     return code;
@@ -157,7 +158,7 @@ int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
     fo.match = m;
     fo.stacks = set->format == FMT_FOLDED;
     if (tfmt_flat_new(&side->flat, &fo) < 0)
-        return trouble_msg(side, NULL, "out of memory");
+        return trouble_msg(side, NULL, TFMT_ENOMEM, "out of memory");
     for (size_t i = 0; i < side->files->count; i++) {
         int code = load_file(side, side->files->items[i], fo.stacks);
         if (code != CLI_EXIT_OK)

@@ -75,7 +75,8 @@ static const char epilog[] =
     "inconclusive, with Benjamini-Hochberg false discovery rate control.\n"
     "\n"
     "Exit status: 0 success (also when rows regressed, unless the gate\n"
-    "trips), 1 --fail-on-regression tripped, 2 usage, input or I/O trouble.\n";
+    "trips), 1 --fail-on-regression tripped or an input is malformed, 2\n"
+    "usage or system trouble (a missing file, I/O, memory).\n";
 
 static const cli_spec spec = {
     "tachyon-diff",
