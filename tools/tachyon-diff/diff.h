@@ -177,7 +177,26 @@ void diff_out_json_str(diff_out *o, const char *s, size_t n);
 bool diff_fmt_num(char *buf, size_t cap, double v, int prec);
 void diff_fmt_delta(char *buf, size_t cap, double v, int prec);
 void diff_out_num(diff_out *o, double v, int prec);
+/* Plain text, a C string, integers in decimal: no printf on hot rows. */
+#define diff_out_lit(o, s) diff_out_write((o), "" s, sizeof(s) - 1)
+void diff_out_str(diff_out *o, const char *s);
+void diff_out_u64(diff_out *o, uint64_t v);
+void diff_out_i64(diff_out *o, int64_t v);
+/* "new", "vanished" or "both": which sides have the row. */
+const char *diff_row_status(const diff_row *r);
 /* Rows to show: the top N (setting) or all. */
 size_t diff_shown(const diff_ctx *c, size_t n);
+
+/*
+ * fmtnum.c: what snprintf writes for "%.*f" (diff_fmt_fixed, prec
+ * decimals) and "%.*g" (diff_fmt_general, sig digits), computed exactly
+ * without printf, into buf (DIFF_FMT_CAP bytes, NUL-terminated). Returns
+ * the length, or 0 for the values left to snprintf: not finite, |v| >=
+ * 2^53, a precision over DIFF_FMT_MAX_PREC, %g's exponent style.
+ */
+#define DIFF_FMT_CAP 32
+#define DIFF_FMT_MAX_PREC 19
+size_t diff_fmt_fixed(char *buf, double v, int prec);
+size_t diff_fmt_general(char *buf, double v, int sig);
 
 #endif

@@ -130,6 +130,59 @@ void diff_out_json_str(diff_out *o, const char *s, size_t n)
     diff_out_write(o, "\"", 1);
 }
 
+void diff_out_str(diff_out *o, const char *s)
+{
+    diff_out_write(o, s, strlen(s));
+}
+
+void diff_out_u64(diff_out *o, uint64_t v)
+{
+    char buf[20];
+    char *p = buf + sizeof buf;
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    diff_out_write(o, p, (size_t)(buf + sizeof buf - p));
+}
+
+void diff_out_i64(diff_out *o, int64_t v)
+{
+    if (v < 0)
+        diff_out_write(o, "-", 1);
+    /* 0 - v in unsigned: INT64_MIN has no positive int64_t. */
+    diff_out_u64(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+/*
+ * Finite `v` with `prec` decimals, or -prec significant digits when
+ * prec < 0, as snprintf prints it; fmtnum.c's exact formatter when it
+ * takes the value, printf otherwise. Returns the length.
+ */
+static size_t fmt_finite(char *buf, size_t cap, double v, int prec)
+{
+    size_t n = 0;
+    if (cap >= DIFF_FMT_CAP)
+        n = prec >= 0 ? diff_fmt_fixed(buf, v, prec)
+                      : diff_fmt_general(buf, v, -prec);
+    if (n)
+        return n;
+    if (prec >= 0)
+        snprintf(buf, cap, "%.*f", prec, v);
+    else
+        snprintf(buf, cap, "%.*g", -prec, v);
+    return strlen(buf);
+}
+
+/* A negative that prints as zero ("-0.00") loses its sign. */
+static size_t unsign_zero(char *buf, size_t n)
+{
+    if (n == 0 || buf[0] != '-' || strspn(buf + 1, "0.") != n - 1)
+        return n;
+    memmove(buf, buf + 1, n);
+    return n - 1;
+}
+
 /*
  * Format `v` with `prec` decimals, or -prec significant digits when
  * prec < 0, into buf; "-0.00" loses its sign. Returns false when v is
@@ -141,12 +194,7 @@ bool diff_fmt_num(char *buf, size_t cap, double v, int prec)
         snprintf(buf, cap, "null");
         return false;
     }
-    if (prec >= 0)
-        snprintf(buf, cap, "%.*f", prec, v);
-    else
-        snprintf(buf, cap, "%.*g", -prec, v);
-    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
-        memmove(buf, buf + 1, strlen(buf));
+    unsign_zero(buf, fmt_finite(buf, cap, v, prec));
     return true;
 }
 
@@ -163,8 +211,20 @@ void diff_fmt_delta(char *buf, size_t cap, double v, int prec)
 void diff_out_num(diff_out *o, double v, int prec)
 {
     char buf[64];
-    diff_fmt_num(buf, sizeof buf, v, prec);
-    diff_out_printf(o, "%s", buf);
+    if (!isfinite(v)) {
+        diff_out_lit(o, "null");
+        return;
+    }
+    diff_out_write(o, buf, unsign_zero(buf, fmt_finite(buf, sizeof buf,
+                                                       v, prec)));
+}
+
+/* "new" (only in new), "vanished" (only in base) or "both". */
+const char *diff_row_status(const diff_row *r)
+{
+    if (r->bi == DIFF_NONE)
+        return "new";
+    return r->ni == DIFF_NONE ? "vanished" : "both";
 }
 
 size_t diff_shown(const diff_ctx *c, size_t n)

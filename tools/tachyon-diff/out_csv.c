@@ -4,6 +4,7 @@
  * be computed). The signed sample-count deltas come last, so the column
  * numbers of the older columns stay put.
  */
+#include <math.h>
 #include <string.h>
 
 #include "diff.h"
@@ -26,58 +27,70 @@ static void csv_str(diff_out *o, const char *s, size_t n)
     diff_out_write(o, "\"", 1);
 }
 
+/* A number, or an empty cell when it is not finite. */
 static void csv_num(diff_out *o, double v, int prec)
 {
-    char buf[64];
-    if (diff_fmt_num(buf, sizeof buf, v, prec))
-        diff_out_printf(o, "%s", buf);
+    if (isfinite(v))
+        diff_out_num(o, v, prec);
 }
 
 static void figure(diff_out *o, const diff_fig *f)
 {
-    diff_out_printf(o, ",%llu,%llu,", (unsigned long long)f->base,
-                    (unsigned long long)f->new_);
+    diff_out_lit(o, ",");
+    diff_out_u64(o, f->base);
+    diff_out_lit(o, ",");
+    diff_out_u64(o, f->new_);
+    diff_out_lit(o, ",");
     csv_num(o, f->base_pct, 6);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_num(o, f->new_pct, 6);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_num(o, f->delta, 6);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_num(o, f->p, -6);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_num(o, f->q, -6);
-    diff_out_printf(o, ",%s,%s", diff_test_name(f->test),
-                    diff_verdict_name(f->verdict));
+    diff_out_lit(o, ",");
+    diff_out_str(o, diff_test_name(f->test));
+    diff_out_lit(o, ",");
+    diff_out_str(o, diff_verdict_name(f->verdict));
 }
 
-static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+/* The key, file, func and line cells. */
+static void row_key(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
     tfmt_flat_row k;
     char key[4096];
     diff_row_key(c, r, &k);
     diff_key_text(c, r, key, sizeof key);
     csv_str(o, key, strlen(key));
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_str(o, k.file.ptr, k.file.len);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     csv_str(o, k.func.ptr, k.func.len);
+    diff_out_lit(o, ",");
     if (k.line >= 0)
-        diff_out_printf(o, ",%d", (int)k.line);
-    else
-        diff_out_write(o, ",", 1);
-    diff_out_printf(o, ",%s,%s",
-                    r->bi == DIFF_NONE   ? "new"
-                    : r->ni == DIFF_NONE ? "vanished"
-                                        : "both",
-                    diff_verdict_name(r->verdict[c->set->metric]));
+        diff_out_i64(o, k.line);
+}
+
+static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+{
+    row_key(o, c, r);
+    diff_out_lit(o, ",");
+    diff_out_str(o, diff_row_status(r));
+    diff_out_lit(o, ",");
+    diff_out_str(o, diff_verdict_name(r->verdict[c->set->metric]));
     diff_fig f;
     diff_figure(c, r, M_SELF, &f);
     figure(o, &f);
-    long long self_delta = (long long)(f.new_ - f.base);
+    int64_t self_delta = (int64_t)(f.new_ - f.base);
     diff_figure(c, r, M_CUM, &f);
     figure(o, &f);
-    diff_out_printf(o, ",%lld,%lld\n", self_delta,
-                    (long long)(f.new_ - f.base));
+    diff_out_lit(o, ",");
+    diff_out_i64(o, self_delta);
+    diff_out_lit(o, ",");
+    diff_out_i64(o, (int64_t)(f.new_ - f.base));
+    diff_out_lit(o, "\n");
 }
 
 void diff_write_csv(diff_out *o, const diff_ctx *c)

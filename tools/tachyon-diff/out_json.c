@@ -81,58 +81,85 @@ static void summary(diff_out *o, const diff_ctx *c)
                         c->set->fail_on, r->tripped ? "true" : "false");
 }
 
-static void figure(diff_out *o, const char *name, const diff_fig *f)
+/* The sample counts and shares of one figure ("name":{...). */
+static void figure_shares(diff_out *o, const char *name, const diff_fig *f)
 {
-    diff_out_printf(o, "\"%s\":{\"base\":%llu,\"new\":%llu,"
-                    "\"delta_samples\":%lld,\"base_pct\":", name,
-                    (unsigned long long)f->base, (unsigned long long)f->new_,
-                    (long long)(f->new_ - f->base));
+    diff_out_lit(o, "\"");
+    diff_out_str(o, name);
+    diff_out_lit(o, "\":{\"base\":");
+    diff_out_u64(o, f->base);
+    diff_out_lit(o, ",\"new\":");
+    diff_out_u64(o, f->new_);
+    diff_out_lit(o, ",\"delta_samples\":");
+    diff_out_i64(o, (int64_t)(f->new_ - f->base));
+    diff_out_lit(o, ",\"base_pct\":");
     diff_out_num(o, f->base_pct, 6);
-    diff_out_printf(o, ",\"new_pct\":");
+    diff_out_lit(o, ",\"new_pct\":");
     diff_out_num(o, f->new_pct, 6);
-    diff_out_printf(o, ",\"delta_pp\":");
+    diff_out_lit(o, ",\"delta_pp\":");
     diff_out_num(o, f->delta, 6);
-    diff_out_printf(o, ",\"relative_pct\":");
+    diff_out_lit(o, ",\"relative_pct\":");
     diff_out_num(o, f->base_pct > 0 ? 100 * f->delta / f->base_pct : NAN, 6);
-    diff_out_printf(o, ",\"p\":");
-    diff_out_num(o, f->p, -6);
-    diff_out_printf(o, ",\"q\":");
-    diff_out_num(o, f->q, -6);
-    diff_out_printf(o, ",\"test\":\"%s\",\"verdict\":\"%s\"}",
-                    diff_test_name(f->test), diff_verdict_name(f->verdict));
 }
 
-static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+/* The test of one figure and its verdict (...}). */
+static void figure_test(diff_out *o, const diff_fig *f)
+{
+    diff_out_lit(o, ",\"p\":");
+    diff_out_num(o, f->p, -6);
+    diff_out_lit(o, ",\"q\":");
+    diff_out_num(o, f->q, -6);
+    diff_out_lit(o, ",\"test\":\"");
+    diff_out_str(o, diff_test_name(f->test));
+    diff_out_lit(o, "\",\"verdict\":\"");
+    diff_out_str(o, diff_verdict_name(f->verdict));
+    diff_out_lit(o, "\"}");
+}
+
+static void figure(diff_out *o, const char *name, const diff_fig *f)
+{
+    figure_shares(o, name, f);
+    figure_test(o, f);
+}
+
+/* The row's key, file, func and line ({...). */
+static void row_key(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
     tfmt_flat_row k;
     char key[4096];
     diff_row_key(c, r, &k);
     diff_key_text(c, r, key, sizeof key);
-    diff_out_printf(o, "{\"key\":");
+    diff_out_lit(o, "{\"key\":");
     diff_out_json_str(o, key, strlen(key));
-    diff_out_printf(o, ",\"file\":");
+    diff_out_lit(o, ",\"file\":");
     if (c->set->key == TFMT_FLAT_KEY_FUNC)
-        diff_out_printf(o, "null");
+        diff_out_lit(o, "null");
     else
         diff_out_json_str(o, k.file.ptr, k.file.len);
-    diff_out_printf(o, ",\"func\":");
+    diff_out_lit(o, ",\"func\":");
     diff_out_json_str(o, k.func.ptr, k.func.len);
+    diff_out_lit(o, ",\"line\":");
     if (c->set->key == TFMT_FLAT_KEY_FILE_FUNC_LINE)
-        diff_out_printf(o, ",\"line\":%d", (int)k.line);
+        diff_out_i64(o, k.line);
     else
-        diff_out_printf(o, ",\"line\":null");
-    diff_out_printf(o, ",\"status\":\"%s\",\"verdict\":\"%s\",",
-                    r->bi == DIFF_NONE   ? "new"
-                    : r->ni == DIFF_NONE ? "vanished"
-                                        : "both",
-                    diff_verdict_name(r->verdict[c->set->metric]));
+        diff_out_lit(o, "null");
+}
+
+static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
+{
+    row_key(o, c, r);
+    diff_out_lit(o, ",\"status\":\"");
+    diff_out_str(o, diff_row_status(r));
+    diff_out_lit(o, "\",\"verdict\":\"");
+    diff_out_str(o, diff_verdict_name(r->verdict[c->set->metric]));
+    diff_out_lit(o, "\",");
     diff_fig f;
     diff_figure(c, r, M_SELF, &f);
     figure(o, "self", &f);
-    diff_out_write(o, ",", 1);
+    diff_out_lit(o, ",");
     diff_figure(c, r, M_CUM, &f);
     figure(o, "cumulative", &f);
-    diff_out_write(o, "}", 1);
+    diff_out_lit(o, "}");
 }
 
 void diff_write_json(diff_out *o, const diff_ctx *c)

@@ -1,0 +1,177 @@
+/*
+ * fmtnum.c - "%.*f" and the fixed-style half of "%.*g" without printf,
+ * byte for byte what glibc prints. glibc rounds the exact binary value of
+ * the double, ties to even; so does this: v = m * 2^e exactly (m < 2^53),
+ * m * 10^prec is exact in 128 bits, and the shift by -e keeps the exact
+ * remainder to round on. Anything outside that (|v| >= 2^53, a result
+ * over 64 bits, the exponent style of %g) is left to snprintf.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "diff.h"
+
+typedef unsigned __int128 u128;
+
+static const uint64_t powers[DIFF_FMT_MAX_PREC + 1] = {
+    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
+    10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
+    100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+    100000000000000000ULL, 1000000000000000000ULL,
+    10000000000000000000ULL,
+};
+
+/*
+ * |v| as m * 2^e with m an integer; false for infinities and NaNs.
+ * Subnormals have no implicit bit and the smallest exponent.
+ */
+static bool decompose(double v, uint64_t *m, int *e)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)(bits >> 52 & 0x7ff);
+    uint64_t frac = bits & ((1ULL << 52) - 1);
+    if (biased == 0x7ff)
+        return false;
+    *m = biased ? frac | 1ULL << 52 : frac;
+    *e = (biased ? biased : 1) - 1075;
+    return true;
+}
+
+/* n / 2^s (s < 128), rounded half to even or truncated. */
+static u128 shift(u128 n, int s, bool round)
+{
+    if (s == 0)
+        return n;
+    u128 q = n >> s;
+    u128 rem = n & (((u128)1 << s) - 1);
+    u128 half = (u128)1 << (s - 1);
+    if (round && (rem > half || (rem == half && (q & 1))))
+        q++;
+    return q;
+}
+
+/*
+ * *q = |v| * 10^prec exactly, rounded half to even (or truncated). False
+ * when v is not finite, |v| >= 2^53 (e > 0) or *q needs over 64 bits.
+ */
+static bool scaled(double v, int prec, bool round, uint64_t *q)
+{
+    uint64_t m;
+    int e;
+    if (!decompose(v, &m, &e) || e > 0)
+        return false;
+    /* m * 10^prec < 2^53 * 2^64: no overflow. */
+    u128 n = (u128)m * powers[prec];
+    /* n < 2^117 <= 2^(s-1) when s >= 128: below one half, so 0. */
+    u128 r = -e >= 128 ? 0 : shift(n, -e, round);
+    if (r > UINT64_MAX)
+        return false;
+    *q = (uint64_t)r;
+    return true;
+}
+
+/* q / 10^prec in decimal: at least one integer digit, prec decimals. */
+static size_t put_fixed(char *buf, bool neg, uint64_t q, int prec)
+{
+    char rev[24];
+    int n = 0;
+    do {
+        rev[n++] = (char)('0' + q % 10);
+        q /= 10;
+    } while (q || n <= prec);
+    size_t len = 0;
+    if (neg)
+        buf[len++] = '-';
+    while (n > prec)
+        buf[len++] = rev[--n];
+    if (prec > 0)
+        buf[len++] = '.';
+    while (n > 0)
+        buf[len++] = rev[--n];
+    buf[len] = '\0';
+    return len;
+}
+
+size_t diff_fmt_fixed(char *buf, double v, int prec)
+{
+    uint64_t q;
+    if (prec < 0 || prec > DIFF_FMT_MAX_PREC || !scaled(v, prec, true, &q))
+        return 0;
+    return put_fixed(buf, signbit(v) != 0, q, prec);
+}
+
+/*
+ * *x = floor(log10 |v|), exactly: the guess from log10 may be off by one
+ * near a power of ten, so it is corrected until |v| * 10^(sig-1-x),
+ * truncated, has sig digits. False when that needs a scale out of range.
+ */
+static bool decimal_exponent(double v, int sig, int *x)
+{
+    int guess = (int)floor(log10(fabs(v)));
+    for (int tries = 0; tries < 4; tries++) {
+        int prec = sig - 1 - guess;
+        uint64_t t;
+        if (prec < 0 || prec > DIFF_FMT_MAX_PREC
+            || !scaled(v, prec, false, &t))
+            return false;
+        if (t >= powers[sig])
+            guess++;
+        else if (t < powers[sig - 1])
+            guess--;
+        else {
+            *x = guess;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * The exponent X "%.*e" shows with sig - 1 decimals, which is after the
+ * rounding (9.9999996 to 6 digits is 1.00000e+01), and *q = |v| rounded
+ * to sig digits, scaled by 10^(sig-1-X). False as decimal_exponent.
+ */
+static bool exponent(double v, int sig, int *x, uint64_t *q)
+{
+    if (!decimal_exponent(v, sig, x)
+        || !scaled(v, sig - 1 - *x, true, q))
+        return false;
+    if (*q < powers[sig])
+        return true;
+    /* Rounded up to 10^sig: one more digit, scale again from v. */
+    ++*x;
+    return sig - 1 - *x >= 0 && scaled(v, sig - 1 - *x, true, q);
+}
+
+/* Drop trailing zeros of the fraction, then a bare '.' ("%g" does). */
+static size_t trim_fraction(char *buf, size_t len)
+{
+    if (!memchr(buf, '.', len))
+        return len;
+    while (buf[len - 1] == '0')
+        len--;
+    if (buf[len - 1] == '.')
+        len--;
+    buf[len] = '\0';
+    return len;
+}
+
+size_t diff_fmt_general(char *buf, double v, int sig)
+{
+    if (sig == 0)
+        sig = 1;
+    if (sig < 0 || sig > DIFF_FMT_MAX_PREC || !isfinite(v))
+        return 0;
+    if (v == 0)
+        return put_fixed(buf, signbit(v) != 0, 0, 0);
+    int x;
+    uint64_t q;
+    /* X < -4 or X >= sig: the exponent style, left to snprintf. */
+    if (!exponent(v, sig, &x, &q) || x < -4 || x >= sig)
+        return 0;
+    size_t len = put_fixed(buf, signbit(v) != 0, q, sig - 1 - x);
+    return trim_fraction(buf, len);
+}
