@@ -73,24 +73,51 @@ static bool scaled(double v, int prec, bool round, uint64_t *q)
     return true;
 }
 
+/* "00" "01" ... "99": two digits per division (the hot loop). */
+static const char pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* The last n digits of *q, right to left before end; *q keeps the rest. */
+static char *put_digits(char *end, uint64_t *q, int n)
+{
+    for (; n >= 2; n -= 2) {
+        end -= 2;
+        memcpy(end, pairs + 2 * (*q % 100), 2);
+        *q /= 100;
+    }
+    if (n) {
+        *--end = (char)('0' + *q % 10);
+        *q /= 10;
+    }
+    return end;
+}
+
+/* q in decimal, right to left before end. */
+static char *put_uint(char *end, uint64_t q)
+{
+    while (q >= 100)
+        end = put_digits(end, &q, 2);
+    if (q >= 10)
+        return put_digits(end, &q, 2);
+    *--end = (char)('0' + q);
+    return end;
+}
+
 /* q / 10^prec in decimal: at least one integer digit, prec decimals. */
 static size_t put_fixed(char *buf, bool neg, uint64_t q, int prec)
 {
-    char rev[24];
-    int n = 0;
-    do {
-        rev[n++] = (char)('0' + q % 10);
-        q /= 10;
-    } while (q || n <= prec);
-    size_t len = 0;
-    if (neg)
-        buf[len++] = '-';
-    while (n > prec)
-        buf[len++] = rev[--n];
+    char tmp[DIFF_FMT_CAP];
+    char *end = tmp + sizeof tmp;
+    char *p = put_digits(end, &q, prec);
     if (prec > 0)
-        buf[len++] = '.';
-    while (n > 0)
-        buf[len++] = rev[--n];
+        *--p = '.';
+    p = put_uint(p, q);
+    if (neg)
+        *--p = '-';
+    size_t len = (size_t)(end - p);
+    memcpy(buf, p, len);
     buf[len] = '\0';
     return len;
 }
