@@ -131,13 +131,14 @@ size_t diff_fmt_fixed(char *buf, double v, int prec)
 }
 
 /*
- * *x = floor(log10 |v|), exactly: the guess from log10 may be off by one
- * near a power of ten, so it is corrected until |v| * 10^(sig-1-x),
- * truncated, has sig digits. False when that needs a scale out of range.
+ * *x = floor(log10 |v|), exactly. The guess from the binary exponent k
+ * (2^k <= |v| < 2^(k+1)) is floor(k log10 2), right or one too low; it
+ * is corrected until |v| * 10^(sig-1-x), truncated, has sig digits.
+ * False when that needs a scale out of range.
  */
 static bool decimal_exponent(double v, int sig, int *x)
 {
-    int guess = (int)floor(log10(fabs(v)));
+    int guess = (int)floor(ilogb(v) * 0.30102999566398120);
     for (int tries = 0; tries < 4; tries++) {
         int prec = sig - 1 - guess;
         uint64_t t;

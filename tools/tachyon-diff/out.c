@@ -11,7 +11,7 @@
 
 #include "diff.h"
 
-#define FLUSH_AT (64 * 1024)
+#define FLUSH_AT DIFF_OUT_FLUSH
 
 static const char *sink_path(const diff_settings *set)
 {
@@ -109,7 +109,7 @@ int diff_out_close(diff_out *o, const diff_settings *set)
 /* JSON string: escapes quote, backslash and control bytes only. */
 void diff_out_json_str(diff_out *o, const char *s, size_t n)
 {
-    diff_out_write(o, "\"", 1);
+    diff_out_lit(o, "\"");
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
@@ -126,13 +126,13 @@ void diff_out_json_str(diff_out *o, const char *s, size_t n)
         else
             diff_out_printf(o, "\\u%04x", ch);
     }
-    diff_out_write(o, s + run, n - run);
-    diff_out_write(o, "\"", 1);
+    diff_out_put(o, s + run, n - run);
+    diff_out_lit(o, "\"");
 }
 
 void diff_out_str(diff_out *o, const char *s)
 {
-    diff_out_write(o, s, strlen(s));
+    diff_out_put(o, s, strlen(s));
 }
 
 void diff_out_u64(diff_out *o, uint64_t v)
@@ -143,7 +143,7 @@ void diff_out_u64(diff_out *o, uint64_t v)
         *--p = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    diff_out_write(o, p, (size_t)(buf + sizeof buf - p));
+    diff_out_put(o, p, (size_t)(buf + sizeof buf - p));
 }
 
 void diff_out_i64(diff_out *o, int64_t v)
@@ -215,8 +215,8 @@ void diff_out_num(diff_out *o, double v, int prec)
         diff_out_lit(o, "null");
         return;
     }
-    diff_out_write(o, buf, unsign_zero(buf, fmt_finite(buf, sizeof buf,
-                                                       v, prec)));
+    size_t n = fmt_finite(buf, sizeof buf, v, prec);
+    diff_out_put(o, buf, unsign_zero(buf, n));
 }
 
 /* "new" (only in new), "vanished" (only in base) or "both". */
