@@ -112,6 +112,8 @@ static void expect_general(double v, int sig, const char *want)
  * exact, so their 7th decimal is an exact tie (to the even 2, up to the
  * even 8); 0.1 is 0.1000000000000000055511151231257827... in binary, so
  * at 17 decimals it rounds up; 2.5 and 3.5 both go to the even 2 and 4.
+ * The exact binary values quoted below were checked with Python's
+ * decimal module (Decimal(float) is exact), not with printf.
  */
 TEST(hand_checked)
 {
