@@ -12,6 +12,21 @@
 
 #include "diff.h"
 
+#if !defined(__SIZEOF_INT128__)
+/* No 128-bit integers (32-bit targets): every value goes to snprintf. */
+size_t diff_fmt_fixed(char *buf, double v, int prec)
+{
+    (void)buf, (void)v, (void)prec;
+    return 0;
+}
+
+size_t diff_fmt_general(char *buf, double v, int sig)
+{
+    (void)buf, (void)v, (void)sig;
+    return 0;
+}
+#else
+
 typedef unsigned __int128 u128;
 
 static const uint64_t powers[DIFF_FMT_MAX_PREC + 1] = {
@@ -203,3 +218,5 @@ size_t diff_fmt_general(char *buf, double v, int sig)
     size_t len = put_fixed(buf, signbit(v) != 0, q, sig - 1 - x);
     return trim_fraction(buf, len);
 }
+
+#endif /* __SIZEOF_INT128__ */
