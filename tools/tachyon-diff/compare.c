@@ -54,19 +54,49 @@ void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out)
         tfmt_flat_row_at(c->new_.flat, r->ni, out);
 }
 
-void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
-                   size_t cap)
+/* Copy what fits of s[0..n) to buf + at (buf holds cap); the new end. */
+static size_t put_part(char *buf, size_t cap, size_t at, const char *s,
+                       size_t n)
+{
+    if (at < cap)
+        memcpy(buf + at, s, n < cap - at ? n : cap - at);
+    return at + n;
+}
+
+size_t diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
+                     size_t cap)
 {
     tfmt_flat_row k;
     diff_row_key(c, r, &k);
-    if (c->set->key == TFMT_FLAT_KEY_FUNC)
-        snprintf(buf, cap, "%.*s", (int)k.func.len, k.func.ptr);
-    else if (c->set->key == TFMT_FLAT_KEY_FILE_FUNC)
-        snprintf(buf, cap, "%.*s:%.*s", (int)k.file.len, k.file.ptr,
-                 (int)k.func.len, k.func.ptr);
-    else
-        snprintf(buf, cap, "%.*s:%.*s:%d", (int)k.file.len, k.file.ptr,
-                 (int)k.func.len, k.func.ptr, (int)k.line);
+    size_t at = 0;
+    if (c->set->key != TFMT_FLAT_KEY_FUNC) {
+        at = put_part(buf, cap, at, k.file.ptr, k.file.len);
+        at = put_part(buf, cap, at, ":", 1);
+    }
+    at = put_part(buf, cap, at, k.func.ptr, k.func.len);
+    if (c->set->key == TFMT_FLAT_KEY_FILE_FUNC_LINE) {
+        char line[16];
+        int n = snprintf(line, sizeof line, ":%d", (int)k.line);
+        at = put_part(buf, cap, at, line, (size_t)n);
+    }
+    if (cap)
+        buf[at < cap ? at : cap - 1] = '\0';
+    return at;
+}
+
+char *diff_key_full(const diff_ctx *c, const diff_row *r, char *small,
+                    size_t cap, size_t *len)
+{
+    *len = diff_key_text(c, r, small, cap);
+    if (*len < cap)
+        return small;
+    char *key = malloc(*len + 1);
+    if (key) {
+        diff_key_text(c, r, key, *len + 1);
+        return key;
+    }
+    *len = cap - 1;     /* out of memory: the truncated text */
+    return small;
 }
 
 void diff_result_free(diff_result *r)

@@ -123,9 +123,19 @@ const char *diff_key_name(tfmt_flat_key k);
 void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
 /* The flat row behind `r` (from base when present, else new). */
 void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out);
-/* "file:func" / "func" / "file:func:line" into buf (truncated). */
-void diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
-                   size_t cap);
+/*
+ * "file:func" / "func" / "file:func:line" into buf (cap > 0 bytes,
+ * truncated, NUL-terminated); returns the length of the whole text, as
+ * snprintf does. Names may hold NUL bytes: use the length.
+ */
+size_t diff_key_text(const diff_ctx *c, const diff_row *r, char *buf,
+                     size_t cap);
+/*
+ * The whole key text: in `small` when it fits, else in a malloc'd buffer
+ * the caller frees (when it is not `small`). *len is its length.
+ */
+char *diff_key_full(const diff_ctx *c, const diff_row *r, char *small,
+                    size_t cap, size_t *len);
 
 /*
  * order.c: *order = the indices of rows[0..n) sorted by change (largest

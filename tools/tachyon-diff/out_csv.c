@@ -5,6 +5,7 @@
  * numbers of the older columns stay put.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
@@ -60,10 +61,13 @@ static void figure(diff_out *o, const diff_fig *f)
 static void row_key(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
     tfmt_flat_row k;
-    char key[4096];
+    char small[4096];
+    size_t n;
     diff_row_key(c, r, &k);
-    diff_key_text(c, r, key, sizeof key);
-    csv_str(o, key, strlen(key));
+    char *key = diff_key_full(c, r, small, sizeof small, &n);
+    csv_str(o, key, n);
+    if (key != small)
+        free(key);
     diff_out_lit(o, ",");
     csv_str(o, k.file.ptr, k.file.len);
     diff_out_lit(o, ",");

@@ -5,6 +5,7 @@
  * that could not be computed is null.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
@@ -126,11 +127,14 @@ static void figure(diff_out *o, const char *name, const diff_fig *f)
 static void row_key(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
     tfmt_flat_row k;
-    char key[4096];
+    char small[4096];
+    size_t n;
     diff_row_key(c, r, &k);
-    diff_key_text(c, r, key, sizeof key);
+    char *key = diff_key_full(c, r, small, sizeof small, &n);
     diff_out_lit(o, "{\"key\":");
-    diff_out_json_str(o, key, strlen(key));
+    diff_out_json_str(o, key, n);
+    if (key != small)
+        free(key);
     diff_out_lit(o, ",\"file\":");
     if (c->set->key == TFMT_FLAT_KEY_FUNC)
         diff_out_lit(o, "null");

@@ -1,0 +1,2 @@
+command -v python3 >/dev/null || { echo "needs python3" >&2; exit 77; }
+python3 -c "import sys; f='f'*5000; print(sys.stdin.read().replace('\"value\":\"query\"', '\"value\":\"%s\"' % f), end='')" < "$TESTDATA/diff/base.jsonl" > long.jsonl && tachyon-diff -F json long.jsonl long.jsonl | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted(len(r['key']) for r in d['rows'])[-1], max(len(r['func']) for r in d['rows']))"; tachyon-diff -F csv long.jsonl long.jsonl | python3 -c "import csv,sys; print(max(len(r[0]) for r in csv.reader(sys.stdin)))"
