@@ -83,8 +83,8 @@ typedef struct diff_row {
 } diff_row;
 
 typedef struct diff_result {
-    diff_row *rows;         /* in join order (base keys in order of
-                               appearance, then new-only keys) */
+    diff_row *rows;         /* in join order (base keys in the order
+                               they were read, then new-only keys) */
     uint32_t *order;        /* row indices sorted by |delta| of the
                                chosen metric, ties in join order */
     size_t n;
