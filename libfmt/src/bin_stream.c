@@ -8,9 +8,8 @@
  * always has room for the largest record (about 2.6 KB), so the decoder can
  * ask for a whole record before parsing it.
  */
-#include <zstd.h>
-
 #include "bin_internal.h"
+#include "zstd_mem.h"
 
 #define WINDOW_SIZE (1u << 20)
 #define MIN_WINDOW (16u << 10)
@@ -46,7 +45,7 @@ int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
     if (s->zstd) {
         s->in_cap = n < INPUT_SIZE ? (size_t)n + 1 : INPUT_SIZE;
         s->in = tfmt__malloc(a, s->in_cap);
-        s->dctx = ZSTD_createDCtx();
+        s->dctx = tfmt__zstd_dctx(a);
     }
     if (!s->win || (s->zstd && (!s->in || !s->dctx)))
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
@@ -110,6 +109,9 @@ static int fill_zstd(tfmt_bin_stream *s, tfmt_error *err)
     ZSTD_inBuffer in = {s->in, s->in_len, s->in_pos};
     ZSTD_outBuffer out = {s->win, s->win_cap, (size_t)(s->end - s->win)};
     size_t ret = ZSTD_decompressStream(s->dctx, &out, &in);
+    if (ZSTD_isError(ret) &&
+        tfmt__zstd_status(ret, TFMT_EFORMAT) == TFMT_ENOMEM)
+        return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     if (ZSTD_isError(ret)) {
         char msg[160];
         snprintf(msg, sizeof msg, "zstd decompression error: %s",

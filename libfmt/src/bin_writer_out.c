@@ -3,9 +3,8 @@
  * is handed to the output (or fed to one zstd frame) whenever it is full,
  * as CPython's writer does, then raw bytes for the tables and trailer.
  */
-#include <zstd.h>
-
 #include "bin_writer.h"
+#include "zstd_mem.h"
 
 int tfmt__bw_fail(tfmt_bin_writer *w, int code)
 {
@@ -22,7 +21,7 @@ int tfmt__bw_out_init(tfmt_bin_writer *w)
     if (w->opts.compression != TFMT_COMPRESSION_ZSTD)
         return TFMT_OK;
     int level = w->opts.zstd_level ? w->opts.zstd_level : 5;
-    ZSTD_CCtx *cctx = ZSTD_createCCtx();
+    ZSTD_CCtx *cctx = tfmt__zstd_cctx(w->alloc);
     w->zcctx = cctx;
     if (!cctx)
         return TFMT_ENOMEM;
@@ -64,9 +63,10 @@ static int zstd_pump(tfmt_bin_writer *w, const void *p, size_t n,
         ZSTD_outBuffer out = {w->zout, w->zout_cap, 0};
         size_t left = ZSTD_compressStream2(w->zcctx, &out, &in, mode);
         if (ZSTD_isError(left)) {
-            tfmt__error(&w->err, TFMT_EIO, "zstd compression error: %s",
+            int code = tfmt__zstd_status(left, TFMT_EIO);
+            tfmt__error(&w->err, code, "zstd compression error: %s",
                         ZSTD_getErrorName(left));
-            return tfmt__bw_fail(w, TFMT_EIO);
+            return tfmt__bw_fail(w, code);
         }
         int rc = emit(w, w->zout, out.pos);
         if (rc != TFMT_OK)
