@@ -145,8 +145,8 @@ static const char *const accepted[] = {
        "\"line\":2147483647,\"end_line\":1,\"end_col\":2147483647}]}",
     AG "{\"frame_id\":0,\"self\":0,\"cumulative\":18446744073709551614},"
        "{\"cumulative\":3,\"self\":2,\"frame_id\":4294967295}]}",
-    "{\"type\":\"agg\",\"entries\":[],\"samples_total\":18446744073709551614,"
-    "\"scope\":\"final\",\"kind\":\"frame\",\"run_id\":\"r\",\"v\":0}",
+    ("{\"type\":\"agg\",\"entries\":[],\"samples_total\":18446744073709551614,"
+     "\"scope\":\"final\",\"kind\":\"frame\",\"run_id\":\"r\",\"v\":0}"),
 };
 
 /* Lines left to json-c: other records and near misses of every kind. */
