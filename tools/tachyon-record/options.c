@@ -22,9 +22,9 @@ static const cli_option options[] = {
     {"rate", 'r', CLI_ARG_REQUIRED, &opt_rate,
      "samples per second (default 1000)", "HZ", NULL},
     {"duration", 'd', CLI_ARG_REQUIRED, &opt_duration,
-     "stop after S seconds (default: when the target exits)", "S", NULL},
+     "stop after S seconds (default: at the target's exit)", "S", NULL},
     {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
-     "sample every thread, not only the one holding the GIL", NULL, NULL},
+     "sample every thread, not just the one with the GIL", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
@@ -39,8 +39,7 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     "tachyon-record",
     "[OPTIONS] (-p PID | -- COMMAND [ARGS...])",
-    "Record a running CPython 3.11, 3.12 or 3.13 process into a Tachyon "
-    "binary sample log.",
+    "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
     options, &operands,
     "The log is finalized whatever ends the recording: the target's exit,\n"
     "--duration, or SIGINT (Ctrl-C). Reading another process needs the\n"

@@ -11,21 +11,20 @@ static tv_options opts;
 
 static const cli_option options[] = {
     {"format", 'f', CLI_ARG_REQUIRED, &opts.format,
-     "report format: text (default, on stderr), json, junit or github "
-     "(on stdout)", "FORMAT", "text|json|junit|github"},
+     "text (default; stderr), json, junit, github (stdout)", "FORMAT", "text|json|junit|github"},
     {"strict", 's', CLI_ARG_NONE, &opts.strict,
      "treat warnings as errors", NULL, NULL},
     {"max-errors", 'm', CLI_ARG_REQUIRED, &opts.max_errors,
-     "stop a file after N errors (default 100, 0: no limit)", "N", NULL},
+     "stop a file after N errors (default 100; 0: all)", "N", NULL},
     {"max-line", 0, CLI_ARG_REQUIRED, &opts.max_line,
-     "longest JSONL line accepted, in bytes (default 67108864)", "BYTES",
+     "longest JSONL line accepted (default 67108864)", "BYTES",
      NULL},
     {"list-rules", 0, CLI_ARG_NONE, &opts.list_rules,
      "print every rule id with its severity and exit", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,
      NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
-     "also print notes (unknown types and fields) and a verdict per file",
+     "print notes (unknown types, fields) and verdicts too",
      NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
