@@ -101,27 +101,9 @@ static int intern_table(bstate *s)
     return TFMT_OK;
 }
 
-typedef struct bloc {
-    uint32_t file, func;
-    int32_t line, end_line, col, end_col;
-} bloc;
-
-static bloc bloc_of(const tfmt_frame *fr)
-{
-    bloc l = {fr->filename, fr->funcname, 0, 0, 0, 0};
-    tfmt__profile_norm_loc(fr, &l.line, &l.end_line, &l.col, &l.end_col);
-    if (l.end_line <= 0)
-        l.end_line = -1;
-    if (l.col < 0)
-        l.col = -1;
-    if (l.end_col < 0)
-        l.end_col = -1;
-    return l;
-}
-
 static bool bloc_eq(const void *ctx, uint32_t id, const void *key)
 {
-    bloc a = bloc_of(tfmt_bin_frame(ctx, id));
+    tfmt_jloc a = tfmt__profile_jsonl_loc(tfmt_bin_frame(ctx, id));
     return memcmp(&a, key, sizeof a) == 0;
 }
 
@@ -149,7 +131,7 @@ static int resolve(bstate *s, uint32_t id)
     /* Without opcodes, the writer's frame table is already unique. */
     uint32_t rep = id;
     if (s->opcodes) {
-        bloc l = bloc_of(fr);
+        tfmt_jloc l = tfmt__profile_jsonl_loc(fr);
         uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
         rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
         if (rep == TFMT_FLAT_NONE) {

@@ -16,30 +16,10 @@ typedef struct fold_state {
     size_t cap_len_at;
 } fold_state;
 
-/* A frame's location as CPython's JSONL collector keys it. */
-typedef struct loc {
-    uint32_t file, func;
-    int32_t line, end_line, col, end_col;
-} loc;
-
-static loc loc_of(const tfmt_frame *fr)
-{
-    loc l = {fr->filename, fr->funcname, 0, 0, 0, 0};
-    tfmt__profile_norm_loc(fr, &l.line, &l.end_line, &l.col, &l.end_col);
-    /* Fields JSONL leaves out compare equal whatever their value. */
-    if (l.end_line <= 0)
-        l.end_line = -1;
-    if (l.col < 0)
-        l.col = -1;
-    if (l.end_col < 0)
-        l.end_col = -1;
-    return l;
-}
-
 static bool loc_eq(const void *ctx, uint32_t id, const void *key)
 {
     const tfmt_profile *p = ctx;
-    loc a = loc_of(&p->frames[id]);
+    tfmt_jloc a = tfmt__profile_jsonl_loc(&p->frames[id]);
     return memcmp(&a, key, sizeof a) == 0;
 }
 
@@ -53,7 +33,7 @@ static int frame_locs(tfmt_flat *f, const tfmt_profile *p, uint32_t *out)
     tfmt__idset_init(&set, f->alloc);
     int rc = TFMT_OK;
     for (size_t i = 0; rc == TFMT_OK && i < p->nframes; i++) {
-        loc l = loc_of(&p->frames[i]);
+        tfmt_jloc l = tfmt__profile_jsonl_loc(&p->frames[i]);
         uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
         uint32_t id = tfmt__idset_find(&set, h, &l, loc_eq, p);
         if (id == TFMT_FLAT_NONE) {

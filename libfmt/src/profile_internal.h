@@ -214,6 +214,30 @@ static inline void tfmt__profile_norm_loc(const tfmt_frame *f, int32_t *line,
     *end_col = none ? -1 : f->end_column;
 }
 
+/*
+ * A frame's location as CPython's JSONL collector keys it (flat_bin.c and
+ * flat_profile.c merge frames that differ only in their opcode by it):
+ * the fields JSONL leaves out (end line <= 0, negative columns) compare
+ * equal whatever their value.
+ */
+typedef struct tfmt_jloc {
+    uint32_t file, func;
+    int32_t line, end_line, col, end_col;
+} tfmt_jloc;
+
+static inline tfmt_jloc tfmt__profile_jsonl_loc(const tfmt_frame *fr)
+{
+    tfmt_jloc l = {fr->filename, fr->funcname, 0, 0, 0, 0};
+    tfmt__profile_norm_loc(fr, &l.line, &l.end_line, &l.col, &l.end_col);
+    if (l.end_line <= 0)
+        l.end_line = -1;
+    if (l.col < 0)
+        l.col = -1;
+    if (l.end_col < 0)
+        l.end_col = -1;
+    return l;
+}
+
 /* Exporters hand their output buffer to the sink in pieces this big. */
 #define TFMT_EXPORT_FLUSH (1u << 20)
 
