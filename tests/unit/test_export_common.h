@@ -119,4 +119,60 @@ static inline unsigned char *slurp_file(const char *path, size_t *len)
     return d;
 }
 
+/*
+ * Profile of fixture `first` (file `va`) plus `second` (file `vb`),
+ * exported with `fn`; the bytes, malloc'd (NULL on failure). Merging in
+ * both orders must give the same bytes for the aggregated formats.
+ */
+static inline unsigned char *merged_export(const char *first, const char *va,
+                                           const char *second,
+                                           const char *vb, export_fn fn,
+                                           size_t *len)
+{
+    tfmt_profile *p;
+    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
+        return NULL;
+    char out[256];
+    tmp_path(out, sizeof out, "merge");
+    unsigned char *d = NULL;
+    if (add_fixture(p, first, va) == TFMT_OK &&
+        add_fixture(p, second, vb) == TFMT_OK &&
+        export_to(p, fn, out) == TFMT_OK)
+        d = slurp_file(out, len);
+    unlink(out);
+    tfmt_profile_free(p);
+    return d;
+}
+
+/* An allocator that counts live blocks and can fail call number fail_at. */
+typedef struct counting {
+    long live, calls, fail_at;  /* fail_at < 0: never */
+} counting;
+
+static inline void *c_malloc(size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = malloc(n);
+    c->live += p != NULL;
+    return p;
+}
+
+static inline void *c_realloc(void *ptr, size_t n, void *ctx)
+{
+    counting *c = ctx;
+    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
+        return NULL;
+    void *p = realloc(ptr, n);
+    c->live += p != NULL && ptr == NULL;
+    return p;
+}
+
+static inline void c_free(void *ptr, void *ctx)
+{
+    ((counting *)ctx)->live -= ptr != NULL;
+    free(ptr);
+}
+
 #endif

@@ -114,36 +114,6 @@ TEST(float_repr_is_pythons)
     unlink(out);
 }
 
-typedef struct counting {
-    long live, calls, fail_at;  /* fail_at < 0: never */
-} counting;
-
-static void *c_malloc(size_t n, void *ctx)
-{
-    counting *c = ctx;
-    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
-        return NULL;
-    void *p = malloc(n);
-    c->live += p != NULL;
-    return p;
-}
-
-static void *c_realloc(void *ptr, size_t n, void *ctx)
-{
-    counting *c = ctx;
-    if (c->fail_at >= 0 && c->calls++ == c->fail_at)
-        return NULL;
-    void *p = realloc(ptr, n);
-    c->live += p != NULL && ptr == NULL;
-    return p;
-}
-
-static void c_free(void *ptr, void *ctx)
-{
-    ((counting *)ctx)->live -= ptr != NULL;
-    free(ptr);
-}
-
 /* Every allocation of a Gecko conversion failing in turn: ENOMEM, no leak. */
 TEST(every_allocation_failing)
 {

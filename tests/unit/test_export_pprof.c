@@ -67,28 +67,15 @@ TEST(raw_is_gunzipped_default)
     tfmt_profile_free(p);
 }
 
-static unsigned char *merged(const char *x, const char *y, size_t *len)
-{
-    tfmt_profile *p;
-    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
-        return NULL;
-    char out[256];
-    tmp_path(out, sizeof out, "pprof_merge");
-    unsigned char *d = NULL;
-    if (add_fixture(p, x, "none.bin") == TFMT_OK &&
-        add_fixture(p, y, "none.bin") == TFMT_OK &&
-        export_to(p, write_raw, out) == TFMT_OK)
-        d = slurp_file(out, len);
-    unlink(out);
-    tfmt_profile_free(p);
-    return d;
-}
-
 TEST(merge_order_independent)
 {
     size_t la = 0, lb = 0;
-    unsigned char *a = merged("workload", "interleaved_threads", &la);
-    unsigned char *b = merged("interleaved_threads", "workload", &lb);
+    unsigned char *a = merged_export("workload", "none.bin",
+                                     "interleaved_threads", "none.bin",
+                                     write_raw, &la);
+    unsigned char *b = merged_export("interleaved_threads", "none.bin",
+                                     "workload", "none.bin", write_raw,
+                                     &lb);
     CHECK(a && b && la == lb && la > 0 && memcmp(a, b, la) == 0,
           "A+B and B+A differ (%zu vs %zu bytes)", la, lb);
     free(a);

@@ -116,29 +116,15 @@ TEST(big_counts)
     tfmt_profile_free(p);
 }
 
-static unsigned char *merged(const char *first, const char *second,
-                             size_t *len)
-{
-    tfmt_profile *p;
-    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
-        return NULL;
-    char out[256];
-    tmp_path(out, sizeof out, "pstats_merge");
-    unsigned char *d = NULL;
-    if (add_fixture(p, first, "none.bin") == TFMT_OK &&
-        add_fixture(p, second, "zstd.bin") == TFMT_OK &&
-        export_to(p, write_pstats, out) == TFMT_OK)
-        d = slurp_file(out, len);
-    unlink(out);
-    tfmt_profile_free(p);
-    return d;
-}
-
 TEST(merge_order_independent)
 {
     size_t la = 0, lb = 0;
-    unsigned char *a = merged("workload", "synthetic_frames", &la);
-    unsigned char *b = merged("synthetic_frames", "workload", &lb);
+    unsigned char *a = merged_export("workload", "none.bin",
+                                     "synthetic_frames", "zstd.bin",
+                                     write_pstats, &la);
+    unsigned char *b = merged_export("synthetic_frames", "none.bin",
+                                     "workload", "zstd.bin", write_pstats,
+                                     &lb);
     CHECK(a && b && la == lb && memcmp(a, b, la) == 0,
           "A+B and B+A differ (%zu vs %zu bytes)", la, lb);
     free(a);
