@@ -138,32 +138,16 @@ TEST(top_hand_derived)
     tfmt_profile_free(p);
 }
 
-static unsigned char *merged(export_fn fn, const char *x, const char *y,
-                             size_t *len)
-{
-    tfmt_profile *p;
-    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
-        return NULL;
-    char out[256];
-    tmp_path(out, sizeof out, "views_merge");
-    unsigned char *d = NULL;
-    if (add_fixture(p, x, "none.bin") == TFMT_OK &&
-        add_fixture(p, y, "none.bin") == TFMT_OK &&
-        export_to(p, fn, out) == TFMT_OK)
-        d = slurp_file(out, len);
-    unlink(out);
-    tfmt_profile_free(p);
-    return d;
-}
-
 TEST(merge_order_independent)
 {
     export_fn fns[] = {write_speedscope, write_svg, write_top, write_html};
     xo.per_thread = true;
     for (size_t i = 0; i < 4; i++) {
         size_t la = 0, lb = 0;
-        unsigned char *a = merged(fns[i], "workload", "pop_push", &la);
-        unsigned char *b = merged(fns[i], "pop_push", "workload", &lb);
+        unsigned char *a = merged_export("workload", "none.bin", "pop_push",
+                                         "none.bin", fns[i], &la);
+        unsigned char *b = merged_export("pop_push", "none.bin", "workload",
+                                         "none.bin", fns[i], &lb);
         CHECK(a && b && la == lb && la > 0 && memcmp(a, b, la) == 0,
               "export %zu: A+B and B+A differ (%zu vs %zu bytes)", i, la,
               lb);
