@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 
+#include <tachyon/fmt.h>
+
 #include "internal.h"
 
 static void check(bool ok)

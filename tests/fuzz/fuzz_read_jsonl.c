@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <tachyon/fmt.h>
+
 #include "internal.h"
 
 #define check(ok) check_at(ok, __LINE__)

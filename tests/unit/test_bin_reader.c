@@ -13,7 +13,9 @@
 
 #include "harness.h"
 #include "fixture_input.h"
-#include "internal.h"
+#include <tachyon/fmt.h>
+
+#include "io_internal.h"
 
 static const char *const CASES[] = {
     "single_full", "repeat_rle", "suffix_calls", "pop_push",

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include <tachyon/fmt.h>
+
 #include "internal.h"
 #include "tachyon/fmt_flat.h"
 

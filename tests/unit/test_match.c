@@ -2,6 +2,8 @@
 #include <time.h>
 
 #include "harness.h"
+#include <tachyon/fmt.h>
+
 #include "internal.h"
 #include "tachyon/fmt_match.h"
 

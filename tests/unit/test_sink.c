@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "internal.h"
+#include <tachyon/fmt.h>
+
+#include "io_internal.h"
 
 static char dir[256];
 

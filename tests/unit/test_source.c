@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "internal.h"
+#include <tachyon/fmt.h>
+
+#include "io_internal.h"
 
 #define IO_DIR TESTDATA "/io/"
 #define PLAIN_SIZE 6607 /* wc -c testdata/io/plain.txt */

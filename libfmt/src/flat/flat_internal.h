@@ -6,8 +6,9 @@
 #ifndef TFMT_FLAT_INTERNAL_H
 #define TFMT_FLAT_INTERNAL_H
 
+#include <tachyon/fmt_flat.h>
+
 #include "internal.h"
-#include "tachyon/fmt_flat.h"
 
 #define TFMT_FLAT_NONE UINT32_MAX
 

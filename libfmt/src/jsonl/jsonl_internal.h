@@ -7,8 +7,9 @@
 #ifndef TFMT_JSONL_INTERNAL_H
 #define TFMT_JSONL_INTERNAL_H
 
+#include <tachyon/fmt_jsonl.h>
+
 #include "internal.h"
-#include "tachyon/fmt_jsonl.h"
 
 /* Splits a source into lines without holding more than one line. */
 typedef struct tfmt_lines {

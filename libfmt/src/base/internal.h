@@ -1,7 +1,10 @@
 /*
- * internal.h - private helpers shared by libtachyonfmt's modules: allocation
- * through the handle's allocator, error records, growable buffers, byte-order
- * loads/stores and LEB128 varints. Never installed.
+ * internal.h - the base layer's private helpers, shared by every module of
+ * libtachyonfmt: allocation through the handle's allocator, error records,
+ * growable buffers, hashing, byte-order loads/stores and LEB128 varints.
+ * It sees only the status codes and the sample model of the public API
+ * (each layer includes the public headers it implements itself). Never
+ * installed.
  */
 #ifndef TFMT_INTERNAL_H
 #define TFMT_INTERNAL_H
@@ -10,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tachyon/fmt.h"
+#include <tachyon/fmt_error.h>
+#include <tachyon/fmt_model.h>
 
 /* ---- allocation (alloc.c) ---- */
 void *tfmt__malloc(const tfmt_allocator *a, size_t size);
@@ -191,18 +195,5 @@ static inline size_t tfmt__varint_encode(uint8_t *out, uint64_t v)
     out[n++] = (uint8_t)v;
     return n;
 }
-
-/* ---- sources (source.c): random access for the binary reader ---- */
-/*
- * Make `src` randomly readable, spooling a stream to an unlinked temporary
- * file when needed; then read exactly `n` bytes at `offset` (short read:
- * TFMT_ETRUNC). Size of the (decompressed) input in *out.
- */
-int tfmt__source_seekable(tfmt_source *src, uint64_t *size, tfmt_error *err);
-int tfmt__source_pread(tfmt_source *src, void *buf, size_t n, uint64_t offset,
-                       tfmt_error *err);
-/* Borrow a pointer to [offset, offset+n) if the source is in memory. */
-const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset,
-                                   size_t n);
 
 #endif

@@ -7,7 +7,9 @@
 #ifndef TFMT_BIN_INTERNAL_H
 #define TFMT_BIN_INTERNAL_H
 
-#include "internal.h"
+#include <tachyon/fmt_bin.h>
+
+#include "io_internal.h"
 
 #define TFMT_BIN_MAGIC 0x54414348u
 #define TFMT_BIN_MAGIC_SWAPPED 0x48434154u

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "profile_internal.h"
+#include "export_internal.h"
 
 
 typedef struct ckey {               /* a frame as the collector keys it */

@@ -101,11 +101,3 @@ uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
     return depth;
 }
 
-int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min)
-{
-    if (b->len < min || b->len == 0)
-        return TFMT_OK;
-    int rc = tfmt_sink_write(sink, b->data, b->len);
-    b->len = 0;
-    return rc;
-}

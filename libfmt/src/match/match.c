@@ -11,8 +11,9 @@
 
 #include <stdlib.h>
 
+#include <tachyon/fmt_match.h>
+
 #include "internal.h"
-#include "tachyon/fmt_match.h"
 
 /* Backtracking budget per match: about 2 ms of JIT work at worst. */
 #define MATCH_LIMIT 1000000u

@@ -5,7 +5,9 @@
 #ifndef TFMT_BIN_WRITER_H
 #define TFMT_BIN_WRITER_H
 
-#include "internal.h"
+#include <tachyon/fmt_bin.h>
+
+#include "io_internal.h"
 
 /* CPython's constants (binary_io.h / binary_io_writer.c). */
 #define TFMT_BW_HEADER_SIZE 64

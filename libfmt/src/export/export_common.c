@@ -320,6 +320,15 @@ int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o)
 
 /* ---- output ---- */
 
+int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min)
+{
+    if (b->len < min || b->len == 0)
+        return TFMT_OK;
+    int rc = tfmt_sink_write(sink, b->data, b->len);
+    b->len = 0;
+    return rc;
+}
+
 int tfmt__xfail(tfmt_profile *p, int rc, tfmt_sink *sink)
 {
     if (rc == TFMT_ENOMEM)

@@ -6,7 +6,6 @@
  * no memory per sample.
  */
 #include "profile_filter.h"
-#include "tachyon/fmt_match.h"
 
 #define F_DONE 1
 #define F_INCLUDED 2

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "io_internal.h"
 
 #define ARCHIVE_BLOCK ((size_t)128 * 1024)
 #define SPOOL_CHUNK ((size_t)1024 * 1024)

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include <tachyon/fmt_version.h>
+
 #include "internal.h"
 
 const char *tfmt_strerror(int code)

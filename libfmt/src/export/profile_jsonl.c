@@ -9,10 +9,9 @@
  * per stack; on the tree that is the subtree total of every node whose
  * ancestors do not show the same JSONL frame.
  */
-#include "profile_internal.h"
 #include <stdio.h>
 
-#include "json_escape.h"
+#include "export_internal.h"
 
 #define CHUNK 256
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "io_internal.h"
 
 #define SINK_BUF ((size_t)256 * 1024)
 #define IO_MAX ((size_t)1 << 30)

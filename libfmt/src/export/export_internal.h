@@ -7,8 +7,16 @@
 #ifndef TFMT_EXPORT_INTERNAL_H
 #define TFMT_EXPORT_INTERNAL_H
 
+#include <tachyon/fmt_export.h>
+
 #include "profile_internal.h"
 #include "json_escape.h"
+
+/* Exporters hand their output buffer to the sink in pieces this big. */
+#define TFMT_EXPORT_FLUSH (1u << 20)
+
+/* Flush `b` to `sink` once it holds at least `min` bytes (0: always). */
+int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min);
 
 /* Append repr(v) as Python writes it (shortest round-trip, "1e-05"). */
 int tfmt__put_pyfloat(tfmt_buf *b, double v);

@@ -7,6 +7,8 @@
 #ifndef TFMT_PROFILE_FILTER_H
 #define TFMT_PROFILE_FILTER_H
 
+#include <tachyon/fmt_match.h>
+
 #include "profile_internal.h"
 
 typedef struct tfmt_pfilter tfmt_pfilter;

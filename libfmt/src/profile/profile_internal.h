@@ -27,6 +27,8 @@
 #ifndef TFMT_PROFILE_INTERNAL_H
 #define TFMT_PROFILE_INTERNAL_H
 
+#include <tachyon/fmt_profile.h>
+
 #include "internal.h"
 
 #define TFMT_NO_ID UINT32_MAX
@@ -237,11 +239,5 @@ static inline tfmt_jloc tfmt__profile_jsonl_loc(const tfmt_frame *fr)
         l.end_col = -1;
     return l;
 }
-
-/* Exporters hand their output buffer to the sink in pieces this big. */
-#define TFMT_EXPORT_FLUSH (1u << 20)
-
-/* Flush `b` to `sink` once it holds at least `min` bytes (0: always). */
-int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min);
 
 #endif
