@@ -6,117 +6,21 @@
 #include <stdlib.h>
 
 #include "export_internal.h"
+#include "pyrepr.h"
 
 /* ---- Python float repr ---- */
 
-/*
- * Shortest "%.*e" digits that read back as v: digits and decimal point.
- * A precision that round-trips stays round-tripping with more digits, so
- * the shortest is found by bisection over 1..17.
- */
-static int shortest_digits(double v, char *digits, int *decpt)
-{
-    char tmp[40];
-    int lo = 1, hi = 17;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        snprintf(tmp, sizeof tmp, "%.*e", mid - 1, v);
-        if (strtod(tmp, NULL) == v)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    snprintf(tmp, sizeof tmp, "%.*e", lo - 1, v);
-    /* tmp is "d.ddde[+-]xx" (v >= 0 here). */
-    int n = 0;
-    const char *s = tmp;
-    for (; *s && *s != 'e'; s++)
-        if (*s >= '0' && *s <= '9')
-            digits[n++] = *s;
-    while (n > 1 && digits[n - 1] == '0')
-        n--;
-    digits[n] = '\0';
-    *decpt = atoi(s + 1) + 1;
-    return n;
-}
-
-static int put_fixed(tfmt_buf *b, const char *d, int n, int decpt)
-{
-    int rc = TFMT_OK;
-    if (decpt <= 0) {
-        rc |= tfmt__buf_puts(b, "0.");
-        for (int i = 0; i < -decpt; i++)
-            rc |= tfmt__buf_putc(b, '0');
-        return rc | tfmt__buf_put(b, d, (size_t)n);
-    }
-    if (decpt < n) {
-        rc |= tfmt__buf_put(b, d, (size_t)decpt);
-        rc |= tfmt__buf_putc(b, '.');
-        return rc | tfmt__buf_put(b, d + decpt, (size_t)(n - decpt));
-    }
-    rc |= tfmt__buf_put(b, d, (size_t)n);
-    for (int i = n; i < decpt; i++)
-        rc |= tfmt__buf_putc(b, '0');
-    return rc | tfmt__buf_puts(b, ".0");
-}
-
-/*
- * Fast path for milliseconds from whole microseconds: when v is exactly
- * the double nearest n / 1000 and |v| < 1e12 (so a double's spacing is
- * far below 0.001), the decimal n / 1000 is v's shortest round-trip repr.
- */
-static bool put_millis(tfmt_buf *b, double v, int *rc)
-{
-    if (!(v > -1e12 && v < 1e12))
-        return false;
-    double scaled = v * 1000.0;
-    long long n = (long long)(scaled < 0 ? scaled - 0.5 : scaled + 0.5);
-    if ((double)n / 1000.0 != v || n == 0)
-        return false;
-    unsigned long long a = n < 0 ? (unsigned long long)-n
-                                 : (unsigned long long)n;
-    char frac[4] = {(char)('0' + a / 100 % 10), (char)('0' + a / 10 % 10),
-                    (char)('0' + a % 10), 0};
-    int k = 3;
-    while (k > 1 && frac[k - 1] == '0')
-        frac[--k] = 0;
-    *rc = n < 0 ? tfmt__buf_putc(b, '-') : TFMT_OK;
-    *rc |= tfmt__buf_put_u64(b, a / 1000);
-    *rc |= tfmt__buf_putc(b, '.');
-    *rc |= tfmt__buf_put(b, frac, (size_t)k);
-    return true;
-}
-
+/* json.dumps spells non-finite floats as JavaScript does. */
 int tfmt__put_pyfloat(tfmt_buf *b, double v)
 {
-    int fast;
-    if (put_millis(b, v, &fast))
-        return fast;
     if (isnan(v))
         return tfmt__buf_puts(b, "NaN");
     if (isinf(v))
         return tfmt__buf_puts(b, v < 0 ? "-Infinity" : "Infinity");
-    int rc = TFMT_OK;
-    if (signbit(v)) {
-        rc |= tfmt__buf_putc(b, '-');
-        v = -v;
-    }
-    if (v == 0)
-        return rc | tfmt__buf_puts(b, "0.0");
-    char d[24];
-    int decpt;
-    int n = shortest_digits(v, d, &decpt);
-    /* float_repr_style "short", mode 'r': exponent outside (-4, 16]. */
-    if (decpt > -4 && decpt <= 16)
-        return rc | put_fixed(b, d, n, decpt);
-    rc |= tfmt__buf_putc(b, d[0]);
-    if (n > 1) {
-        rc |= tfmt__buf_putc(b, '.');
-        rc |= tfmt__buf_put(b, d + 1, (size_t)(n - 1));
-    }
-    int e = decpt - 1;
-    return rc | tfmt__buf_printf(b, "e%c%02d", e < 0 ? '-' : '+',
-                                 e < 0 ? -e : e);
+    if (tfmt__buf_reserve(b, TFMT_PYREPR_MAX) != TFMT_OK)
+        return TFMT_ENOMEM;
+    b->len += tfmt__pyrepr(v, b->data + b->len);
+    return TFMT_OK;
 }
 
 /* ---- strings ---- */
