@@ -260,5 +260,54 @@ TEST(notation_switches)
     }
 }
 
-TESTS(TCASE(known_reprs), TCASE(table_pow5_inv), TCASE(table_pow5),
-      TCASE(round_trip_and_shortest), TCASE(notation_switches))
+/* repr(us / 1000) as printed by CPython 3.11.2. */
+TEST(millis)
+{
+    static const struct {
+        int64_t us;
+        const char *repr;
+    } ms[] = {
+        {0, "0.0"},
+        {1, "0.001"},
+        {10, "0.01"},
+        {20, "0.02"},
+        {100, "0.1"},
+        {1000, "1.0"},
+        {1015, "1.015"},
+        {1500, "1.5"},
+        {-1500, "-1.5"},
+        {-1, "-0.001"},
+        {123456789, "123456.789"},
+        {999999999999999, "999999999999.999"},
+        {-999999999999999, "-999999999999.999"},
+    };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+        char out[TFMT_PYREPR_MAX];
+        size_t n = tfmt__pyrepr_millis(ms[i].us, out);
+        CHECK(strcmp(out, ms[i].repr) == 0 && n == strlen(out),
+              "%lld us: got \"%s\", want \"%s\"", (long long)ms[i].us, out,
+              ms[i].repr);
+    }
+}
+
+/* tfmt__put_uint is printf's %llu at every length. */
+TEST(put_uint)
+{
+    pv_gen g = {0x452821e638d01377ULL, 0};
+    for (int i = 0; i < 200000; i++) {
+        uint64_t v = pv_bits(&g, (unsigned)(i % 65));
+        if (i % 7 == 0) /* powers of ten and their neighbours */
+            v = (uint64_t)pow(10, i % 20) - 1 + (uint64_t)(i % 3);
+        char got[32], want[32];
+        *tfmt__put_uint(got, v) = '\0';
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        REQUIRE(strcmp(got, want) == 0, "%s: got %s", want, got);
+    }
+    char max[32];
+    *tfmt__put_uint(max, UINT64_MAX) = '\0';
+    CHECK(strcmp(max, "18446744073709551615") == 0, "got %s", max);
+}
+
+TESTS(TCASE(known_reprs), TCASE(millis), TCASE(put_uint), TCASE(table_pow5_inv),
+      TCASE(table_pow5), TCASE(round_trip_and_shortest),
+      TCASE(notation_switches))

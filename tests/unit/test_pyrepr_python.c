@@ -2,12 +2,16 @@
  * test_pyrepr_python.c - tfmt__pyrepr against Python's own repr, value by
  * value: the doubles of pyrepr_values.h are piped in batches to
  * pyrepr_oracle.py (python3 from PATH, or $PYTHON) and every line it
- * prints must equal our repr. Skips (exit 77) without a Python.
+ * prints must equal our repr; a value that is a whole number of
+ * microseconds over 1000 must also come out the same through
+ * tfmt__pyrepr_millis. Skips (exit 77) without a Python.
  *
  * usage: test_pyrepr_python ORACLE.py [COUNT [SEED]]
  *   COUNT defaults to 1000000; SEED picks another reproducible stream.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -84,6 +88,16 @@ static int write_all(int fd, const void *p, size_t n)
 }
 
 static long mismatches;
+static uint64_t millis_checked;
+
+/* v is us / 1000 for a whole number of microseconds |us| < 10^15. */
+static bool whole_us(double v, int64_t *us)
+{
+    if (!(fabs(v) < 1e12) || (v == 0 && signbit(v)))
+        return false; /* -0.0 is no integer divided */
+    *us = llround(v * 1000.0);
+    return (double)*us / 1000.0 == v;
+}
 
 /* Send one batch and compare the lines that come back; -1: no oracle. */
 static int run_batch(oracle *o, const double *v, uint32_t n)
@@ -102,6 +116,14 @@ static int run_batch(oracle *o, const double *v, uint32_t n)
         tfmt__pyrepr(v[i], got);
         if (strcmp(got, want) != 0 && ++mismatches <= SHOW_MAX)
             fprintf(stderr, "%a: got \"%s\", Python \"%s\"\n", v[i], got, want);
+        int64_t us;
+        if (!whole_us(v[i], &us))
+            continue;
+        millis_checked++;
+        tfmt__pyrepr_millis(us, got);
+        if (strcmp(got, want) != 0 && ++mismatches <= SHOW_MAX)
+            fprintf(stderr, "%lld us: got \"%s\", Python \"%s\"\n",
+                    (long long)us, got, want);
     }
     return 0;
 }
@@ -140,7 +162,9 @@ int main(int argc, char **argv)
           (unsigned long long)done, (unsigned long long)count, status);
     CHECK(mismatches == 0, "%ld of %llu reprs differ from Python's", mismatches,
           (unsigned long long)done);
-    printf("%llu values compared with Python's repr, %ld differ\n",
-           (unsigned long long)done, mismatches);
+    printf("%llu values compared with Python's repr (%llu of them also as "
+           "whole microseconds), %ld differ\n",
+           (unsigned long long)done, (unsigned long long)millis_checked,
+           mismatches);
     return harness_failed_checks ? 1 : 0;
 }

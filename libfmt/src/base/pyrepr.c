@@ -16,7 +16,8 @@
  * The spelling is CPython's format_float_short() for repr (code 'r'):
  * positional when the decimal point position `decpt` (0.01 has decpt -1)
  * satisfies -4 < decpt <= 16, with ".0" added to integers; otherwise
- * "d.ddde+XX" with at least two exponent digits.
+ * "d.ddde+XX" with at least two exponent digits. Milliseconds from whole
+ * microseconds, the bulk of a Gecko export, skip the digit search.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -279,7 +280,7 @@ static void put8(uint32_t v, char *end)
     }
 }
 
-/* The decimal digits of v (v > 0) ending at `end`; returns their count. */
+/* The decimal digits of v ending at `end`; returns their count. */
 static size_t put_digits(uint64_t v, char *end)
 {
     char *p = end;
@@ -377,6 +378,47 @@ size_t tfmt__pyrepr(double v, char *out)
         p = put_positional(p, d, n, decpt);
     else
         p = put_exponent(p, d, n, decpt);
+    *p = '\0';
+    return (size_t)(p - out);
+}
+
+/* ---- integers ---- */
+
+static unsigned count_digits(uint64_t v)
+{
+    unsigned n = 1;
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+char *tfmt__put_uint(char *p, uint64_t v)
+{
+    char *end = p + count_digits(v);
+    put_digits(v, end);
+    return end;
+}
+
+size_t tfmt__pyrepr_millis(int64_t us, char *out)
+{
+    char *p = out;
+    uint64_t a = (uint64_t)us;
+    if (us < 0) {
+        *p++ = '-';
+        a = 0 - a;
+    }
+    p = tfmt__put_uint(p, a / 1000);
+    uint32_t frac = (uint32_t)(a % 1000);
+    *p++ = '.';
+    if (frac == 0) {
+        *p++ = '0';
+    } else {
+        p[0] = (char)('0' + frac / 100);
+        memcpy(p + 1, pairs + 2 * (frac % 100), 2);
+        p += frac % 10 ? 3 : frac % 100 ? 2 : 1;
+    }
     *p = '\0';
     return (size_t)(p - out);
 }

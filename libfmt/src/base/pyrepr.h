@@ -32,4 +32,17 @@ tfmt_decimal tfmt__shortest(double v);
  */
 size_t tfmt__pyrepr(double v, char *out);
 
+/*
+ * repr(us / 1000) for a whole number of microseconds |us| < 10^15 (as
+ * Python divides: the double nearest us / 1000), from integers alone:
+ * below 10^12 a double's spacing is under 0.000125, so that double's
+ * shortest repr is the decimal us / 1000 itself, "-12.3" or "7.0". Writes
+ * TFMT_PYREPR_MAX bytes at most, NUL-terminated; returns the length.
+ */
+#define TFMT_PYREPR_MILLIS_MAX INT64_C(1000000000000000)
+size_t tfmt__pyrepr_millis(int64_t us, char *out);
+
+/* The decimal digits of v at p (20 at most, no NUL); returns the end. */
+char *tfmt__put_uint(char *p, uint64_t v);
+
 #endif

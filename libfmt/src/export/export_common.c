@@ -6,20 +6,25 @@
 #include <stdlib.h>
 
 #include "export_internal.h"
-#include "pyrepr.h"
 
 /* ---- Python float repr ---- */
 
 /* json.dumps spells non-finite floats as JavaScript does. */
+char *tfmt__json_float(char *p, double v)
+{
+    if (isfinite(v))
+        return p + tfmt__pyrepr(v, p);
+    const char *s = isnan(v) ? "NaN" : v < 0 ? "-Infinity" : "Infinity";
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
 int tfmt__put_pyfloat(tfmt_buf *b, double v)
 {
-    if (isnan(v))
-        return tfmt__buf_puts(b, "NaN");
-    if (isinf(v))
-        return tfmt__buf_puts(b, v < 0 ? "-Infinity" : "Infinity");
     if (tfmt__buf_reserve(b, TFMT_PYREPR_MAX) != TFMT_OK)
         return TFMT_ENOMEM;
-    b->len += tfmt__pyrepr(v, b->data + b->len);
+    b->len = (size_t)(tfmt__json_float(b->data + b->len, v) - b->data);
     return TFMT_OK;
 }
 

@@ -11,6 +11,7 @@
 
 #include "profile_internal.h"
 #include "json_escape.h"
+#include "pyrepr.h"
 
 /* Exporters hand their output buffer to the sink in pieces this big. */
 #define TFMT_EXPORT_FLUSH (1u << 20)
@@ -18,8 +19,13 @@
 /* Flush `b` to `sink` once it holds at least `min` bytes (0: always). */
 int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min);
 
-/* Append repr(v) as Python writes it (shortest round-trip, "1e-05"). */
+/*
+ * Append v as Python's json.dumps writes a float: repr(v) (shortest
+ * round-trip, "1e-05"), or NaN, Infinity, -Infinity. The _text form
+ * writes at most TFMT_PYREPR_MAX bytes at p and returns the end.
+ */
 int tfmt__put_pyfloat(tfmt_buf *b, double v);
+char *tfmt__json_float(char *p, double v);
 
 /*
  * A content-ordered view of a profile:

@@ -251,23 +251,14 @@ static int has_gc(tfmt_gecko *g, uint32_t depth)
     return 0;
 }
 
-static double rel_ms(const tfmt_gecko *g, uint64_t ts)
-{
-    /* (ts - base) / 1000 with Python's integer true division */
-    __int128 d = (__int128)ts - (__int128)g->base_us;
-    return (double)d / 1000.0;
-}
-
 static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
                           uint32_t stack)
 {
     for (uint32_t i = 0; i < s->weight; i++) {
-        gsample rec;
-        memset(&rec, 0, sizeof rec);
-        rec.stack = stack;
-        rec.time = rel_ms(g, s->timestamps[i]);
-        int rc = tfmt__gspool_append(&g->spool, &t->samples, &rec,
-                                     sizeof rec);
+        gsample rec = {stack, s->timestamps[i]};
+        uint8_t buf[G_SAMPLE_MAX];
+        size_t n = gsample_encode(buf, &rec, &t->samples.prev);
+        int rc = tfmt__gspool_append(&g->spool, &t->samples, buf, n);
         if (rc == TFMT_EIO)
             return tfmt__error_errno(&g->err, errno, "gecko spool");
         if (rc != TFMT_OK)
@@ -295,11 +286,12 @@ static int collect(gin *c, const tfmt_sample *s)
         g->have_base = true;
         g->base_us = s->timestamps[0];
     }
-    double first = rel_ms(g, s->timestamps[0]);
-    double last = rel_ms(g, s->timestamps[s->weight - 1]);
+    uint64_t first = s->timestamps[0];
+    double last = gecko_ms(g, s->timestamps[s->weight - 1]);
     if (g->sample_count > 0 && g->last_time > 0)
         g->interval = (last - g->last_time) / (double)g->sample_count;
     g->last_time = last;
+    g->last_ts = s->timestamps[s->weight - 1];
     uint32_t depth = 0;
     int rc = tab_stack(c, s, &depth);
     gthread *t = NULL;

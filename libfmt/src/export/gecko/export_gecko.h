@@ -34,6 +34,7 @@ typedef struct gstream {
     gblock *blocks;
     size_t nblocks, capblocks;
     uint64_t count;             /* records in the stream */
+    uint64_t prev;              /* the last record's time (see gsample) */
 } gstream;
 
 typedef struct gspool {
@@ -43,24 +44,93 @@ typedef struct gspool {
     tfmt_buf rd;                /* read-back buffer */
 } gspool;
 
+/* Append one record of `n` bytes (at most a few dozen). */
 int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n);
-/* Call fn(ctx, record) for each record of `n` bytes, in order. */
-int tfmt__gspool_each(gspool *s, gstream *st, size_t n,
-                      int (*fn)(void *ctx, const void *rec), void *ctx);
+/* Call fn(ctx, bytes, len) for each run of whole records, in order. */
+int tfmt__gspool_each(gspool *s, gstream *st,
+                      int (*fn)(void *ctx, const uint8_t *d, size_t len),
+                      void *ctx);
 void tfmt__gstream_free(const tfmt_allocator *a, gstream *st);
 void tfmt__gspool_free(gspool *s);
 
-/* Records. */
+/*
+ * Records. Times stay the reader's microsecond timestamps until they are
+ * written: the JSON's milliseconds are then spelled from integers, and
+ * only marker durations need a float repr. Spooled, a record is varints:
+ * a sample 2-4 bytes, a marker 5-8, with each time a zigzag delta from
+ * the stream's previous record (wrapping, so any timestamps round-trip).
+ */
 typedef struct gsample {
     uint32_t stack;
-    double time;
+    uint64_t ts;
 } gsample;
 
 typedef struct gmarker {
     uint32_t name;              /* global string index */
     uint32_t state;             /* G_* */
-    double start, end;
+    uint64_t start, end;        /* timestamps */
 } gmarker;
+
+#define G_SAMPLE_MAX 15 /* bytes of a spooled record, at most */
+#define G_MARKER_MAX 26
+
+static inline uint64_t gzig(uint64_t d)
+{
+    return (d << 1) ^ (0 - (d >> 63));
+}
+
+static inline uint64_t gunzig(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
+
+static inline size_t gsample_encode(uint8_t *out, const gsample *r,
+                                    uint64_t *prev)
+{
+    size_t n = tfmt__varint_encode(out, r->stack);
+    n += tfmt__varint_encode(out + n, gzig(r->ts - *prev));
+    *prev = r->ts;
+    return n;
+}
+
+/* false: the bytes are not a record (a damaged spool file) */
+static inline bool gsample_decode(const uint8_t **pp, const uint8_t *end,
+                                  gsample *r, uint64_t *prev)
+{
+    uint64_t d;
+    if (tfmt__varint_u32(pp, end, &r->stack) != 1 ||
+        tfmt__varint_u64(pp, end, &d) != 1)
+        return false;
+    r->ts = *prev += gunzig(d);
+    return true;
+}
+
+static inline size_t gmarker_encode(uint8_t *out, const gmarker *r,
+                                    uint64_t *prev)
+{
+    size_t n = tfmt__varint_encode(out, r->name);
+    out[n++] = (uint8_t)r->state;
+    n += tfmt__varint_encode(out + n, gzig(r->start - *prev));
+    n += tfmt__varint_encode(out + n, gzig(r->end - r->start));
+    *prev = r->start;
+    return n;
+}
+
+static inline bool gmarker_decode(const uint8_t **pp, const uint8_t *end,
+                                  gmarker *r, uint64_t *prev)
+{
+    uint64_t d, len;
+    if (tfmt__varint_u32(pp, end, &r->name) != 1 || *pp >= end ||
+        **pp >= G_NSTATES)
+        return false;
+    r->state = *(*pp)++;
+    if (tfmt__varint_u64(pp, end, &d) != 1 ||
+        tfmt__varint_u64(pp, end, &len) != 1)
+        return false;
+    r->start = *prev += gunzig(d);
+    r->end = r->start + gunzig(len);
+    return true;
+}
 
 /* ---- per-thread tables ---- */
 typedef struct gfunc {
@@ -91,7 +161,7 @@ typedef struct gthread {
     uint64_t tid;
     bool main, initialized;
     bool open[G_NSTATES];       /* state interval started */
-    double start[G_NSTATES];
+    uint64_t start[G_NSTATES];  /* ... at this timestamp */
     gfunc *funcs;
     size_t nfuncs, capfuncs;
     gframe *frames;
@@ -129,21 +199,75 @@ struct tfmt_gecko {
     uint64_t base_us;
     uint64_t sample_count;
     double last_time, interval, start_ms;
+    uint64_t last_ts;              /* timestamp of last_time */
+    uint32_t state_str[G_NSTATES]; /* marker names' string ids ... */
+    uint16_t state_named;          /* ... interned: bit per state */
     uint32_t *stackbuf;         /* a filtered stack */
     size_t capstackbuf;
     uint8_t *gc;                /* per tab frame: 0 unknown, 1 no, 2 <GC> */
     size_t capgc;
 };
 
+/* Milliseconds after the first timestamp, as Python divides: d / 1000. */
+static inline double gecko_ms(const tfmt_gecko *g, uint64_t ts)
+{
+    __int128 d = (__int128)ts - (__int128)g->base_us;
+    return (double)d / 1000.0;
+}
+
 int tfmt__gecko_nomem(tfmt_gecko *g);
 int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len,
                        uint32_t *out);
+/* Each state's marker name ("Has GIL") and category (G_CAT_*). */
+extern const char *const tfmt__gecko_state_name[G_NSTATES];
+extern const uint8_t tfmt__gecko_state_cat[G_NSTATES];
 /* Track the state transitions of one collect() call (markers). */
-int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status,
-                      bool has_gc, double first);
+int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status, bool has_gc,
+                      uint64_t first);
 int tfmt__gecko_finalize(tfmt_gecko *g);
 /* The stack index of a root-first stack of tab frames. */
 int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
                       uint32_t depth, uint32_t *out);
+
+/* ---- the JSON writer (export_gecko_write.c, export_gecko_cols.c) ---- */
+typedef struct gwriter {
+    tfmt_gecko *g;
+    tfmt_sink *sink;
+    tfmt_buf b;
+    gthread *t; /* thread being written */
+    bool sink_failed;
+} gwriter;
+
+/* Hand the buffer to the sink once it holds TFMT_EXPORT_FLUSH (all: now). */
+int tfmt__gwriter_flush(gwriter *w, bool all);
+
+/*
+ * Values are written in place: room() makes `n` bytes of space at the end
+ * of the buffer and returns where they start (NULL: out of memory), and
+ * done() takes the end of what was written there, flushing when full.
+ */
+static inline char *gw_room(gwriter *w, size_t n)
+{
+    tfmt_buf *b = &w->b;
+    if (b->cap - b->len < n && tfmt__buf_reserve(b, n) != TFMT_OK)
+        return NULL;
+    return b->data + b->len;
+}
+
+static inline int gw_done(gwriter *w, char *end)
+{
+    w->b.len = (size_t)(end - w->b.data);
+    return w->b.len < TFMT_EXPORT_FLUSH ? TFMT_OK
+                                        : tfmt__gwriter_flush(w, false);
+}
+
+/* `n` copies of `item` joined by commas. */
+int tfmt__gwriter_repeat(gwriter *w, const char *item, uint64_t n);
+/* `,"length":N` and `close` (at most 8 bytes), ending an object. */
+int tfmt__gwriter_length(gwriter *w, uint64_t n, const char *close);
+
+/* The thread's "samples" and "markers" objects, streamed from the spool. */
+int tfmt__gecko_put_samples(gwriter *w);
+int tfmt__gecko_put_markers(gwriter *w);
 
 #endif

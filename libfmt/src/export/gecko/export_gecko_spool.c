@@ -1,5 +1,5 @@
 /*
- * export_gecko_spool.c - record streams of fixed-size records whose bulk
+ * export_gecko_spool.c - streams of small records whose bulk
  * lives in one unlinked temporary file: each stream keeps at most one
  * block in memory, so a Gecko export holds O(threads) buffers however many
  * samples and markers it collects. Streams are read back in order as many
@@ -63,19 +63,9 @@ int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n)
     return TFMT_OK;
 }
 
-static int each_in(const char *d, size_t len, size_t n,
-                   int (*fn)(void *, const void *), void *ctx)
-{
-    for (size_t o = 0; o + n <= len; o += n) {
-        int rc = fn(ctx, d + o);
-        if (rc != TFMT_OK)
-            return rc;
-    }
-    return TFMT_OK;
-}
-
-int tfmt__gspool_each(gspool *s, gstream *st, size_t n,
-                      int (*fn)(void *ctx, const void *rec), void *ctx)
+int tfmt__gspool_each(gspool *s, gstream *st,
+                      int (*fn)(void *ctx, const uint8_t *d, size_t len),
+                      void *ctx)
 {
     for (size_t i = 0; i < st->nblocks; i++) {
         gblock b = st->blocks[i];
@@ -85,11 +75,11 @@ int tfmt__gspool_each(gspool *s, gstream *st, size_t n,
         if (fseeko(s->file, (off_t)b.off, SEEK_SET) != 0 ||
             fread(s->rd.data, 1, b.len, s->file) != b.len)
             return TFMT_EIO;
-        int rc = each_in(s->rd.data, b.len, n, fn, ctx);
+        int rc = fn(ctx, (const uint8_t *)s->rd.data, b.len);
         if (rc != TFMT_OK)
             return rc;
     }
-    return each_in(st->tail.data, st->tail.len, n, fn, ctx);
+    return fn(ctx, (const uint8_t *)st->tail.data, st->tail.len);
 }
 
 void tfmt__gstream_free(const tfmt_allocator *a, gstream *st)

@@ -9,10 +9,10 @@
 
 #include "export_gecko.h"
 
-static const char *const state_name[G_NSTATES] = {
-    "Has GIL", "No GIL", "On CPU", "Off CPU", "Python Code",
-    "Native Code", "Waiting for GIL", "GC Collecting", "Has Exception",
-    "No Exception",
+const char *const tfmt__gecko_state_name[G_NSTATES] = {
+    "Has GIL",       "No GIL",       "On CPU",          "Off CPU",
+    "Python Code",   "Native Code",  "Waiting for GIL", "GC Collecting",
+    "Has Exception", "No Exception",
 };
 
 /* The category of each state's markers. */
@@ -21,25 +21,41 @@ const uint8_t tfmt__gecko_state_cat[G_NSTATES] = {
     G_CAT_GIL, G_CAT_GC, G_CAT_EXC, G_CAT_EXC,
 };
 
-static int add_marker(tfmt_gecko *g, gthread *t, int state, double end)
+/* The state's name in the string array, interned when first needed. */
+static int marker_name(tfmt_gecko *g, int state, uint32_t *out)
 {
-    const char *name = state_name[state];
+    if (!(g->state_named >> state & 1)) {
+        const char *name = tfmt__gecko_state_name[state];
+        int rc =
+            tfmt__gecko_string(g, name, strlen(name), &g->state_str[state]);
+        if (rc != TFMT_OK)
+            return rc;
+        g->state_named |= (uint16_t)(1u << state);
+    }
+    *out = g->state_str[state];
+    return TFMT_OK;
+}
+
+static int add_marker(tfmt_gecko *g, gthread *t, int state, uint64_t end)
+{
     gmarker m;
     memset(&m, 0, sizeof m);
-    int rc = tfmt__gecko_string(g, name, strlen(name), &m.name);
+    int rc = marker_name(g, state, &m.name);
     if (rc != TFMT_OK)
         return rc;
     m.state = (uint32_t)state;
     m.start = t->start[state];
     m.end = end;
     t->open[state] = false;
-    rc = tfmt__gspool_append(&g->spool, &t->markers, &m, sizeof m);
+    uint8_t buf[G_MARKER_MAX];
+    size_t n = gmarker_encode(buf, &m, &t->markers.prev);
+    rc = tfmt__gspool_append(&g->spool, &t->markers, buf, n);
     if (rc == TFMT_EIO)
         return tfmt__error_errno(&g->err, errno, "gecko spool");
     return rc == TFMT_OK ? rc : tfmt__gecko_nomem(g);
 }
 
-static void open_state(gthread *t, int state, double now)
+static void open_state(gthread *t, int state, uint64_t now)
 {
     if (!t->open[state]) {
         t->open[state] = true;
@@ -48,8 +64,8 @@ static void open_state(gthread *t, int state, double now)
 }
 
 /* _track_state_transition */
-static int track(tfmt_gecko *g, gthread *t, bool cond, int active,
-                 int inactive, double now)
+static int track(tfmt_gecko *g, gthread *t, bool cond, int active, int inactive,
+                 uint64_t now)
 {
     if (!t->initialized) {
         int s = cond ? active : inactive;
@@ -62,7 +78,7 @@ static int track(tfmt_gecko *g, gthread *t, bool cond, int active,
     return t->open[off] ? add_marker(g, t, off, now) : TFMT_OK;
 }
 
-static int track_code(tfmt_gecko *g, gthread *t, uint8_t status, double now)
+static int track_code(tfmt_gecko *g, gthread *t, uint8_t status, uint64_t now)
 {
     if (status & TFMT_STATUS_HAS_GIL)
         return track(g, t, true, G_PY_CODE, G_NATIVE_CODE, now);
@@ -78,7 +94,7 @@ static int track_code(tfmt_gecko *g, gthread *t, uint8_t status, double now)
 
 /* A state that opens when `cond` holds and closes with a marker after. */
 static int track_span(tfmt_gecko *g, gthread *t, bool cond, int state,
-                      double now)
+                      uint64_t now)
 {
     if (cond) {
         open_state(t, state, now);
@@ -87,8 +103,8 @@ static int track_span(tfmt_gecko *g, gthread *t, bool cond, int state,
     return t->open[state] ? add_marker(g, t, state, now) : TFMT_OK;
 }
 
-int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status,
-                      bool has_gc, double first)
+int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status, bool has_gc,
+                      uint64_t first)
 {
     int rc = track(g, t, status & TFMT_STATUS_HAS_GIL, G_HAS_GIL, G_NO_GIL,
                    first);
@@ -117,7 +133,7 @@ int tfmt__gecko_finalize(tfmt_gecko *g)
             gthread *t = &g->threads[i];
             if (!t->open[s])
                 continue;
-            int rc = add_marker(g, t, s, g->last_time);
+            int rc = add_marker(g, t, s, g->last_ts);
             if (rc != TFMT_OK)
                 return rc;
         }
