@@ -16,6 +16,8 @@
 #include <tachyon/fmt_error.h>
 #include <tachyon/fmt_model.h>
 
+#include "advise.h"
+
 /* ---- allocation (alloc.c) ---- */
 void *tfmt__malloc(const tfmt_allocator *a, size_t size);
 void *tfmt__calloc(const tfmt_allocator *a, size_t n, size_t size);

@@ -3,11 +3,6 @@
  * keys with their self/cumulative counts, folded stacks, and the public
  * accessors. The builders live in flat_profile.c and flat_jsonl.c.
  */
-#if defined(__linux__)
-#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
-#include <sys/mman.h>
-#endif
-
 #include "flat_internal.h"
 
 int tfmt_flat_new(tfmt_flat **out, const tfmt_flat_options *opts)
@@ -53,29 +48,6 @@ void tfmt_flat_free(tfmt_flat *f)
     tfmt__free(f->alloc, f);
 }
 
-/* ---- memory ---- */
-
-/*
- * Ask for transparent huge pages over the 2 MB-aligned interior of a large
- * block, before it is first touched. The tables are probed at random, so
- * with 4 KB pages nearly every probe also misses the TLB, and every 4 KB
- * first touched is a page fault (costly on virtual machines): on a 1M-key
- * diff this cut CPU time by about a third. Advice only: failure is fine.
- */
-void tfmt__flat_advise_huge(void *p, size_t n)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t to = ((uintptr_t)p + n) & ~(huge - 1);
-    if (p && n >= 2 * huge && to > from)
-        (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
 /* ---- id tables ---- */
 
 static void ftab_place(tfmt_ftab *t, uint64_t slot)
@@ -108,7 +80,7 @@ static int ftab_reserve(tfmt_flat *f, tfmt_ftab *t, size_t want)
                    t->count, shift};
     if (!n.slots)
         return TFMT_ENOMEM;
-    tfmt__flat_advise_huge(n.slots, cap * sizeof *n.slots);
+    tfmt__advise_huge(n.slots, cap * sizeof *n.slots);
     for (size_t i = 0; i < t->cap; i++)
         if (t->slots[i] != TFMT_FTAB_EMPTY)
             ftab_place(&n, t->slots[i]);
@@ -179,9 +151,9 @@ int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
         ftab_reserve(f, &f->str_set, f->str_set.count + nstrs) < 0 ||
         ftab_reserve(f, &f->key_set, f->key_set.count + nkeys) < 0)
         return TFMT_ENOMEM;
-    tfmt__flat_advise_huge(f->text.data, f->text.cap);
-    tfmt__flat_advise_huge(f->soff, f->capsoff * sizeof *f->soff);
-    tfmt__flat_advise_huge(f->keys, f->capkeys * sizeof *f->keys);
+    tfmt__advise_huge(f->text.data, f->text.cap);
+    tfmt__advise_huge(f->soff, f->capsoff * sizeof *f->soff);
+    tfmt__advise_huge(f->keys, f->capkeys * sizeof *f->keys);
     return TFMT_OK;
 }
 

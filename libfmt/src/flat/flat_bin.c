@@ -10,16 +10,15 @@
  * U+FFFD), so keys equal those of the same log's JSONL export.
  */
 #include "flat_internal.h"
+#include "import.h"
 #include "json_escape.h"
 #include "profile_internal.h"
 
-#define UNSET (TFMT_FLAT_NONE - 1)
-
 typedef struct bstate {
+    tfmt_import im;         /* bin string -> rewritten flat string; bin
+                               frame -> key or TFMT_FLAT_NONE */
     tfmt_flat *f;
     tfmt_bin_reader *r;
-    uint32_t *smap;         /* bin string -> rewritten flat string, UNSET */
-    uint32_t *fkey;         /* bin frame -> key, TFMT_FLAT_NONE, UNSET */
     uint32_t *floc;         /* bin frame -> representative frame (only
                                with opcodes; else each frame is its own) */
     uint32_t *floc_mark;    /* per representative frame: last batch */
@@ -39,17 +38,11 @@ static int oom(bstate *s)
     return tfmt__error(&s->f->err, TFMT_ENOMEM, "out of memory");
 }
 
-/* The flat string of bin string `id`: repaired, rewritten, interned. */
-static int string_of(bstate *s, uint32_t id, uint32_t *out)
+/* Import callback: a bin string, repaired, rewritten and interned. */
+static int string_of(void *ctx, const char *p, size_t n, uint32_t *out)
 {
-    if (s->smap[id] != UNSET) {
-        *out = s->smap[id];
-        return TFMT_OK;
-    }
-    tfmt_str str;
-    if (tfmt_bin_string(s->r, id, &str) < 0)
-        return tfmt__error(&s->f->err, TFMT_EFORMAT, "bad string index %u",
-                           id);
+    bstate *s = ctx;
+    tfmt_str str = {p, n};
     if (!tfmt__utf8_valid(str.ptr, str.len)) {
         s->scratch.len = 0;
         if (tfmt__utf8_repair(&s->scratch, str.ptr, str.len) < 0)
@@ -57,10 +50,7 @@ static int string_of(bstate *s, uint32_t id, uint32_t *out)
         str.ptr = s->scratch.data;
         str.len = s->scratch.len;
     }
-    int rc = tfmt__flat_rewrite_intern(s->f, str.ptr, str.len, out);
-    if (rc == TFMT_OK)
-        s->smap[id] = *out;
-    return rc;
+    return tfmt__flat_rewrite_intern(s->f, str.ptr, str.len, out);
 }
 
 /*
@@ -92,7 +82,7 @@ static int intern_table(bstate *s)
         for (uint32_t j = 0; j < m; j++) {
             int rc = str[j].ptr ? tfmt__flat_intern_hashed(
                                       s->f, str[j].ptr, str[j].len, h[j],
-                                      &s->smap[from + j])
+                                      &s->im.smap[from + j])
                                 : TFMT_OK;
             if (rc < 0)
                 return rc;
@@ -115,23 +105,22 @@ static int32_t key_line(const tfmt_frame *fr)
     return fr->lineno == TFMT_NO_LOCATION ? 0 : fr->lineno;
 }
 
-/* Key and location representative of bin frame `id`, computed once. */
-static int resolve(bstate *s, uint32_t id)
+/*
+ * Import callback: the key and location representative of bin frame
+ * `id` (names already flat strings), computed once.
+ */
+static int resolve(void *ctx, uint32_t id, const tfmt_frame *mf,
+                   uint32_t *out)
 {
-    const tfmt_frame *fr = tfmt_bin_frame(s->r, id);
-    uint32_t file, func;
-    int rc = string_of(s, fr->filename, &file);
-    if (rc == TFMT_OK)
-        rc = string_of(s, fr->funcname, &func);
-    if (rc == TFMT_OK)
-        rc = tfmt__flat_key_ids(s->f, file, func, key_line(fr),
-                                &s->fkey[id]);
+    bstate *s = ctx;
+    int rc = tfmt__flat_key_ids(s->f, mf->filename, mf->funcname,
+                                key_line(mf), out);
     if (rc < 0)
         return rc;
     /* Without opcodes, the writer's frame table is already unique. */
     uint32_t rep = id;
     if (s->opcodes) {
-        tfmt_jloc l = tfmt__profile_jsonl_loc(fr);
+        tfmt_jloc l = tfmt__profile_jsonl_loc(tfmt_bin_frame(s->r, id));
         uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
         rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
         if (rep == TFMT_FLAT_NONE) {
@@ -144,6 +133,8 @@ static int resolve(bstate *s, uint32_t id)
         s->floc[id] = rep;
     return grow_marks(s);
 }
+
+static const tfmt_import_ops flat_ops = {string_of, resolve};
 
 /*
  * Resolve the whole frame table up front, a batch at a time with the key
@@ -165,16 +156,19 @@ static int resolve_table(bstate *s)
             uint32_t file, func;
             ok[j] = fr->filename < in->string_count &&
                     fr->funcname < in->string_count;
-            int rc = ok[j] ? string_of(s, fr->filename, &file) : TFMT_OK;
+            int rc = ok[j] ? tfmt__import_string(&s->im, fr->filename, &file)
+                           : TFMT_OK;
             if (ok[j] && rc == TFMT_OK)
-                rc = string_of(s, fr->funcname, &func);
+                rc = tfmt__import_string(&s->im, fr->funcname, &func);
             if (rc < 0)
                 return rc;
             if (ok[j])
                 tfmt__flat_key_prefetch(s->f, file, func, key_line(fr));
         }
         for (uint32_t j = 0; j < m; j++) {
-            int rc = ok[j] ? resolve(s, from + j) : TFMT_OK;
+            uint32_t key;
+            int rc = ok[j] ? tfmt__import_frame(&s->im, from + j, &key)
+                           : TFMT_OK;
             if (rc < 0)
                 return rc;
         }
@@ -193,8 +187,9 @@ static uint32_t next_batch(bstate *s)
     return ++s->batch;
 }
 
-static int count(bstate *s, const tfmt_sample *smp)
+static int count(void *ctx, const tfmt_sample *smp)
 {
+    bstate *s = ctx;
     uint64_t w = smp->weight;
     uint32_t b = next_batch(s);
     tfmt_flat *f = s->f;
@@ -202,13 +197,10 @@ static int count(bstate *s, const tfmt_sample *smp)
         return TFMT_OK;     /* CPython never counts an empty stack */
     s->samples += w;
     for (uint32_t i = 0; i < smp->depth; i++) {
-        uint32_t id = smp->stack[i];
-        if (s->fkey[id] == UNSET) {
-            int rc = resolve(s, id);
-            if (rc < 0)
-                return rc;
-        }
-        uint32_t k = s->fkey[id];
+        uint32_t id = smp->stack[i], k;
+        int rc = tfmt__import_frame(&s->im, id, &k);
+        if (rc < 0)
+            return rc;
         if (k == TFMT_FLAT_NONE)
             continue;
         if (s->key_mark[k] != b) {
@@ -226,21 +218,6 @@ static int count(bstate *s, const tfmt_sample *smp)
     return TFMT_OK;
 }
 
-static int stream(bstate *s)
-{
-    const tfmt_sample *smp;
-    int rc;
-    while ((rc = tfmt_bin_next(s->r, &smp)) == TFMT_OK) {
-        rc = count(s, smp);
-        if (rc < 0)
-            return rc;
-    }
-    if (rc == TFMT_DONE)
-        return TFMT_OK;
-    s->f->err = *tfmt_bin_error(s->r);
-    return rc;
-}
-
 /* The string table's size: a bound on the bytes its strings need. */
 static size_t strings_bytes(const tfmt_info *in)
 {
@@ -254,31 +231,26 @@ static int setup(bstate *s)
 {
     const tfmt_info *in = tfmt_bin_info(s->r);
     const tfmt_allocator *a = s->f->alloc;
-    size_t ns = (size_t)in->string_count + 1, nf = (size_t)in->frame_count + 1;
-    s->smap = tfmt__malloc(a, ns * sizeof *s->smap);
-    s->fkey = tfmt__malloc(a, nf * sizeof *s->fkey);
+    size_t nf = (size_t)in->frame_count + 1;
+    int rc = tfmt__import_open(&s->im, s->r, &flat_ops, s, a, &s->f->err);
+    if (rc < 0)
+        return rc;
     s->nframes = nf;
     s->floc_mark = tfmt__calloc(a, nf, sizeof *s->floc_mark);
     for (uint32_t i = 0; i < in->frame_count && !s->opcodes; i++)
         s->opcodes = tfmt_bin_frame(s->r, i)->opcode != TFMT_NO_OPCODE;
     if (s->opcodes)
         s->floc = tfmt__malloc(a, nf * sizeof *s->floc);
-    if (!s->smap || !s->fkey || (s->opcodes && !s->floc) || !s->floc_mark ||
+    if ((s->opcodes && !s->floc) || !s->floc_mark ||
         tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark,
                    s->f->nkeys + 1, sizeof *s->key_mark) < 0)
         return oom(s);
-    tfmt__flat_advise_huge(s->smap, ns * sizeof *s->smap);
-    tfmt__flat_advise_huge(s->fkey, nf * sizeof *s->fkey);
-    tfmt__flat_advise_huge(s->key_mark, s->cap_key_mark * sizeof *s->key_mark);
-    for (size_t i = 0; i < ns; i++)
-        s->smap[i] = UNSET;
-    for (size_t i = 0; i < nf; i++)
-        s->fkey[i] = UNSET;
+    tfmt__advise_huge(s->key_mark, s->cap_key_mark * sizeof *s->key_mark);
     if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count,
                            strings_bytes(in)) < 0)
         return oom(s);
     memset(s->key_mark, 0, s->cap_key_mark * sizeof *s->key_mark);
-    int rc = intern_table(s);
+    rc = intern_table(s);
     return rc == TFMT_OK ? resolve_table(s) : rc;
 }
 
@@ -308,7 +280,7 @@ int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
     if (rc == TFMT_OK)
         rc = tfmt__flat_cap_begin(f, &snap, &n);
     if (rc == TFMT_OK) {
-        rc = stream(&s);
+        rc = tfmt__import_samples(&s.im, count, &s);
         tfmt__flat_cap_end(f, snap, n, rc == TFMT_OK ? s.samples : UINT64_MAX);
     }
     if (rc == TFMT_OK)
@@ -319,8 +291,7 @@ int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
                              in->stats.present ? in->stats.duration_s : -1.0,
                              true, false);
     }
-    tfmt__free(f->alloc, s.smap);
-    tfmt__free(f->alloc, s.fkey);
+    tfmt__import_close(&s.im);
     tfmt__free(f->alloc, s.floc);
     tfmt__free(f->alloc, s.floc_mark);
     tfmt__free(f->alloc, s.key_mark);

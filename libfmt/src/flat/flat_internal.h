@@ -129,9 +129,6 @@ static inline bool tfmt__flat_key_eq(const tfmt_flat *f, uint32_t id,
     return a->file == b->file && a->func == b->func && a->line == b->line;
 }
 
-/* Advise huge pages for a large block not yet touched (flat.c). */
-void tfmt__flat_advise_huge(void *p, size_t n);
-
 /* Intern bytes as a flat string. */
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out);
 

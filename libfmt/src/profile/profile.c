@@ -2,7 +2,7 @@
  * profile.c - the aggregated profile: interning of strings, frames and
  * threads, and the call tree that counts sample weights (see
  * profile_internal.h for the layout). Binary logs are streamed in by
- * profile_bin.c; exporters live in profile_*.c.
+ * profile_bin.c; the exporters live in the export layer.
  */
 #include "profile_internal.h"
 #include "json_escape.h"
@@ -92,7 +92,8 @@ static bool string_eq(const void *ctx, uint32_t id, const void *key)
 static int add_string(tfmt_profile *p, const char *s, size_t len,
                       uint64_t h, uint32_t *out)
 {
-    if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID)
+    /* Ids from UINT32_MAX - 1 up are the import maps' sentinels. */
+    if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID - 1)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many strings");
     if (tfmt__grow(p->alloc, (void **)&p->strings, &p->capstrings,
                    p->nstrings + 1, sizeof *p->strings) != TFMT_OK)
@@ -161,7 +162,7 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
         *out = id;
         return TFMT_OK;
     }
-    if (p->nframes >= TFMT_NO_ID)
+    if (p->nframes >= TFMT_NO_ID - 1)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many frames");
     if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes,
                    p->nframes + 1, sizeof *p->frames) != TFMT_OK)

@@ -21,15 +21,10 @@ typedef struct tstate {
 } tstate;
 
 typedef struct binctx {
+    tfmt_pimport pi;    /* reader tables -> profile ids, filters */
     tfmt_profile *p;
-    tfmt_bin_reader *r;
-    uint32_t *fmap;     /* reader frame -> profile frame, or TFMT_NO_ID */
-    uint32_t *smap;     /* reader string -> profile string, or TFMT_NO_ID */
-    uint32_t nframes;
-    uint32_t nstrings;
     tstate *ts;
     size_t nts, capts;
-    tfmt_pfilter *filter;   /* NULL: no name or stack filters */
 } binctx;
 
 static int nomem(tfmt_profile *p)
@@ -37,38 +32,12 @@ static int nomem(tfmt_profile *p)
     return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
 }
 
-static uint32_t *new_map(const tfmt_allocator *a, uint32_t n)
-{
-    /* n was checked by the reader against the bytes of its table. */
-    uint32_t *m = tfmt__malloc(a, (n ? n : 1) * sizeof *m);
-    if (m)
-        memset(m, 0xff, (n ? n : 1) * sizeof *m);
-    return m;
-}
-
-static int ctx_init(binctx *c, tfmt_profile *p, tfmt_bin_reader *r)
-{
-    const tfmt_info *info = tfmt_bin_info(r);
-    memset(c, 0, sizeof *c);
-    c->p = p;
-    c->r = r;
-    c->nframes = info->frame_count;
-    c->nstrings = info->string_count;
-    c->fmap = new_map(p->alloc, c->nframes);
-    c->smap = new_map(p->alloc, c->nstrings);
-    if (!c->fmap || !c->smap)
-        return nomem(p);
-    return tfmt__pfilter_new(p, &c->filter);
-}
-
 static void ctx_free(binctx *c)
 {
     for (size_t i = 0; i < c->nts; i++)
         tfmt__free(c->p->alloc, c->ts[i].path);
     tfmt__free(c->p->alloc, c->ts);
-    tfmt__free(c->p->alloc, c->fmap);
-    tfmt__free(c->p->alloc, c->smap);
-    tfmt__pfilter_free(c->filter);
+    tfmt__profile_import_close(&c->pi);
 }
 
 /* The first input sets the profile's interval, mode and statistics. */
@@ -81,44 +50,6 @@ static void take_info(tfmt_profile *p, const tfmt_info *info)
     p->mode = info->mode;
     p->stats = info->stats;
     p->start_time_us = info->start_time_us;
-}
-
-static int map_string(binctx *c, uint32_t idx, uint32_t *out)
-{
-    if (idx >= c->nstrings)
-        return tfmt__error(&c->p->err, TFMT_EFORMAT,
-                           "string index %u out of range", idx);
-    if (c->smap[idx] == TFMT_NO_ID) {
-        tfmt_str s;
-        if (tfmt_bin_string(c->r, idx, &s) != TFMT_OK)
-            return tfmt__error(&c->p->err, TFMT_EFORMAT,
-                               "string index %u out of range", idx);
-        int rc = tfmt__profile_intern_string(c->p, s.ptr, s.len,
-                                             &c->smap[idx]);
-        if (rc != TFMT_OK)
-            return rc;
-    }
-    *out = c->smap[idx];
-    return TFMT_OK;
-}
-
-static int map_frame(binctx *c, uint32_t idx)
-{
-    const tfmt_frame *f = idx < c->nframes ? tfmt_bin_frame(c->r, idx)
-                                           : NULL;
-    if (!f)
-        return tfmt__error(&c->p->err, TFMT_EFORMAT,
-                           "frame index %u out of range", idx);
-    /* Filename before funcname: the order of CPython's writer. */
-    tfmt_frame pf = *f;
-    int rc = map_string(c, f->filename, &pf.filename);
-    if (rc == TFMT_OK)
-        rc = map_string(c, f->funcname, &pf.funcname);
-    if (rc == TFMT_OK)
-        rc = tfmt__pfilter_names(c->filter, &pf);
-    if (rc == TFMT_OK)
-        rc = tfmt__profile_intern_frame(c->p, &pf, &c->fmap[idx]);
-    return rc;
 }
 
 static int get_state(binctx *c, uint32_t index, tstate **out)
@@ -151,12 +82,10 @@ static bool counted(const tfmt_profile *p, const tfmt_sample *s)
 static int map_frames(binctx *c, const tfmt_sample *s, uint32_t k)
 {
     for (uint32_t i = s->depth; i-- > k;) {
-        uint32_t idx = s->stack[i];
-        if (idx >= c->nframes || c->fmap[idx] == TFMT_NO_ID) {
-            int rc = map_frame(c, idx);
-            if (rc != TFMT_OK)
-                return rc;
-        }
+        uint32_t id;
+        int rc = tfmt__import_frame(&c->pi.im, s->stack[i], &id);
+        if (rc != TFMT_OK)
+            return rc;
     }
     return TFMT_OK;
 }
@@ -175,10 +104,10 @@ static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
         uint32_t idx = s->stack[i];
         int rc = TFMT_OK;
         /* Unmapped frames get ids innermost first, as in CPython. */
-        if (idx >= c->nframes || c->fmap[idx] == TFMT_NO_ID)
+        if (!tfmt__import_mapped(&c->pi.im, idx))
             rc = map_frames(c, s, i);
         if (rc == TFMT_OK)
-            rc = tfmt__profile_child(p, node, c->fmap[idx], &node);
+            rc = tfmt__profile_child(p, node, c->pi.im.fmap[idx], &node);
         if (rc != TFMT_OK)
             return rc;
         t->path[i] = node;
@@ -196,17 +125,18 @@ static int add_filtered(binctx *c, tstate *t, const tfmt_sample *s)
     t->valid = 0;
     uint32_t depth = s->depth;
     for (uint32_t i = 0; i < depth; i++)
-        t->path[i] = c->fmap[s->stack[i]];
+        t->path[i] = c->pi.im.fmap[s->stack[i]];
     bool keep;
-    int rc = tfmt__pfilter_stack(c->filter, t->path, &depth, &keep);
+    int rc = tfmt__pfilter_stack(c->pi.filter, t->path, &depth, &keep);
     if (rc != TFMT_OK || !keep)
         return rc;
     return tfmt__profile_add_stack(c->p, s->thread_id, s->interpreter_id,
                                    t->path, depth, s->weight);
 }
 
-static int add_sample(binctx *c, const tfmt_sample *s)
+static int add_sample(void *ctx, const tfmt_sample *s)
 {
+    binctx *c = ctx;
     tstate *t = NULL;
     int rc = get_state(c, s->thread_index, &t);
     if (rc != TFMT_OK)
@@ -218,7 +148,7 @@ static int add_sample(binctx *c, const tfmt_sample *s)
     t->valid = k;
     if (!counted(c->p, s))
         return TFMT_OK;
-    if (tfmt__pfilter_stacks(c->filter)) {
+    if (tfmt__pfilter_stacks(c->pi.filter)) {
         rc = map_frames(c, s, k);
         return rc == TFMT_OK ? add_filtered(c, t, s) : rc;
     }
@@ -239,20 +169,13 @@ static int add_sample(binctx *c, const tfmt_sample *s)
 int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
 {
     binctx c;
-    int rc = ctx_init(&c, p, r);
-    if (rc == TFMT_OK)
+    memset(&c, 0, sizeof c);
+    c.p = p;
+    int rc = tfmt__profile_import_open(&c.pi, p, r);
+    if (rc == TFMT_OK) {
         take_info(p, tfmt_bin_info(r));
-    for (uint32_t n = 1; rc == TFMT_OK; n++) {
-        const tfmt_sample *s;
-        rc = tfmt_bin_next(r, &s);
-        if (p->opts.progress && (n & 4095) == 0)
-            p->opts.progress(p->opts.progress_ctx, tfmt_bin_samples_read(r));
-        if (rc == TFMT_OK) {
-            rc = add_sample(&c, s);
-        } else if (rc < 0) {
-            p->err = *tfmt_bin_error(r);
-        }
+        rc = tfmt__import_samples(&c.pi.im, add_sample, &c);
     }
     ctx_free(&c);
-    return rc == TFMT_DONE ? TFMT_OK : rc;
+    return rc;
 }

@@ -2,13 +2,15 @@
  * profile_filter.h - the sample and frame filters of tfmt_profile_options
  * (thread, status, rewrite, include/exclude, recursion), applied to
  * samples as they are added to a profile (profile_bin.c) or to a Gecko
- * timeline (export_gecko.c). Frames here carry PROFILE string ids.
+ * timeline (export_gecko.c), and the import of a binary log's tables into
+ * a profile that both use. Frames here carry PROFILE string ids.
  */
 #ifndef TFMT_PROFILE_FILTER_H
 #define TFMT_PROFILE_FILTER_H
 
 #include <tachyon/fmt_match.h>
 
+#include "import.h"
 #include "profile_internal.h"
 
 typedef struct tfmt_pfilter tfmt_pfilter;
@@ -37,5 +39,20 @@ bool tfmt__pfilter_stacks(const tfmt_pfilter *f);
  */
 int tfmt__pfilter_stack(tfmt_pfilter *f, uint32_t *stack, uint32_t *depth,
                         bool *keep);
+
+/*
+ * A binary log imported into profile `p` (profile_import.c): the reader's
+ * tables are mapped into p through p's name filters, and progress goes
+ * to p's options' callback. Failures are recorded in p->err.
+ */
+typedef struct tfmt_pimport {
+    tfmt_import im;
+    tfmt_profile *p;
+    tfmt_pfilter *filter;       /* NULL: no name or stack filters */
+} tfmt_pimport;
+
+int tfmt__profile_import_open(tfmt_pimport *pi, tfmt_profile *p,
+                              tfmt_bin_reader *r);
+void tfmt__profile_import_close(tfmt_pimport *pi);
 
 #endif

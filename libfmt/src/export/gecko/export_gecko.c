@@ -156,50 +156,8 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
 
 typedef struct gin {
     tfmt_gecko *g;
-    tfmt_bin_reader *r;
-    uint32_t *fmap, *smap;      /* reader frame/string -> tab id */
-    uint32_t nframes, nstrings;
-    tfmt_pfilter *filter;
+    tfmt_pimport pi;            /* reader tables -> tab ids, filters */
 } gin;
-
-static int map_string(gin *c, uint32_t idx, uint32_t *out)
-{
-    if (c->smap[idx] == TFMT_NO_ID) {
-        tfmt_str s;
-        if (tfmt_bin_string(c->r, idx, &s) != TFMT_OK)
-            return tfmt__error(&c->g->err, TFMT_EFORMAT,
-                               "string index %u out of range", idx);
-        int rc = tfmt__profile_intern_string(c->g->tab, s.ptr, s.len,
-                                             &c->smap[idx]);
-        if (rc != TFMT_OK)
-            return tfmt__gecko_nomem(c->g);
-    }
-    *out = c->smap[idx];
-    return TFMT_OK;
-}
-
-static int map_frame(gin *c, uint32_t idx, uint32_t *out)
-{
-    if (c->fmap[idx] != TFMT_NO_ID) {
-        *out = c->fmap[idx];
-        return TFMT_OK;
-    }
-    const tfmt_frame *f = tfmt_bin_frame(c->r, idx);
-    tfmt_frame pf = *f;
-    int rc = map_string(c, f->filename, &pf.filename);
-    if (rc == TFMT_OK)
-        rc = map_string(c, f->funcname, &pf.funcname);
-    if (rc == TFMT_OK)
-        rc = tfmt__pfilter_names(c->filter, &pf);
-    if (rc == TFMT_OK)
-        rc = tfmt__profile_intern_frame(c->g->tab, &pf, &c->fmap[idx]);
-    if (rc != TFMT_OK) {
-        c->g->err = *tfmt_profile_error(c->g->tab);
-        return rc;
-    }
-    *out = c->fmap[idx];
-    return TFMT_OK;
-}
 
 /* The sample's stack as tab frames, filtered; *depth 0 when dropped. */
 static int tab_stack(gin *c, const tfmt_sample *s, uint32_t *depth)
@@ -210,18 +168,16 @@ static int tab_stack(gin *c, const tfmt_sample *s, uint32_t *depth)
                    s->depth, sizeof *g->stackbuf) != TFMT_OK)
         return tfmt__gecko_nomem(g);
     for (uint32_t i = 0; i < s->depth; i++) {
-        int rc = map_frame(c, s->stack[i], &g->stackbuf[i]);
+        int rc = tfmt__import_frame(&c->pi.im, s->stack[i], &g->stackbuf[i]);
         if (rc != TFMT_OK)
             return rc;
     }
     *depth = s->depth;
     bool keep = true;
-    if (tfmt__pfilter_stacks(c->filter)) {
-        int rc = tfmt__pfilter_stack(c->filter, g->stackbuf, depth, &keep);
-        if (rc != TFMT_OK) {
-            g->err = *tfmt_profile_error(g->tab);
+    if (tfmt__pfilter_stacks(c->pi.filter)) {
+        int rc = tfmt__pfilter_stack(c->pi.filter, g->stackbuf, depth, &keep);
+        if (rc != TFMT_OK)
             return rc;
-        }
     }
     if (!keep)
         *depth = 0;
@@ -276,10 +232,13 @@ static bool thread_kept(const tfmt_profile_options *o, uint64_t tid)
 }
 
 /* GeckoCollector.collect() for one batch. */
-static int collect(gin *c, const tfmt_sample *s)
+static int collect(void *ctx, const tfmt_sample *s)
 {
+    gin *c = ctx;
     tfmt_gecko *g = c->g;
     const tfmt_profile_options *o = &g->tab->opts;
+    if (s->weight == 0)
+        return TFMT_OK;     /* an empty REPEAT: no collect() call */
     if (!thread_kept(o, s->thread_id))
         return TFMT_OK;     /* another thread: as if not in the input */
     if (!g->have_base) {
@@ -314,45 +273,22 @@ static int collect(gin *c, const tfmt_sample *s)
     return rc;
 }
 
-static int gin_init(gin *c, tfmt_gecko *g, tfmt_bin_reader *r)
-{
-    const tfmt_info *info = tfmt_bin_info(r);
-    memset(c, 0, sizeof *c);
-    c->g = g;
-    c->r = r;
-    c->nframes = info->frame_count;
-    c->nstrings = info->string_count;
-    /* counts were checked by the reader against its tables' bytes */
-    size_t nf = c->nframes ? c->nframes : 1, ns = c->nstrings ? c->nstrings : 1;
-    c->fmap = tfmt__malloc(g->alloc, nf * sizeof *c->fmap);
-    c->smap = tfmt__malloc(g->alloc, ns * sizeof *c->smap);
-    if (!c->fmap || !c->smap)
-        return tfmt__gecko_nomem(g);
-    memset(c->fmap, 0xff, nf * sizeof *c->fmap);
-    memset(c->smap, 0xff, ns * sizeof *c->smap);
-    int rc = tfmt__pfilter_new(g->tab, &c->filter);
-    if (rc != TFMT_OK)
-        g->err = *tfmt_profile_error(g->tab);
-    return rc;
-}
-
+/*
+ * Replay one input. The tab profile interns frames and applies the
+ * filters, so its failures (and the reader's, which the import copies to
+ * the tab) are recorded there: the timeline copies them, as the handle
+ * the caller called.
+ */
 int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
 {
-    gin c;
-    int rc = gin_init(&c, g, r);
-    const tfmt_profile_options *o = &g->tab->opts;
-    for (uint32_t n = 1; rc == TFMT_OK; n++) {
-        const tfmt_sample *s;
-        rc = tfmt_bin_next(r, &s);
-        if (o->progress && (n & 4095) == 0)
-            o->progress(o->progress_ctx, tfmt_bin_samples_read(r));
-        if (rc == TFMT_OK && s->weight > 0)
-            rc = collect(&c, s);
-        else if (rc < 0 && g->err.code == 0)
-            g->err = *tfmt_bin_error(r);
-    }
-    tfmt__free(g->alloc, c.fmap);
-    tfmt__free(g->alloc, c.smap);
-    tfmt__pfilter_free(c.filter);
-    return rc == TFMT_DONE ? TFMT_OK : rc;
+    gin c = {.g = g};
+    tfmt__error_clear(&g->err);
+    tfmt__error_clear(&g->tab->err);
+    int rc = tfmt__profile_import_open(&c.pi, g->tab, r);
+    if (rc == TFMT_OK)
+        rc = tfmt__import_samples(&c.pi.im, collect, &c);
+    if (rc < 0 && g->err.code == 0)
+        g->err = g->tab->err;
+    tfmt__profile_import_close(&c.pi);
+    return rc;
 }
