@@ -1,6 +1,6 @@
 /*
  * fuzz_validate.c - tachyon-validate's checkers (JSONL and binary, picked
- * by the first bytes as the tool does) on arbitrary bytes, with findings
+ * by tfmt_detect as the tool does) on arbitrary bytes, with findings
  * collected for the JSON report so nothing is printed. Invariant: an input
  * is either valid or has at least one error, and --max-errors holds.
  */
@@ -28,10 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tv_report_free(&rep);
         return 0;
     }
-    size_t n = size < 4 ? size : 4;
-    tfmt_source_read(src, (unsigned char[4]){0}, n, &(size_t){0}, NULL);
-    tv_input in = {src, data, n, 4096};
-    bool bin = n > 0 && !memchr("{ \t\r\n", data[0], 5);
+    tfmt_detection d;
+    check(tfmt_detect(src, &d, NULL) == TFMT_OK);
+    tv_input in = {src, 4096};
+    /* Text that is neither format goes to the binary checker too. */
+    bool bin = d.kind != TFMT_KIND_EMPTY && !tfmt_kind_is_jsonl(d.kind);
     if (bin)
         tv_check_bin(&rep, f, &in);
     else

@@ -215,13 +215,6 @@ const char *cli_output_name(const char *path);
  */
 int cli_close_stdout(int code);
 
-/*
- * Read up to `cap` bytes from `src` (fewer only at the end of the input)
- * into buf; *got says how many. Returns TFMT_OK or the source's error.
- */
-int cli_read_head(tfmt_source *src, unsigned char *buf, size_t cap,
-                  size_t *got, tfmt_error *err);
-
 /* ------------------------------------------------------------------ */
 /* Progress (progress.c)                                               */
 /* ------------------------------------------------------------------ */

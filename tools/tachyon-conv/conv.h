@@ -72,7 +72,6 @@ int run_conv(const conv_options *opts);
 /* conv_io.c */
 int conv_input_open(conv_input *in, const char *path);
 void conv_input_close(conv_input *in);
-int conv_report_reader(const conv_input *in, int status);
 int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
 int conv_sink_finish(tfmt_sink *sink, const conv_job *job);
 int conv_report_sink(const tfmt_sink *sink, const conv_job *job);

@@ -23,21 +23,20 @@ static void writer_options(tfmt_bin_writer_options *wo, const tfmt_info *info,
         compression >= 0 ? (uint32_t)compression : info->compression;
 }
 
-/* Report a failed tfmt_bin_copy or finish against the side that failed. */
+/*
+ * Report a failed tfmt_bin_copy or finish. The writer holds the error
+ * (its own, its sink's or its reader's, copied); the reader's own error
+ * only tells which file to name: a bad input is bad data, anything on the
+ * output side is trouble.
+ */
 static int report_copy(const conv_input *in, tfmt_bin_writer *w,
-                       tfmt_sink *sink, const conv_job *job, int rc)
+                       const conv_job *job)
 {
-    const tfmt_error *we;
+    const tfmt_error *e = tfmt_bin_writer_error(w);
 
     if (tfmt_bin_error(in->reader)->code < 0)
-        return conv_report_reader(in, rc);
-    if (tfmt_sink_error(sink)->code < 0)
-        return conv_report_sink(sink, job);
-    we = w ? tfmt_bin_writer_error(w) : NULL;
-    if (we && we->code < 0)
-        cli_report(cli_output_name(job->opts->output), we);
-    else
-        cli_fail(CLI_EXIT_TROUBLE, "%s", tfmt_strerror(rc));
+        return cli_report(cli_input_name(in->path), e);
+    cli_report(cli_output_name(job->opts->output), e);
     return CLI_EXIT_TROUBLE;
 }
 
@@ -61,7 +60,7 @@ static int copy_into(const conv_input *in, tfmt_sink *sink, const conv_job *job)
     if (rc >= 0)
         rc = tfmt_bin_writer_finish(w);
     if (rc < 0)
-        code = report_copy(in, w, sink, job, rc);
+        code = report_copy(in, w, job);
     else
         code = conv_sink_finish(sink, job);
     tfmt_bin_writer_free(w);

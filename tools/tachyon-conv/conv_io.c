@@ -16,23 +16,24 @@ static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
 }
 
 /*
- * After a bad magic number: does `path` (not stdin, which cannot be read
- * twice) start with '{', i.e. is it probably a JSONL export?
+ * tachyon-conv converts binary logs; a JSONL export gets a message that
+ * says so (the library tells the kind), anything else goes to the binary
+ * reader, whose checks say precisely what is wrong.
  */
-static bool looks_like_jsonl(const char *path)
+static int check_kind(conv_input *in, tfmt_error *err)
 {
-    tfmt_source *src = NULL;
-    char c = 0;
-    size_t got = 0;
+    tfmt_detection d;
+    int rc = tfmt_detect(in->src, &d, err);
 
-    if (strcmp(path, "-") == 0)
-        return false;
-    if (tfmt_source_open_path(&src, path, NULL, NULL) < 0)
-        return false;
-    if (tfmt_source_read(src, &c, 1, &got, NULL) < 0)
-        got = 0;
-    tfmt_source_free(src);
-    return got == 1 && c == '{';
+    if (rc < 0 || !tfmt_kind_is_jsonl(d.kind))
+        return rc;
+    memset(err, 0, sizeof *err);
+    err->has_offset = true;
+    snprintf(err->msg, sizeof err->msg,
+             "not a Tachyon binary log but JSON text; tachyon-conv "
+             "converts binary logs");
+    err->code = TFMT_EFORMAT;
+    return TFMT_EFORMAT;
 }
 
 int conv_input_open(conv_input *in, const char *path)
@@ -49,13 +50,11 @@ int conv_input_open(conv_input *in, const char *path)
         return cli_report(cli_input_name(path), &err);
     bopts.on_note = on_note;
     bopts.note_ctx = (void *)path;
-    rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
+    rc = check_kind(in, &err);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {
         conv_input_close(in);
-        if (err.check == TFMT_BCHK_MAGIC && looks_like_jsonl(path))
-            snprintf(err.msg, sizeof err.msg,
-                     "not a Tachyon binary log "
-                     "but JSON text; tachyon-conv converts binary logs");
         return cli_report(cli_input_name(path), &err);
     }
     return CLI_EXIT_OK;
@@ -67,19 +66,6 @@ void conv_input_close(conv_input *in)
     tfmt_source_free(in->src);
     in->reader = NULL;
     in->src = NULL;
-}
-
-/* Report the failure `status` of a call that read from `in`. */
-int conv_report_reader(const conv_input *in, int status)
-{
-    const tfmt_error *e = tfmt_bin_error(in->reader);
-    tfmt_error fallback;
-
-    if (e && e->code < 0)
-        return cli_report(cli_input_name(in->path), e);
-    memset(&fallback, 0, sizeof fallback);
-    fallback.code = status;
-    return cli_report(cli_input_name(in->path), &fallback);
 }
 
 static const char *sink_path(const conv_job *job)

@@ -53,9 +53,7 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
     conv_progress_begin(job->filter, &in);
     rc = tfmt_profile_add_bin(p, in.reader);
     conv_progress_end(job->filter);
-    if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
-        code = conv_report_reader(&in, rc);
-    else if (rc < 0)
+    if (rc < 0)
         code = cli_report(cli_input_name(path), tfmt_profile_error(p));
     conv_input_close(&in);
     return code;
@@ -89,9 +87,7 @@ static int export_profile(tfmt_profile *p, const conv_job *job,
         rc = tfmt_profile_write_collapsed(p, sink);
     else
         rc = conv_view_write(p, job, sink);
-    if (rc < 0 && tfmt_sink_error(sink)->code < 0)
-        code = conv_report_sink(sink, job);
-    else if (rc < 0)
+    if (rc < 0)
         code = cli_report(cli_output_name(job->opts->output),
                           tfmt_profile_error(p));
     else

@@ -173,9 +173,7 @@ static int gecko_input(tfmt_gecko *g, const conv_job *job, size_t i)
     conv_progress_begin(job->filter, &in);
     int rc = tfmt_gecko_add_bin(g, in.reader);
     conv_progress_end(job->filter);
-    if (rc < 0 && tfmt_bin_error(in.reader)->code < 0)
-        code = conv_report_reader(&in, rc);
-    else if (rc < 0)
+    if (rc < 0)
         code = cli_report(cli_input_name(in.path), tfmt_gecko_error(g));
     conv_input_close(&in);
     return code;
@@ -188,9 +186,7 @@ static int gecko_output(tfmt_gecko *g, const conv_job *job)
     if (code != CLI_EXIT_OK)
         return code;
     int rc = tfmt_gecko_write(g, sink);
-    if (rc < 0 && tfmt_sink_error(sink)->code < 0)
-        code = conv_report_sink(sink, job);
-    else if (rc < 0)
+    if (rc < 0)
         code = cli_report(cli_output_name(job->opts->output),
                           tfmt_gecko_error(g));
     else

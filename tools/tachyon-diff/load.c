@@ -1,10 +1,10 @@
 /*
  * load.c - read one side of the diff (one or more files) into a flat
- * profile. The format is recognized by content, not by name: a binary log
- * starts with "TACH" (or "HCAT", byte-swapped), JSONL with '{'; either may
- * be compressed as a whole (the source removes that). Binary logs stream
- * into the flat profile (through a call tree only when folded stacks are
- * wanted), with exact cumulative counts; JSONL gives per-frame aggregates.
+ * profile. The format is recognized by content, not by name (tfmt_detect);
+ * either format may be compressed as a whole (the source removes that).
+ * Binary logs stream into the flat profile (through a call tree only when
+ * folded stacks are wanted), with exact cumulative counts; JSONL gives
+ * per-frame aggregates.
  *
  * Exit codes follow every tool's rule: a malformed input is bad data
  * (exit 1, like a tripped gate), an unreadable one is trouble (exit 2).
@@ -74,8 +74,7 @@ static int add_bin(diff_side *side, tfmt_bin_reader *r, bool stacks,
     if (tfmt_profile_new(&p, NULL) < 0) {
         code = trouble_msg(side, path, TFMT_ENOMEM, "out of memory");
     } else if (tfmt_profile_add_bin(p, r) < 0) {
-        const tfmt_error *e = tfmt_bin_error(r);
-        code = trouble(side, path, e->code < 0 ? e : tfmt_profile_error(p));
+        code = trouble(side, path, tfmt_profile_error(p));
     } else if (tfmt_flat_add_profile(flat, p) < 0) {
         code = trouble(side, path, tfmt_flat_error(flat));
     }
@@ -100,8 +99,7 @@ static int load_bin(diff_side *side, tfmt_source *src, const char *path,
     return code;
 }
 
-static int load_jsonl(diff_side *side, tfmt_source *src, const char *path,
-                      const unsigned char *head, size_t n)
+static int load_jsonl(diff_side *side, tfmt_source *src, const char *path)
 {
     tfmt_jsonl_options jo = TFMT_JSONL_OPTIONS_INIT;
     tfmt_jsonl_reader *r = NULL;
@@ -109,8 +107,6 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path,
     memset(&err, 0, sizeof err);
     jo.on_note = jsonl_note;
     jo.note_ctx = (void *)path;
-    jo.head = head;
-    jo.head_len = n;
     if (tfmt_jsonl_open(&r, src, &jo, &err) < 0)
         return trouble(side, path, &err);
     int code = CLI_EXIT_OK;
@@ -120,33 +116,33 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path,
     return code;
 }
 
+/* The library tells the kind; each gets its reader or its message. */
+static int load_kind(diff_side *side, tfmt_source *src, const char *path,
+                     bool stacks, const tfmt_detection *d)
+{
+    char msg[80];
+    if (d->kind == TFMT_KIND_BIN)
+        return load_bin(side, src, path, stacks);
+    if (tfmt_kind_is_jsonl(d->kind))
+        return load_jsonl(side, src, path);
+    if (d->kind == TFMT_KIND_EMPTY)
+        return trouble_msg(side, path, TFMT_EFORMAT, "empty input");
+    snprintf(msg, sizeof msg, "neither a Tachyon binary log nor JSONL "
+             "(first byte 0x%02x)", d->head[0]);
+    return trouble_msg(side, path, TFMT_EFORMAT, msg);
+}
+
 static int load_file(diff_side *side, const char *path, bool stacks)
 {
     tfmt_source *src = NULL;
+    tfmt_detection d;
     tfmt_error err;
-    unsigned char head[4];
-    size_t n = 0;
     memset(&err, 0, sizeof err);
     int rc = tfmt_source_open_path(&src, path, NULL, &err);
     if (rc == TFMT_OK)
-        rc = cli_read_head(src, head, sizeof head, &n, &err);
-    if (rc < 0) {
-        tfmt_source_free(src);
-        return trouble(side, path, &err);
-    }
-    int code;
-    if (n == 4 && (!memcmp(head, "TACH", 4) || !memcmp(head, "HCAT", 4)))
-        code = load_bin(side, src, path, stacks);
-    else if (n > 0 && head[0] && strchr("{ \t\r\n", head[0]))
-        code = load_jsonl(side, src, path, head, n);
-    else if (n == 0)
-        code = trouble_msg(side, path, TFMT_EFORMAT, "empty input");
-    else {
-        char msg[80];
-        snprintf(msg, sizeof msg, "neither a Tachyon binary log nor JSONL "
-                 "(first byte 0x%02x)", head[0]);
-        code = trouble_msg(side, path, TFMT_EFORMAT, msg);
-    }
+        rc = tfmt_detect(src, &d, &err);
+    int code = rc < 0 ? trouble(side, path, &err)
+                      : load_kind(side, src, path, stacks, &d);
     tfmt_source_free(src);
     return code;
 }

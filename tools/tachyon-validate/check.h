@@ -10,9 +10,7 @@
 #include "report.h"
 
 typedef struct tv_input {
-    tfmt_source *src;
-    const unsigned char *head;  /* bytes already read to sniff the format */
-    size_t head_len;
+    tfmt_source *src;           /* nothing read yet (tfmt_detect peeks) */
     size_t max_line;            /* JSONL line limit, 0 default */
 } tv_input;
 

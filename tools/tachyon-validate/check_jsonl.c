@@ -294,8 +294,6 @@ void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in)
     o.max_line = in->max_line;
     o.on_note = on_note;
     o.note_ctx = &s;
-    o.head = in->head;
-    o.head_len = in->head_len;
     tfmt_jsonl_reader *r = NULL;
     tfmt_error err;
     int rc = tfmt_jsonl_open(&r, in->src, &o, &err);

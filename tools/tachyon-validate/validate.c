@@ -1,7 +1,7 @@
 /*
  * validate.c - runs tachyon-validate: checks the settings, opens each FILE,
- * tells a binary log from JSONL by its first four bytes, hands it to the
- * matching checker and turns the findings into the exit status.
+ * asks the library what it is (tfmt_detect), hands it to the matching
+ * checker and turns the findings into the exit status.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,21 +46,29 @@ static tv_format format_of(const char *name)
 }
 
 /*
- * JSONL starts with '{' (or blank space); printable text that does not is
- * neither format; anything else goes to the binary checker, whose magic
- * check then says precisely what is wrong.
+ * The library tells the kind: JSONL (and an empty file, which the JSONL
+ * checker reports) and binary logs go to their checkers, and so do bytes
+ * that are not text (the binary checker's magic check then says precisely
+ * what is wrong); printable text that is neither is refused.
  */
-static int kind_of(const unsigned char *b, size_t n)
+static void check_kind(tv_report *rep, tv_file *f, const tv_input *in,
+                       const tfmt_detection *d)
 {
-    if (n == 0 || memchr("{ \t\r\n", b[0], 5))
-        return 'j';
-    for (size_t i = 0; i < n; i++) {
-        if (b[i] < 0x20 || b[i] > 0x7e)
-            return 'b';
+    int n = d->head_len < 4 ? (int)d->head_len : 4;
+    switch (d->kind) {
+    case TFMT_KIND_TEXT:
+        tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
+               "neither a Tachyon binary log nor JSONL (text starting "
+               "\"%.*s\")", n, (const char *)d->head);
+        break;
+    case TFMT_KIND_BIN:
+    case TFMT_KIND_DATA:
+        tv_check_bin(rep, f, in);
+        break;
+    default:
+        tv_check_jsonl(rep, f, in);
+        break;
     }
-    if (n == 4 && (memcmp(b, "HCAT", 4) == 0 || memcmp(b, "TACH", 4) == 0))
-        return 'b';
-    return '?';
 }
 
 static void validate_one(tv_report *rep, const char *path, size_t max_line)
@@ -69,31 +77,20 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     if (!f)
         return;
     tfmt_source *src = NULL;
+    tfmt_detection d;
     tfmt_error err;
     memset(&err, 0, sizeof err);
     int rc = tfmt_source_open_path(&src, path, NULL, &err);
-    unsigned char head[4];
-    size_t n = 0;
     if (rc == TFMT_OK)
-        rc = cli_read_head(src, head, sizeof head, &n, &err);
+        rc = tfmt_detect(src, &d, &err);
     if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT)
         tv_add(rep, f, R_INPUT, 0, false, 0, "%s", err.msg);
     else if (rc < 0)
         tv_trouble(rep, f, err.msg);
-    if (rc < 0) {
-        tfmt_source_free(src);
-        return;
+    if (rc == TFMT_OK) {
+        tv_input in = {src, max_line};
+        check_kind(rep, f, &in, &d);
     }
-    tv_input in = {src, head, n, max_line};
-    int kind = kind_of(head, n);
-    if (kind == '?')
-        tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
-               "neither a Tachyon binary log nor JSONL (text starting "
-               "\"%.*s\")", (int)n, (const char *)head);
-    else if (kind == 'b')
-        tv_check_bin(rep, f, &in);
-    else
-        tv_check_jsonl(rep, f, &in);
     tfmt_source_free(src);
 }
 

@@ -210,6 +210,7 @@ TFMT_API uint64_t tfmt_bin_writer_samples(const tfmt_bin_writer *w);
  */
 TFMT_API int tfmt_bin_writer_finish(tfmt_bin_writer *w);
 
+/* The error behind the last negative status (a sink's failure copied). */
 TFMT_API const tfmt_error *tfmt_bin_writer_error(const tfmt_bin_writer *w);
 
 /*
@@ -218,7 +219,10 @@ TFMT_API const tfmt_error *tfmt_bin_writer_error(const tfmt_bin_writer *w);
  * a zstd log re-encoded uncompressed equals the CPython-written one), and
  * copy r's statistics block if it has one. `w` should have been opened with
  * r's start time, interval, Python version and config word. Returns TFMT_OK
- * or the failing side's negative status (see its _error function).
+ * or a negative status with tfmt_bin_writer_error(w) filled: the writer is
+ * the consumer, so it holds its own error, its sink's or, when reading
+ * failed, a copy of the reader's (tfmt_bin_error(r) keeps the original,
+ * which tells a caller that the input, not the output, was at fault).
  */
 TFMT_API int tfmt_bin_copy(tfmt_bin_reader *r, tfmt_bin_writer *w);
 

@@ -6,6 +6,16 @@
  * function (NULL is always a no-op); every pointer a handle returns from a
  * getter is borrowed and stays valid until the next call that advances or
  * frees that handle.
+ *
+ * Error rule for the whole library: the handle you called owns the error.
+ * After a negative status, the details are in the `_error` function of the
+ * handle the failed function is named after (tfmt_profile_error after
+ * tfmt_profile_add_bin or tfmt_profile_write_jsonl). A handle that failed
+ * because a handle it uses failed (a profile's or flat's reader, an
+ * exporter's or writer's sink, tfmt_bin_copy's reader) holds a copy of
+ * that handle's error, so a caller checks one handle. Functions with a
+ * `tfmt_error *err` argument (those that create a handle, a source's
+ * reads, tfmt_detect) fill that instead.
  */
 #ifndef TACHYON_FMT_ERROR_H
 #define TACHYON_FMT_ERROR_H

@@ -97,12 +97,21 @@ typedef struct tfmt_gecko tfmt_gecko;
 TFMT_API int tfmt_gecko_new(tfmt_gecko **out,
                             const tfmt_profile_options *filter);
 
-/* Replay every remaining sample of `r` (several inputs follow each other
-   on one timeline, relative to the first input's first sample). */
+/*
+ * Replay every remaining sample of `r` (several inputs follow each other
+ * on one timeline, relative to the first input's first sample). Returns
+ * TFMT_OK, or a negative status with tfmt_gecko_error(g) filled (the
+ * reader's error, copied, when reading failed).
+ */
 TFMT_API int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r);
 
+/*
+ * Write the profile. Returns TFMT_OK, or a negative status with
+ * tfmt_gecko_error(g) filled (a failure of the sink copied there).
+ */
 TFMT_API int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink);
 
+/* The error behind the last negative status of a timeline function. */
 TFMT_API const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g);
 
 TFMT_API void tfmt_gecko_free(tfmt_gecko *g);

@@ -103,7 +103,7 @@ TFMT_API int tfmt_flat_add_profile(tfmt_flat *f, const tfmt_profile *p);
  * when folded stacks are not needed (opts.stacks must be false). Counts
  * equal those of tfmt_profile_add_bin + tfmt_flat_add_profile without
  * skip_idle. Returns TFMT_OK, or a negative status with tfmt_flat_error
- * filled (the reader's own error for a corrupt log).
+ * filled (the reader's error, copied, for a corrupt log).
  */
 TFMT_API int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r);
 
@@ -111,7 +111,7 @@ TFMT_API int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r);
  * Read JSONL records from `r` to its end and add the agg entries. String
  * and frame records must precede the agg entries that use them. Returns
  * TFMT_OK or a negative status; tfmt_flat_error then holds the located
- * error (the reader's own, or a reference to an unknown id).
+ * error (the reader's, copied, or a reference to an unknown id).
  */
 TFMT_API int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r);
 

@@ -64,8 +64,9 @@ TFMT_API int tfmt_profile_new(tfmt_profile **out,
 
 /*
  * Stream every remaining sample of `r` into the profile. Returns TFMT_OK
- * when the reader reached its end cleanly, or the reader's negative status
- * (details in tfmt_bin_error(r)) or TFMT_ENOMEM (see tfmt_profile_error).
+ * when the reader reached its end cleanly, else a negative status with
+ * tfmt_profile_error(p) filled: the reader's error, copied, when reading
+ * failed, or the profile's own (TFMT_ENOMEM, a filter's TFMT_ELIMIT).
  * The first reader added sets the profile's interval and mode.
  */
 TFMT_API int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r);
@@ -80,7 +81,9 @@ TFMT_API int tfmt_profile_mode(const tfmt_profile *p);
 /*
  * Write CPython's JSONL export (schema v0) byte for byte: meta,
  * string_table, frame_table and agg records in chunks of 256, then end.
- * `run_id` is 32 lowercase hex digits.
+ * `run_id` is 32 lowercase hex digits. This and every other writer of a
+ * profile (fmt_export.h) returns TFMT_OK or a negative status with
+ * tfmt_profile_error(p) filled (a failure of the sink copied there).
  */
 TFMT_API int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
                                       const char *run_id);
@@ -88,6 +91,7 @@ TFMT_API int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
 /* Write CPython's collapsed-stack output byte for byte. */
 TFMT_API int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink);
 
+/* The error behind the last negative status of a profile function. */
 TFMT_API const tfmt_error *tfmt_profile_error(const tfmt_profile *p);
 
 TFMT_API void tfmt_profile_free(tfmt_profile *p);

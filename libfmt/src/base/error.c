@@ -81,3 +81,14 @@ void tfmt__error_clear(tfmt_error *err)
     if (err)
         memset(err, 0, sizeof *err);
 }
+
+int tfmt__error_take(tfmt_error *to, const tfmt_error *from, int code)
+{
+    if (from && from->code < 0) {
+        if (to && to != from)
+            *to = *from;
+        return from->code;
+    }
+    return tfmt__error(to, code < 0 ? code : TFMT_EINVAL, "%s",
+                       tfmt_strerror(code < 0 ? code : TFMT_EINVAL));
+}

@@ -42,6 +42,14 @@ int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
 /* TFMT_EIO from errno, message "<what>: strerror". */
 int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what);
 void tfmt__error_clear(tfmt_error *err);
+/*
+ * The library's error rule: the handle a caller called owns the error, so
+ * a handle that failed because a handle it uses failed (a model's reader,
+ * a writer's sink) copies that one's error into its own `to`. Should
+ * `from` hold no error, `to` gets `code` with its status name. Returns the
+ * status now in `to`.
+ */
+int tfmt__error_take(tfmt_error *to, const tfmt_error *from, int code);
 
 /* ---- growable byte buffer (buf.c) ---- */
 typedef struct tfmt_buf {

@@ -109,7 +109,7 @@ static int copy_all(copier *c)
         if (rc == TFMT_DONE)
             break;
         if (rc != TFMT_OK)
-            return rc;
+            return tfmt__error_take(&c->w->err, tfmt_bin_error(c->r), rc);
         rc = copy_batch(c, s);
         if (rc != TFMT_OK)
             return rc;

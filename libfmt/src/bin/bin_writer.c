@@ -86,8 +86,8 @@ static int sink_write(void *ctx, const void *buf, size_t len,
                       tfmt_error *err)
 {
     int rc = tfmt_sink_write(ctx, buf, len);
-    if (rc != TFMT_OK && err)
-        *err = *tfmt_sink_error(ctx);
+    if (rc != TFMT_OK)
+        rc = tfmt__error_take(err, tfmt_sink_error(ctx), rc);
     return rc;
 }
 
@@ -95,8 +95,8 @@ static int sink_pwrite(void *ctx, const void *buf, size_t len,
                        uint64_t offset, tfmt_error *err)
 {
     int rc = tfmt_sink_pwrite(ctx, buf, len, offset);
-    if (rc != TFMT_OK && err)
-        *err = *tfmt_sink_error(ctx);
+    if (rc != TFMT_OK)
+        rc = tfmt__error_take(err, tfmt_sink_error(ctx), rc);
     return rc;
 }
 

@@ -242,10 +242,8 @@ int tfmt__xfail(tfmt_profile *p, int rc, tfmt_sink *sink)
 {
     if (rc == TFMT_ENOMEM)
         return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
-    if (sink) {
-        p->err = *tfmt_sink_error(sink);
-        return p->err.code ? p->err.code : rc;
-    }
+    if (sink)
+        return tfmt__error_take(&p->err, tfmt_sink_error(sink), rc);
     return tfmt__error(&p->err, rc, "export failed");
 }
 

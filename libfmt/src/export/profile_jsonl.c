@@ -378,8 +378,7 @@ int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
     if (rc == TFMT_OK && tfmt__profile_flush(&c.out, sink, 0) != TFMT_OK)
         c.io_failed = true;
     if (c.io_failed) {
-        p->err = *tfmt_sink_error(sink);
-        rc = p->err.code < 0 ? p->err.code : TFMT_EIO;
+        rc = tfmt__error_take(&p->err, tfmt_sink_error(sink), TFMT_EIO);
     } else if (rc != TFMT_OK) {
         rc = tfmt__error(&p->err, rc, "out of memory");
     }

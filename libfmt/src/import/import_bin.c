@@ -98,7 +98,7 @@ int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn,
         if (rc == TFMT_OK)
             rc = fn(ctx, s);
         else if (rc < 0)
-            *im->err = *tfmt_bin_error(im->r);
+            rc = tfmt__error_take(im->err, tfmt_bin_error(im->r), rc);
     }
     return rc == TFMT_DONE ? TFMT_OK : rc;
 }

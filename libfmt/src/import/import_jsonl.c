@@ -276,6 +276,5 @@ int tfmt__jimport_run(tfmt_jimport *im)
     }
     if (rc == TFMT_DONE)
         return TFMT_OK;
-    *im->err = *tfmt_jsonl_error(im->r);
-    return rc;
+    return tfmt__error_take(im->err, tfmt_jsonl_error(im->r), rc);
 }

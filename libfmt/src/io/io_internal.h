@@ -21,4 +21,23 @@ int tfmt__source_pread(tfmt_source *src, void *buf, size_t n, uint64_t offset,
 const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset,
                                    size_t n);
 
+/*
+ * Copy up to `cap` bytes from the current position into `buf` without
+ * consuming them (*got: how many; fewer at the end of the input). A
+ * stream delivers again only its first 64 KiB, so peeks end there. With
+ * `decode` false a stream returns only bytes it already has in hand and
+ * decodes no further, so a corrupt compressed input fails where it always
+ * does: in the reader that reads it.
+ */
+int tfmt__source_peek(tfmt_source *src, void *buf, size_t cap, bool decode,
+                      size_t *got, tfmt_error *err);
+
+/*
+ * Open an unlinked temporary file (read-write, close-on-exec) in $TMPDIR
+ * or /tmp into *out. On failure *out is -1, errno is kept and `err` (may
+ * be NULL) gets TFMT_EIO with "<what>: strerror" (just strerror when
+ * `what` is NULL).
+ */
+int tfmt__tmpfile(int *out, const char *what, tfmt_error *err);
+
 #endif

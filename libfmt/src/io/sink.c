@@ -10,7 +10,6 @@
  * pipe, or compressed output), the bytes go to an unlinked spool file that
  * is copied into the destination at finish.
  */
-#define _GNU_SOURCE /* O_TMPFILE */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -249,26 +248,13 @@ static int archive_setup(tfmt_sink *sink, const char *filter)
     return r == ARCHIVE_OK ? TFMT_OK : archive_fail(sink);
 }
 
-/* An unlinked temporary file in $TMPDIR or /tmp. */
+/* The spool: an unlinked temporary file (tmpfile.c). */
 static int spool_open(tfmt_sink *sink)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-#ifdef O_TMPFILE
-    sink->spool_fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (sink->spool_fd >= 0)
-        return TFMT_OK;
-#endif
-    char path[4096];
-    int len = snprintf(path, sizeof path, "%s/tachyon-XXXXXX", dir);
-    if (len < 0 || (size_t)len >= sizeof path)
-        return sink_errno(sink, ENAMETOOLONG);
-    sink->spool_fd = mkstemp(path);
-    if (sink->spool_fd < 0)
-        return sink_errno(sink, errno);
-    unlink(path);
-    return TFMT_OK;
+    int rc = tfmt__tmpfile(&sink->spool_fd, NULL, &sink->err);
+    if (rc != TFMT_OK)
+        sink->status = rc;
+    return rc;
 }
 
 /*

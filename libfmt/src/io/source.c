@@ -8,7 +8,6 @@
  * text). A stream that must be read at random is spooled to an unlinked
  * temporary file, so memory stays bounded whatever the input size.
  */
-#define _GNU_SOURCE /* O_TMPFILE */
 #include <archive.h>
 #include <archive_entry.h>
 #include <ctype.h>
@@ -339,6 +338,15 @@ static int keep_head(tfmt_source *src, const uint8_t *p, size_t n,
 static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap,
                        size_t *got, tfmt_error *err)
 {
+    if (src->pos < src->head_len) {
+        /* Peeked before (tfmt__source_peek): deliver the kept bytes. */
+        size_t n = src->head_len - (size_t)src->pos;
+        n = n < cap ? n : cap;
+        memcpy(buf, src->head + src->pos, n);
+        src->pos += n;
+        *got = n;
+        return TFMT_OK;
+    }
     int rc = stream_fill(src, src->pos, err);
     if (rc != TFMT_OK)
         return rc;
@@ -397,29 +405,42 @@ int tfmt_source_read(tfmt_source *src, void *buf, size_t cap, size_t *got,
     return TFMT_OK;
 }
 
-/* ---- random access ---- */
+/* ---- peeking ---- */
 
-/* An unlinked temporary file in $TMPDIR or /tmp. */
-static int tmpfile_open(int *out, tfmt_error *err)
+/* Whether a stream has bytes in hand beyond the current position. */
+static bool stream_in_hand(const tfmt_source *src)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-#ifdef O_TMPFILE
-    *out = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (*out >= 0)
-        return TFMT_OK;
-#endif
-    char path[4096];
-    int len = snprintf(path, sizeof path, "%s/tachyon-XXXXXX", dir);
-    if (len < 0 || (size_t)len >= sizeof path)
-        return tfmt__error_errno(err, ENAMETOOLONG, "temporary file");
-    *out = mkstemp(path);
-    if (*out < 0)
-        return tfmt__error_errno(err, errno, "temporary file");
-    unlink(path);
-    return TFMT_OK;
+    return src->pos < src->head_len || src->blk_len > 0;
 }
+
+int tfmt__source_peek(tfmt_source *src, void *buf, size_t cap, bool decode,
+                      size_t *got, tfmt_error *err)
+{
+    *got = 0;
+    if (!src || (!buf && cap > 0))
+        return tfmt__error(err, TFMT_EINVAL, "invalid read arguments");
+    uint64_t at = src->pos;
+    if (src->kind == SRC_STREAM) {
+        /* Only the kept head can be delivered again. */
+        size_t room = at < HEAD_MAX ? HEAD_MAX - (size_t)at : 0;
+        cap = cap < room ? cap : room;
+    }
+    int rc = TFMT_OK;
+    while (*got < cap && rc == TFMT_OK) {
+        if (src->kind == SRC_STREAM && !decode && !stream_in_hand(src))
+            break;
+        size_t n = 0;
+        rc = tfmt_source_read(src, (uint8_t *)buf + *got, cap - *got, &n,
+                              err);
+        if (n == 0)
+            break;
+        *got += n;
+    }
+    src->pos = at;
+    return rc;
+}
+
+/* ---- random access ---- */
 
 static int write_all(int fd, const uint8_t *p, size_t n, tfmt_error *err)
 {
@@ -475,15 +496,16 @@ static int stream_spool(tfmt_source *src, tfmt_error *err)
                            "stream already read past its first %zu bytes",
                            HEAD_MAX);
     int fd;
-    int rc = tmpfile_open(&fd, err);
+    int rc = tfmt__tmpfile(&fd, "temporary file", err);
     if (rc != TFMT_OK)
         return rc;
     uint8_t *buf = tfmt__malloc(&src->alloc, SPOOL_CHUNK);
     if (!buf)
         rc = tfmt__error(err, TFMT_ENOMEM, "out of memory");
-    uint64_t total = src->pos;
+    /* Everything taken from the stream so far is in the head. */
+    uint64_t total = src->head_len;
     if (rc == TFMT_OK)
-        rc = write_all(fd, src->head, (size_t)src->pos, err);
+        rc = write_all(fd, src->head, src->head_len, err);
     if (rc == TFMT_OK)
         rc = spool_copy(src, fd, buf, &total, err);
     tfmt__free(&src->alloc, buf);

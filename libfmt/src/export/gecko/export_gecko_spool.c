@@ -3,30 +3,29 @@
  * lives in one unlinked temporary file: each stream keeps at most one
  * block in memory, so a Gecko export holds O(threads) buffers however many
  * samples and markers it collects. Streams are read back in order as many
- * times as the writer needs (once per JSON column). The file is created in
- * $TMPDIR (or /tmp) and unlinked at once, so nothing is left behind.
+ * times as the writer needs (once per JSON column). The file is the
+ * library's unlinked temporary file, so nothing is left behind.
  */
-#include <stdlib.h>
+#include <errno.h>
 #include <unistd.h>
 
 #include "export_gecko.h"
+#include "io_internal.h"
 
 #define BLOCK (8u * 1024u)
 
-/* An unlinked temporary file in $TMPDIR (or /tmp). */
+/* The spool: an unlinked temporary file (tmpfile.c) as a stdio stream. */
 static FILE *spool_open(void)
 {
-    const char *dir = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tachyon-gecko-XXXXXX",
-             dir && *dir ? dir : "/tmp");
-    int fd = mkstemp(path);
-    if (fd < 0)
+    int fd;
+    if (tfmt__tmpfile(&fd, NULL, NULL) != TFMT_OK)
         return NULL;
-    unlink(path);
     FILE *f = fdopen(fd, "w+b");
-    if (!f)
+    if (!f) {
+        int e = errno;
         close(fd);
+        errno = e;
+    }
     return f;
 }
 

@@ -33,7 +33,7 @@ int tfmt__gwriter_flush(gwriter *w, bool all)
                                  all ? 0 : TFMT_EXPORT_FLUSH);
     if (rc != TFMT_OK) {
         w->sink_failed = true;
-        w->g->err = *tfmt_sink_error(w->sink);
+        rc = tfmt__error_take(&w->g->err, tfmt_sink_error(w->sink), rc);
     }
     return rc;
 }
