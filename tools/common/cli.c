@@ -54,14 +54,30 @@ static void begin_line(void)
     fprintf(stderr, "%s: ", progname);
 }
 
+/*
+ * One diagnostic line: "prog: ", then `file` and ": " when given, then
+ * `tag` (e.g. "warning: ") when given, then the message.
+ */
+static void vline(const char *file, const char *tag, const char *fmt,
+                  va_list ap) CLI_PRINTF(3, 0);
+static void vline(const char *file, const char *tag, const char *fmt,
+                  va_list ap)
+{
+    begin_line();
+    if (file)
+        fprintf(stderr, "%s: ", file);
+    if (tag)
+        fputs(tag, stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_fail(int code, const char *fmt, ...)
 {
     va_list ap;
-    begin_line();
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(NULL, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return code;
 }
 
@@ -81,23 +97,17 @@ void cli_warn(const char *fmt, ...)
     va_list ap;
     if (quiet)
         return;
-    begin_line();
-    fputs("warning: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(NULL, "warning: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 int cli_file_fail(int code, const char *file, const char *fmt, ...)
 {
     va_list ap;
-    begin_line();
-    fprintf(stderr, "%s: ", file);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(file, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return code;
 }
 
@@ -106,23 +116,17 @@ void cli_file_warn(const char *file, const char *fmt, ...)
     va_list ap;
     if (quiet)
         return;
-    begin_line();
-    fprintf(stderr, "%s: warning: ", file);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(file, "warning: ", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_file_info(const char *file, const char *fmt, ...)
 {
     va_list ap;
-    begin_line();
-    fprintf(stderr, "%s: ", file);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline(file, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 int cli_exit_code(int status)

@@ -215,6 +215,14 @@ const char *cli_output_name(const char *path);
  */
 int cli_close_stdout(int code);
 
+/*
+ * Open input `path` ("-" is stdin) and tell what it holds (tfmt_detect);
+ * nothing of it is consumed. On failure returns the negative status with
+ * `err` filled and *src NULL; the caller frees *src otherwise.
+ */
+int cli_open_input(const char *path, tfmt_source **src, tfmt_detection *d,
+                   tfmt_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Progress (progress.c)                                               */
 /* ------------------------------------------------------------------ */

@@ -20,13 +20,8 @@ static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
  * says so (the library tells the kind), anything else goes to the binary
  * reader, whose checks say precisely what is wrong.
  */
-static int check_kind(conv_input *in, tfmt_error *err)
+static int refuse_jsonl(tfmt_error *err)
 {
-    tfmt_detection d;
-    int rc = tfmt_detect(in->src, &d, err);
-
-    if (rc < 0 || !tfmt_kind_is_jsonl(d.kind))
-        return rc;
     memset(err, 0, sizeof *err);
     err->has_offset = true;
     snprintf(err->msg, sizeof err->msg,
@@ -39,18 +34,17 @@ static int check_kind(conv_input *in, tfmt_error *err)
 int conv_input_open(conv_input *in, const char *path)
 {
     tfmt_bin_options bopts = TFMT_BIN_OPTIONS_INIT;
+    tfmt_detection d;
     tfmt_error err;
     int rc;
 
     memset(in, 0, sizeof *in);
-    memset(&err, 0, sizeof err);
     in->path = path;
-    rc = tfmt_source_open_path(&in->src, path, NULL, &err);
-    if (rc < 0)
-        return cli_report(cli_input_name(path), &err);
     bopts.on_note = on_note;
     bopts.note_ctx = (void *)path;
-    rc = check_kind(in, &err);
+    rc = cli_open_input(path, &in->src, &d, &err);
+    if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind))
+        rc = refuse_jsonl(&err);
     if (rc == TFMT_OK)
         rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "advise.h"
 #include "cli.h"
 
 /* The command line, as parsed (strings borrowed from argv). */
@@ -151,9 +152,13 @@ static inline const diff_row *diff_sorted(const diff_result *r, size_t i)
 }
 /*
  * Ask for transparent huge pages over a large block before it is first
- * touched (fewer page faults and TLB misses; advice only).
+ * touched (fewer page faults and TLB misses; advice only). The library's
+ * own advice (libfmt/src/base/advise.c), compiled into this tool too.
  */
-void diff_advise_huge(void *p, size_t n);
+static inline void diff_advise_huge(void *p, size_t n)
+{
+    tfmt__advise_huge(p, n);
+}
 
 /* stats.c */
 double diff_p_two_prop(uint64_t c1, double n1, uint64_t c2, double n2,

@@ -137,10 +137,7 @@ static int load_file(diff_side *side, const char *path, bool stacks)
     tfmt_source *src = NULL;
     tfmt_detection d;
     tfmt_error err;
-    memset(&err, 0, sizeof err);
-    int rc = tfmt_source_open_path(&src, path, NULL, &err);
-    if (rc == TFMT_OK)
-        rc = tfmt_detect(src, &d, &err);
+    int rc = cli_open_input(path, &src, &d, &err);
     int code = rc < 0 ? trouble(side, path, &err)
                       : load_kind(side, src, path, stacks, &d);
     tfmt_source_free(src);

@@ -4,29 +4,11 @@
  * with mostly equal changes cost seconds). A stable radix sort of 16-byte
  * (key, row) pairs, kept as an array of row numbers.
  */
-#if defined(__linux__)
-#define _DEFAULT_SOURCE /* MADV_HUGEPAGE */
-#include <sys/mman.h>
-#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
-
-void diff_advise_huge(void *p, size_t n)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t to = ((uintptr_t)p + n) & ~(huge - 1);
-    if (p && n >= 2 * huge && to > from)
-        (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
 
 typedef struct okey {
     uint64_t key;           /* ascending key = descending change */

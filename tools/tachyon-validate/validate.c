@@ -79,10 +79,7 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     tfmt_source *src = NULL;
     tfmt_detection d;
     tfmt_error err;
-    memset(&err, 0, sizeof err);
-    int rc = tfmt_source_open_path(&src, path, NULL, &err);
-    if (rc == TFMT_OK)
-        rc = tfmt_detect(src, &d, &err);
+    int rc = cli_open_input(path, &src, &d, &err);
     if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT)
         tv_add(rep, f, R_INPUT, 0, false, 0, "%s", err.msg);
     else if (rc < 0)
