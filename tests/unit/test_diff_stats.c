@@ -66,4 +66,52 @@ TEST(benjamini_hochberg)
     CHECK(diff_bh(p, q, 0) == 0, "empty");
 }
 
-TESTS(TCASE(two_proportions), TCASE(rates), TCASE(benjamini_hochberg))
+/*
+ * Student's t tails: expected values by numerical integration of the t
+ * density (mpmath.quad at 40 digits), independent of the incomplete beta
+ * function stats.c uses.
+ */
+TEST(student_t)
+{
+    static const struct {
+        double t, df, upper, two;
+    } cases[] = {
+        {2.0, 1, 0.14758361765043327, 0.29516723530086655},
+        {1.5, 2.5, 0.12391822654314813, 0.24783645308629626},
+        {3.9, 8, 0.0022723266020573554, 0.0045446532041147107},
+        {-0.7, 4.2, 0.73961643537971318, 0.52076712924057365},
+        {10, 3, 0.001064199529207075, 0.0021283990584141501},
+        {2.3, 30, 0.014290693643570873, 0.028581387287141745},
+        {0.0, 7, 0.5, 1.0},
+        {25, 9.5, 2.7288554264716559e-10, 5.4577108529433118e-10},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        CHECK(fabs(diff_t_upper(cases[i].t, cases[i].df) - cases[i].upper) <=
+                  1e-12 * cases[i].upper + 1e-15,
+              "upper t=%g df=%g: %.17g", cases[i].t, cases[i].df,
+              diff_t_upper(cases[i].t, cases[i].df));
+        CHECK(fabs(diff_t_two_sided(cases[i].t, cases[i].df) -
+                   cases[i].two) <= 1e-12 * cases[i].two,
+              "two-sided t=%g df=%g", cases[i].t, cases[i].df);
+    }
+    /* df = infinity: the normal law */
+    near(diff_t_upper(1.959963984540054, INFINITY), 0.025, "normal 97.5%");
+    near(diff_t_two_sided(-1.959963984540054, INFINITY), 0.05, "normal");
+    CHECK(isnan(diff_t_upper(NAN, 3)) && isnan(diff_t_upper(1, 0)), "NaN");
+}
+
+/* Sampling-noise standard errors, by hand from the formulas. */
+TEST(sampling_se)
+{
+    /* share: p1 = 601/2002, p2 = 801/2202 */
+    double p1 = 601.0 / 2002, p2 = 801.0 / 2202;
+    near(diff_se_sampling(600, 2000, 2000, 800, 2200, 2200, true),
+         100 * sqrt(p1 * (1 - p1) / 2002 + p2 * (1 - p2) / 2202), "binom");
+    /* rates: 100 sqrt(c1+1)/d1^2 + (c2+1)/d2^2) */
+    near(diff_se_sampling(0, 0, 1000, 9, 0, 1000, false),
+         100 * sqrt(1.0 / 1e6 + 10.0 / 1e6), "poisson");
+    CHECK(isnan(diff_se_sampling(1, 10, 0, 1, 10, 10, true)), "no denom");
+}
+
+TESTS(TCASE(two_proportions), TCASE(rates), TCASE(benjamini_hochberg),
+      TCASE(student_t), TCASE(sampling_se))

@@ -29,8 +29,8 @@ const char *diff_verdict_name(diff_verdict v)
 
 const char *diff_test_name(diff_test t)
 {
-    static const char *const names[] = {"none", "z", "fisher", "binomial",
-                                        "normal"};
+    static const char *const names[] = {"none",   "z",      "fisher",
+                                        "binomial", "normal", "welch"};
     return names[t];
 }
 
@@ -101,6 +101,7 @@ char *diff_key_full(const diff_ctx *c, const diff_row *r, char *small,
 
 void diff_result_free(diff_result *r)
 {
+    free(r->gate_q);
     free(r->rows);
     free(r->order);
     memset(r, 0, sizeof *r);
@@ -137,6 +138,19 @@ static void lookup_all(const diff_ctx *c, uint32_t *match, size_t nb)
     }
     lookup_run(&lo);
     pthread_join(th, NULL);
+}
+
+/* With a gate: one q-value per row, NaN until tested. */
+static int gate_table(diff_result *res, const diff_settings *s)
+{
+    if (s->fail_on < 0)
+        return 0;
+    res->gate_q = malloc((res->n + 1) * sizeof *res->gate_q);
+    if (!res->gate_q)
+        return -1;
+    for (size_t i = 0; i < res->n; i++)
+        res->gate_q[i] = NAN;
+    return 0;
 }
 
 /* All base keys, then the new keys base does not have. */
@@ -186,43 +200,110 @@ static uint64_t side_count(const tfmt_flat *f, uint32_t i, int m,
     return m == M_SELF ? self : per_frame ? cum_frames : cum;
 }
 
-/* The counts of figure `m` on both sides. */
-static void counts(const diff_ctx *c, const diff_row *r, int m,
-                   uint64_t *b, uint64_t *n)
+/*
+ * Figure `m` of row `r`: summed counts and percents with one run a side
+ * (se left NaN: sampling_se computes it when it is needed), the per-run
+ * means and spread in runs mode.
+ */
+static void estimate(const diff_ctx *c, const diff_row *r, int m,
+                     diff_est *e)
 {
-    *b = side_count(c->base.flat, r->bi, m, c->cum_per_frame);
-    *n = side_count(c->new_.flat, r->ni, m, c->cum_per_frame);
+    if (c->runs_mode) {
+        diff_runs_estimate(c, r, m, e);
+        return;
+    }
+    e->base = side_count(c->base.flat, r->bi, m, c->cum_per_frame);
+    e->new_ = side_count(c->new_.flat, r->ni, m, c->cum_per_frame);
+    e->base_pct = pct(e->base, c->base.denom);
+    e->new_pct = pct(e->new_, c->new_.denom);
+    e->delta = e->new_pct - e->base_pct;
+    e->base_sd = e->new_sd = NAN;
+    e->se = NAN;
+    e->df = INFINITY;
 }
 
-/* The p-value of a figure under the normalization in use. */
-static double p_value(const diff_ctx *c, uint64_t b, uint64_t n,
-                      diff_test *test)
+/* One run a side: the standard error of delta from sampling noise. */
+static double sampling_se(const diff_ctx *c, const diff_est *e)
+{
+    double nb = (double)tfmt_flat_get_info(c->base.flat)->samples;
+    double nn = (double)tfmt_flat_get_info(c->new_.flat)->samples;
+    return diff_se_sampling(e->base, nb, c->base.denom, e->new_, nn,
+                            c->new_.denom, c->set->norm == NORM_SHARE);
+}
+
+/* The standard error of delta, computed on first use. */
+static double std_error(const diff_ctx *c, diff_est *e)
+{
+    if (isnan(e->se) && !c->runs_mode)
+        e->se = sampling_se(c, e);
+    return e->se;
+}
+
+/* The two-sided p-value of a figure under the normalization in use. */
+static double p_value(const diff_ctx *c, const diff_est *e, diff_test *test)
 {
     const tfmt_flat_info *ib = tfmt_flat_get_info(c->base.flat);
     const tfmt_flat_info *in = tfmt_flat_get_info(c->new_.flat);
+    if (c->runs_mode) {
+        *test = T_NONE;
+        if (e->delta == 0)
+            return isnan(e->se) ? NAN : 1.0;
+        *test = T_WELCH;
+        return diff_t_two_sided(e->delta / e->se, e->df);
+    }
     if (c->set->norm == NORM_SHARE)
-        return diff_p_two_prop(b, (double)ib->samples, n,
+        return diff_p_two_prop(e->base, (double)ib->samples, e->new_,
                                (double)in->samples, test);
     if (c->set->norm == NORM_TIME)
-        return diff_p_rate(b, ib->ticks, n, in->ticks, test);
-    return diff_p_rate(b, 1.0, n, 1.0, test);
+        return diff_p_rate(e->base, ib->ticks, e->new_, in->ticks, test);
+    return diff_p_rate(e->base, 1.0, e->new_, 1.0, test);
+}
+
+/*
+ * The gate's one-sided p-value: how likely a change at least this far
+ * above the threshold is when the true change is the threshold itself
+ * (Welch's t in runs mode, the normal law with sampling noise only
+ * otherwise).
+ */
+static double gate_p(const diff_ctx *c, diff_est *e)
+{
+    double se = std_error(c, e);
+    if (!(se > 0))
+        return NAN;
+    return diff_t_upper((e->delta - c->set->fail_on) / se, e->df);
+}
+
+static bool gated(const diff_ctx *c, int m)
+{
+    return c->set->fail_on >= 0 && m == (int)c->set->metric;
 }
 
 void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *f)
 {
-    counts(c, r, m, &f->base, &f->new_);
-    f->base_pct = pct(f->base, c->base.denom);
-    f->new_pct = pct(f->new_, c->new_.denom);
-    f->delta = f->new_pct - f->base_pct;
-    f->p = p_value(c, f->base, f->new_, &f->test);
+    diff_est e;
+    estimate(c, r, m, &e);
+    f->base = e.base;
+    f->new_ = e.new_;
+    f->base_pct = e.base_pct;
+    f->new_pct = e.new_pct;
+    f->delta = e.delta;
+    f->base_runs = c->base.files->count;
+    f->new_runs = c->new_.files->count;
+    f->base_sd = e.base_sd;
+    f->new_sd = e.new_sd;
+    f->se = std_error(c, &e);
+    f->df = isnan(f->se) ? NAN : e.df;
+    f->p = p_value(c, &e, &f->test);
     f->q = r->q[m];
+    f->gate_q = gated(c, m) ? c->res.gate_q[r - c->res.rows] : NAN;
+    f->gate_p = isnan(f->gate_q) ? NAN : gate_p(c, &e);
     f->verdict = (diff_verdict)r->verdict[m];
 }
 
 /* A figure waiting for the Benjamini-Hochberg step. */
 typedef struct cand {
     size_t row;
-    double p;
+    double p, gate_p;       /* gate_p: NaN unless gated */
 } cand;
 
 typedef struct cands {
@@ -230,56 +311,78 @@ typedef struct cands {
     size_t n, cap;
 } cands;
 
+static int push(cands *cs, cand x)
+{
+    if (cs->n == cs->cap) {
+        size_t cap = cs->cap ? cs->cap * 2 : 64;
+        cand *v = realloc(cs->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        cs->v = v;
+        cs->cap = cap;
+    }
+    cs->v[cs->n++] = x;
+    return 0;
+}
+
 /*
  * The floors decide every verdict that needs no test; the rest become
- * candidates (their p-value is computed only for them).
+ * candidates (their p-values are computed only for them).
  */
 static int floors(diff_ctx *c, size_t i, int m, cands *cs)
 {
     const diff_settings *s = c->set;
     diff_row *r = &c->res.rows[i];
-    uint64_t b, n;
-    counts(c, r, m, &b, &n);
-    double delta = pct(n, c->new_.denom) - pct(b, c->base.denom);
+    diff_est e;
+    estimate(c, r, m, &e);
+    double delta = e.delta;
     if (m == (int)s->metric)
         r->change = isnan(delta) ? -1 : fabs(delta);
     if (isnan(delta))
         r->verdict[m] = V_INCONCLUSIVE;
     else if (delta == 0 || fabs(delta) < s->min_delta)
         r->verdict[m] = V_UNCHANGED;
-    else if (b + n < s->min_samples)
+    else if (e.base + e.new_ < s->min_samples)
         r->verdict[m] = V_INCONCLUSIVE;
     else {
         diff_test t;
-        double p = p_value(c, b, n, &t);
+        double p = p_value(c, &e, &t);
         r->verdict[m] = delta > 0 ? V_REGRESSED : V_IMPROVED;
         if (isnan(p)) {
             r->verdict[m] = V_INCONCLUSIVE;
             return 0;
         }
-        if (cs->n == cs->cap) {
-            size_t cap = cs->cap ? cs->cap * 2 : 64;
-            cand *v = realloc(cs->v, cap * sizeof *v);
-            if (!v)
-                return -1;
-            cs->v = v;
-            cs->cap = cap;
-        }
-        cs->v[cs->n++] = (cand){i, p};
+        double g = gated(c, m) ? gate_p(c, &e) : NAN;
+        return push(cs, (cand){i, p, gated(c, m) && isnan(g) ? 1.0 : g});
     }
     return 0;
 }
 
-/* Benjamini-Hochberg over the candidates of figure `m`, then verdicts. */
-static int judge(diff_ctx *c, int m, const cands *cs)
+/*
+ * Benjamini-Hochberg over the candidates' p-values (gate: 0) or gate
+ * p-values (gate: 1) into q[0..n). Returns 0 or -1.
+ */
+static int bh(const cands *cs, int gate, double *q)
 {
     double *p = malloc((cs->n + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    for (size_t k = 0; k < cs->n; k++)
+        p[k] = gate ? cs->v[k].gate_p : cs->v[k].p;
+    int rc = diff_bh(p, q, cs->n);
+    free(p);
+    return rc;
+}
+
+/*
+ * Verdicts of figure `m` from its candidates' q-values; with a gate on
+ * this figure, the gate's q-values too (the same false discovery rate
+ * control over the same rows, on the one-sided p-values).
+ */
+static int judge(diff_ctx *c, int m, const cands *cs)
+{
     double *q = malloc((cs->n + 1) * sizeof *q);
-    int rc = p && q ? 0 : -1;
-    for (size_t k = 0; rc == 0 && k < cs->n; k++)
-        p[k] = cs->v[k].p;
-    if (rc == 0)
-        rc = diff_bh(p, q, cs->n);
+    int rc = q ? bh(cs, 0, q) : -1;
     for (size_t k = 0; rc == 0 && k < cs->n; k++) {
         diff_row *r = &c->res.rows[cs->v[k].row];
         r->q[m] = q[k];
@@ -287,7 +390,10 @@ static int judge(diff_ctx *c, int m, const cands *cs)
             r->verdict[m] = V_INCONCLUSIVE;
         /* else: the sign set by floors() stands */
     }
-    free(p);
+    if (rc == 0 && gated(c, m))
+        rc = bh(cs, 1, q);
+    for (size_t k = 0; rc == 0 && gated(c, m) && k < cs->n; k++)
+        c->res.gate_q[cs->v[k].row] = q[k];
     free(q);
     return rc;
 }
@@ -301,8 +407,9 @@ static void summarize(diff_ctx *c)
         res->counts[r->verdict[m]]++;
         res->n_new += r->bi == DIFF_NONE;
         res->n_vanished += r->ni == DIFF_NONE;
-        if (c->set->fail_on >= 0 && r->verdict[m] == V_REGRESSED &&
-            r->change > c->set->fail_on)
+        /* the gate: significantly above the threshold, after FDR */
+        if (res->gate_q && r->verdict[m] == V_REGRESSED &&
+            res->gate_q[i] < c->set->alpha)
             res->tripped = true;
     }
 }
@@ -311,7 +418,7 @@ int diff_compare(diff_ctx *c)
 {
     c->cum_per_frame = !tfmt_flat_get_info(c->base.flat)->exact_cumulative ||
                        !tfmt_flat_get_info(c->new_.flat)->exact_cumulative;
-    if (join(c) < 0)
+    if (join(c) < 0 || gate_table(&c->res, c->set) < 0)
         return -1;
     /* Both figures of a row in one pass: the new side's counts are a
      * cache miss per row, paid once. */

@@ -1,8 +1,9 @@
 /*
  * diff.h - tachyon-diff's modules: option checks and the run (run.c),
  * loading each side into a flat profile (load.c), joining and judging the
- * rows (compare.c), the statistics (stats.c), the output buffer (out.c)
- * and one file per output format (out_*.c).
+ * rows (compare.c), each side's runs kept apart (runs.c), the statistics
+ * (stats.c), the output buffer (out.c) and one file per output format
+ * (out_*.c).
  */
 #ifndef TACHYON_DIFF_H
 #define TACHYON_DIFF_H
@@ -35,7 +36,7 @@ typedef enum {
 } diff_verdict;
 
 /* Which test gave a p-value. */
-typedef enum { T_NONE, T_Z, T_FISHER, T_BINOM, T_NORMAL } diff_test;
+typedef enum { T_NONE, T_Z, T_FISHER, T_BINOM, T_NORMAL, T_WELCH } diff_test;
 
 /* The checked settings. */
 typedef struct diff_settings {
@@ -50,12 +51,33 @@ typedef struct diff_settings {
     const diff_options *opts;
 } diff_settings;
 
+/* One key's counts in one run. */
+typedef struct diff_counts {
+    uint64_t self, cum, cum_frames;
+} diff_counts;
+
+/*
+ * One run of a side: one input file, kept apart from the side's other
+ * runs (runs mode: both sides have several), so the tests can see how
+ * much a figure moves from run to run. Rows are those of the side's
+ * flat, which sums every run.
+ */
+typedef struct diff_run {
+    uint64_t samples;       /* thread-samples of this run */
+    double ticks;           /* sampling ticks; 0: no measured duration */
+    diff_counts *counts;    /* [0, rows): this run's counts per flat row;
+                               rows first seen in later runs are 0 here */
+    size_t rows;
+} diff_run;
+
 /* One side: its files and the flat profile they add up to. */
 typedef struct diff_side {
     const char *name;       /* "base" or "new" */
     const cli_list *files;
     tfmt_flat *flat;
-    double denom;           /* the normalization denominator */
+    diff_run *runs;         /* runs mode: one per file, else NULL */
+    size_t n_runs;          /* runs mode: files->count, else 0 */
+    double denom;           /* the normalization denominator (summed) */
     bool failed;            /* loading failed: the error to report */
     tfmt_error fail;
     const char *fail_file;
@@ -67,9 +89,19 @@ typedef struct diff_side {
  * what sorting and verdicts need, so a million rows stay small).
  */
 typedef struct diff_fig {
-    uint64_t base, new_;
-    double base_pct, new_pct, delta;    /* percent; delta in points */
+    uint64_t base, new_;                /* summed over the runs */
+    double base_pct, new_pct, delta;    /* percent (runs mode: the mean
+                                           of the per-run percents);
+                                           delta in points */
+    size_t base_runs, new_runs;         /* runs behind each side */
+    double base_sd, new_sd;             /* per-run standard deviation of
+                                           the percent; NaN: one run */
+    double se, df;                      /* standard error of delta (pp)
+                                           and its degrees of freedom
+                                           (INFINITY: normal); NaN: none */
     double p, q;                        /* NaN: not computed / not tested */
+    double gate_p, gate_q;              /* one-sided test that delta >
+                                           the gate; NaN: not tested */
     diff_test test;
     diff_verdict verdict;
 } diff_fig;
@@ -84,6 +116,9 @@ typedef struct diff_row {
 } diff_row;
 
 typedef struct diff_result {
+    double *gate_q;         /* with a gate: per row, BH q-value of the
+                               gate's one-sided test on the chosen
+                               metric; NaN untested. Else NULL */
     diff_row *rows;         /* in join order (base keys in the order
                                they were read, then new-only keys) */
     uint32_t *order;        /* row indices sorted by |delta| of the
@@ -101,6 +136,8 @@ typedef struct diff_ctx {
     diff_result res;
     bool cum_per_frame;     /* a side has no stacks: both sides use
                                JSONL's per-frame cumulative */
+    bool runs_mode;         /* both sides have several runs: per-run
+                               tests (runs.c) */
 } diff_ctx;
 
 /* run.c */
@@ -112,6 +149,33 @@ int run_diff(const diff_options *opts);
  */
 int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m);
 int diff_load_report(const diff_side *side);
+
+/*
+ * runs.c: keep the runs of a side apart. diff_runs_begin before its
+ * first file and diff_runs_take after each (both return 0, or -1 out of
+ * memory) snapshot the flat's running totals; diff_runs_finish turns the
+ * snapshots into each run's own counts; diff_runs_free releases them.
+ */
+int diff_runs_begin(diff_side *side);
+int diff_runs_take(diff_side *side, size_t run);
+void diff_runs_finish(diff_side *side);
+void diff_runs_free(diff_side *side);
+
+/* An estimate of one figure's change and its uncertainty. */
+typedef struct diff_est {
+    uint64_t base, new_;            /* summed counts */
+    double base_pct, new_pct, delta;
+    double base_sd, new_sd;         /* NaN: one run */
+    double se, df;                  /* NaN se: nothing to test */
+} diff_est;
+/*
+ * Figure `m` of row `r` in runs mode: the mean of the per-run percents
+ * on each side, their standard deviations, and the standard error of
+ * the difference (each side's between-run variance of the mean, floored
+ * at its sampling variance) with Welch-Satterthwaite degrees of freedom.
+ */
+void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
+                        diff_est *out);
 
 /* compare.c */
 int diff_compare(diff_ctx *c);
@@ -167,6 +231,23 @@ double diff_p_rate(uint64_t c1, double e1, uint64_t c2, double e2,
                    diff_test *test);
 /* Benjamini-Hochberg q-values for p[0..n) into q. Returns 0 or -1. */
 int diff_bh(const double *p, double *q, size_t n);
+/*
+ * Student's t upper tail P(T > t) with df degrees of freedom (df > 0;
+ * INFINITY: the standard normal). NaN for NaN input.
+ */
+double diff_t_upper(double t, double df);
+/* Two-sided p-value of t with df degrees of freedom. */
+double diff_t_two_sided(double t, double df);
+/*
+ * Standard error (in points) of a percent difference from one run a
+ * side, sampling noise only: binomial for share (count c of n), Poisson
+ * for time and none (c over exposure d); each count gets one pseudo
+ * sample (Agresti-Caffo), so zero counts are not certain. `binom`
+ * selects the binomial form, where n is the samples and d the
+ * denominator of the percent.
+ */
+double diff_se_sampling(uint64_t c1, double n1, double d1, uint64_t c2,
+                        double n2, double d2, bool binom);
 
 /* out.c: a buffered output going to a tfmt_sink (atomic for files). */
 typedef struct diff_out {

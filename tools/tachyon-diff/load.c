@@ -1,10 +1,11 @@
 /*
  * load.c - read one side of the diff (one or more files) into a flat
- * profile. The format is recognized by content, not by name (tfmt_detect);
- * either format may be compressed as a whole (the source removes that).
- * Binary logs stream into the flat profile (through a call tree only when
- * folded stacks are wanted), with exact cumulative counts; JSONL gives
- * per-frame aggregates.
+ * profile, and in runs mode each file's own counts too (runs.c). The
+ * format is recognized by content, not by name (tfmt_detect); either
+ * format may be compressed as a whole (the source removes that). Binary
+ * logs stream into the flat profile (through a call tree only when folded
+ * stacks are wanted), with exact cumulative counts; JSONL gives per-frame
+ * aggregates.
  *
  * Exit codes follow every tool's rule: a malformed input is bad data
  * (exit 1, like a tripped gate), an unreadable one is trouble (exit 2).
@@ -156,6 +157,10 @@ int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
         int code = load_file(side, side->files->items[i], fo.stacks);
         if (code != CLI_EXIT_OK)
             return code;
+        if (side->runs && diff_runs_take(side, i) < 0)
+            return trouble_msg(side, NULL, TFMT_ENOMEM, "out of memory");
     }
+    if (side->runs)
+        diff_runs_finish(side);
     return CLI_EXIT_OK;
 }

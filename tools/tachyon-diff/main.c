@@ -11,9 +11,9 @@ static diff_options opts;
 
 static const cli_option options[] = {
     {"base", 0, CLI_ARG_REPEATABLE, &opts.base,
-     "a base profile (repeatable: summed)", "FILE", NULL},
+     "a base run (repeatable: several runs)", "FILE", NULL},
     {"new", 0, CLI_ARG_REPEATABLE, &opts.new_,
-     "a new profile (repeatable: summed)", "FILE", NULL},
+     "a new run (repeatable: several runs)", "FILE", NULL},
     {"key", 'k', CLI_ARG_REQUIRED, &opts.key,
      "func, file:func (default) or file:func:line", "KEY",
      "func|file:func|file:func:line"},
@@ -40,7 +40,7 @@ static const cli_option options[] = {
      "false discovery rate of the verdicts (0.05)", "Q",
      NULL},
     {"fail-on-regression", 0, CLI_ARG_REQUIRED, &opts.fail_on,
-     "exit 1 if a significant row regressed > PP", "PP",
+     "exit 1 if a row regressed significantly > PP", "PP",
      NULL},
     {"top", 0, CLI_ARG_REQUIRED, &opts.top,
      "show N rows (table, markdown: 20; 0: all)", "N", NULL},
@@ -69,10 +69,15 @@ static const char epilog[] =
     "duration / interval; binary logs with a statistics block only); none\n"
     "compares raw counts, shown as percentages of the base total.\n"
     "\n"
-    "Each row gets a two-sided p-value (two-proportion z test, Fisher's\n"
-    "exact test for small counts; an exact or normal binomial test for\n"
-    "time and none) and a verdict: regressed, improved, unchanged or\n"
-    "inconclusive, with Benjamini-Hochberg false discovery rate control.\n"
+    "With several runs a side (--base and --new repeated), the runs are\n"
+    "kept apart: each row gets Welch's t test on the per-run percents,\n"
+    "so run-to-run variation counts. With one run on a side, the tests\n"
+    "(two-proportion z, Fisher's exact for small counts; exact or normal\n"
+    "binomial for time and none) see sampling noise only, and a warning\n"
+    "says so. Verdicts: regressed, improved, unchanged or inconclusive,\n"
+    "with Benjamini-Hochberg false discovery rate control. The gate\n"
+    "trips only on a regression significantly larger than PP (one-sided\n"
+    "test against PP, same control).\n"
     "\n"
     "Exit status: 0 success (also when rows regressed, unless the gate\n"
     "trips), 1 --fail-on-regression tripped or an input is malformed, 2\n"

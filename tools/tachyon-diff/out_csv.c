@@ -1,8 +1,10 @@
 /*
  * out_csv.c - --format csv: one header line, then one line per row with
  * every figure (RFC 4180 quoting; empty cells for figures that could not
- * be computed). The signed sample-count deltas come last, so the column
- * numbers of the older columns stay put.
+ * be computed). Later columns come last, so the column numbers of the
+ * older ones stay put: the signed sample-count deltas, then the runs a
+ * side and each figure's per-run spread, standard error, degrees of
+ * freedom and gate test.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -57,6 +59,23 @@ static void figure(diff_out *o, const diff_fig *f)
     diff_out_str(o, diff_verdict_name(f->verdict));
 }
 
+/* The spread and gate cells of one figure (appended at the end). */
+static void figure_runs(diff_out *o, const diff_fig *f)
+{
+    diff_out_lit(o, ",");
+    csv_num(o, f->base_sd, 6);
+    diff_out_lit(o, ",");
+    csv_num(o, f->new_sd, 6);
+    diff_out_lit(o, ",");
+    csv_num(o, f->se, 6);
+    diff_out_lit(o, ",");
+    csv_num(o, f->df, -6);
+    diff_out_lit(o, ",");
+    csv_num(o, f->gate_p, -6);
+    diff_out_lit(o, ",");
+    csv_num(o, f->gate_q, -6);
+}
+
 /* The key, file, func and line cells. */
 static void row_key(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
@@ -84,16 +103,21 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_out_str(o, diff_row_status(r));
     diff_out_lit(o, ",");
     diff_out_str(o, diff_verdict_name(r->verdict[c->set->metric]));
-    diff_fig f;
-    diff_figure(c, r, M_SELF, &f);
-    figure(o, &f);
-    int64_t self_delta = (int64_t)(f.new_ - f.base);
-    diff_figure(c, r, M_CUM, &f);
-    figure(o, &f);
+    diff_fig f[2];
+    diff_figure(c, r, M_SELF, &f[0]);
+    figure(o, &f[0]);
+    diff_figure(c, r, M_CUM, &f[1]);
+    figure(o, &f[1]);
     diff_out_lit(o, ",");
-    diff_out_i64(o, self_delta);
+    diff_out_i64(o, (int64_t)(f[0].new_ - f[0].base));
     diff_out_lit(o, ",");
-    diff_out_i64(o, (int64_t)(f.new_ - f.base));
+    diff_out_i64(o, (int64_t)(f[1].new_ - f[1].base));
+    diff_out_lit(o, ",");
+    diff_out_u64(o, f[0].base_runs);
+    diff_out_lit(o, ",");
+    diff_out_u64(o, f[0].new_runs);
+    figure_runs(o, &f[0]);
+    figure_runs(o, &f[1]);
     diff_out_lit(o, "\n");
 }
 
@@ -106,7 +130,13 @@ void diff_write_csv(diff_out *o, const diff_ctx *c)
                         "%s_delta_pp,%s_p,%s_q,%s_test,%s_verdict", fig[i],
                         fig[i], fig[i], fig[i], fig[i], fig[i], fig[i],
                         fig[i], fig[i]);
-    diff_out_printf(o, ",self_delta_samples,cum_delta_samples\n");
+    diff_out_printf(o, ",self_delta_samples,cum_delta_samples,base_runs,"
+                    "new_runs");
+    for (int i = 0; i < 2; i++)
+        diff_out_printf(o, ",%s_base_sd_pp,%s_new_sd_pp,%s_se_pp,%s_df,"
+                        "%s_gate_p,%s_gate_q", fig[i], fig[i], fig[i],
+                        fig[i], fig[i], fig[i]);
+    diff_out_printf(o, "\n");
     size_t shown = diff_shown(c, c->res.n);
     for (size_t i = 0; i < shown; i++)
         row(o, c, diff_sorted(&c->res, i));

@@ -1,8 +1,9 @@
 /*
  * out_json.c - --format json: the settings, both sides' totals, the
  * summary and every figure of every row (or the top N), for scripts.
- * Percentages have 6 decimals, p and q 6 significant digits; a figure
- * that could not be computed is null.
+ * Percentages (and spreads, in points) have 6 decimals, p, q and degrees
+ * of freedom 6 significant digits; a figure that could not be computed
+ * is null (df: null for a normal law, one run a side).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,8 +36,10 @@ static void settings(diff_out *o, const diff_ctx *c)
     diff_out_num(o, s->alpha, -6);
     diff_out_printf(o, ",\"fail_on_regression_pp\":");
     diff_out_num(o, s->fail_on >= 0 ? s->fail_on : NAN, -6);
-    diff_out_printf(o, ",\"top\":%zu,\"cumulative\":\"%s\",", s->top,
-                    c->cum_per_frame ? "per-frame" : "per-stack");
+    diff_out_printf(o, ",\"top\":%zu,\"cumulative\":\"%s\","
+                    "\"between_runs\":%s,", s->top,
+                    c->cum_per_frame ? "per-frame" : "per-stack",
+                    c->runs_mode ? "true" : "false");
     str_list(o, "rewrite", &s->opts->rewrite);
     diff_out_write(o, ",", 1);
     str_list(o, "include", &s->opts->include);
@@ -103,7 +106,10 @@ static void figure_shares(diff_out *o, const char *name, const diff_fig *f)
     diff_out_num(o, f->base_pct > 0 ? 100 * f->delta / f->base_pct : NAN, 6);
 }
 
-/* The test of one figure and its verdict (...}). */
+/*
+ * The test of one figure, its spread and the gate's test (NaN: null),
+ * and its verdict (...}).
+ */
 static void figure_test(diff_out *o, const diff_fig *f)
 {
     diff_out_lit(o, ",\"p\":");
@@ -112,7 +118,19 @@ static void figure_test(diff_out *o, const diff_fig *f)
     diff_out_num(o, f->q, -6);
     diff_out_lit(o, ",\"test\":\"");
     diff_out_str(o, diff_test_name(f->test));
-    diff_out_lit(o, "\",\"verdict\":\"");
+    diff_out_lit(o, "\",\"base_sd_pp\":");
+    diff_out_num(o, f->base_sd, 6);
+    diff_out_lit(o, ",\"new_sd_pp\":");
+    diff_out_num(o, f->new_sd, 6);
+    diff_out_lit(o, ",\"se_pp\":");
+    diff_out_num(o, f->se, 6);
+    diff_out_lit(o, ",\"df\":");
+    diff_out_num(o, f->df, -6);
+    diff_out_lit(o, ",\"gate_p\":");
+    diff_out_num(o, f->gate_p, -6);
+    diff_out_lit(o, ",\"gate_q\":");
+    diff_out_num(o, f->gate_q, -6);
+    diff_out_lit(o, ",\"verdict\":\"");
     diff_out_str(o, diff_verdict_name(f->verdict));
     diff_out_lit(o, "\"}");
 }
@@ -156,7 +174,11 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_out_str(o, diff_row_status(r));
     diff_out_lit(o, "\",\"verdict\":\"");
     diff_out_str(o, diff_verdict_name(r->verdict[c->set->metric]));
-    diff_out_lit(o, "\",");
+    diff_out_lit(o, "\",\"runs\":{\"base\":");
+    diff_out_u64(o, c->base.files->count);
+    diff_out_lit(o, ",\"new\":");
+    diff_out_u64(o, c->new_.files->count);
+    diff_out_lit(o, "},");
     diff_fig f;
     diff_figure(c, r, M_SELF, &f);
     figure(o, "self", &f);

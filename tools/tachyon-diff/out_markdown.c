@@ -31,6 +31,12 @@ static void headline(diff_out *o, const diff_ctx *c)
     if (c->set->fail_on >= 0)
         diff_out_printf(o, " \xe2\x80\x94 gate (> %.2f pp) **%s**",
                         c->set->fail_on, r->tripped ? "failed" : "passed");
+    if (c->runs_mode)
+        diff_out_printf(o, " \xe2\x80\x94 %zu vs %zu runs",
+                        c->base.n_runs, c->new_.n_runs);
+    else
+        diff_out_printf(o, " \xe2\x80\x94 single runs: sampling noise "
+                        "only, not run-to-run variation");
     const tfmt_flat_info *b = tfmt_flat_get_info(c->base.flat);
     const tfmt_flat_info *n = tfmt_flat_get_info(c->new_.flat);
     diff_out_printf(o, "\n\nBase %llu samples, new %llu samples; key `%s`, "
@@ -53,7 +59,7 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_figure(c, r, M_SELF, &figs[0]);
     diff_figure(c, r, M_CUM, &figs[1]);
     const diff_fig *f = &figs[c->set->metric];
-    char key[1024], a[32], b[32], ds[32], dc[32], p[32];
+    char key[1024], a[32], b[32], ds[32], dc[32], p[32], sb[32], sn[32];
     diff_key_text(c, r, key, sizeof key);
     diff_fmt_num(a, sizeof a, f->base_pct, 2);
     diff_fmt_num(b, sizeof b, f->new_pct, 2);
@@ -61,12 +67,41 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_fmt_delta(dc, sizeof dc, figs[M_CUM].delta, 2);
     if (!diff_fmt_num(p, sizeof p, f->p, -3))
         strcpy(p, "-");
+    if (!diff_fmt_num(sb, sizeof sb, f->base_sd, 2) ||
+        !diff_fmt_num(sn, sizeof sn, f->new_sd, 2)) {
+        strcpy(sb, "-");
+        sn[0] = '\0';
+    }
     diff_out_printf(o, "| %s%s | ", diff_verdict_name(f->verdict),
                     r->bi == DIFF_NONE   ? " (new)"
                     : r->ni == DIFF_NONE ? " (gone)"
                                         : "");
     cell_code(o, key);
-    diff_out_printf(o, " | %s%% | %s%% | %s | %s | %s |\n", a, b, ds, dc, p);
+    diff_out_printf(o, " | %s%% | %s%% | %s | %s | %s | %s | %zu+%zu | %s%s%s "
+                    "|\n", a, b, ds, dc, p, diff_test_name(f->test),
+                    f->base_runs, f->new_runs, sb, sn[0] ? " / " : "", sn);
+}
+
+/* How the rows were judged, and what the gate means. */
+static void footnote(diff_out *o, const diff_ctx *c)
+{
+    const diff_settings *s = c->set;
+    if (c->runs_mode)
+        diff_out_printf(o, "\n<sub>Welch's t per row on the per-run "
+                        "percents (between-run variance, at least the "
+                        "sampling variance), ");
+    else
+        diff_out_printf(o, "\n<sub>Two-sided tests per row on sampling "
+                        "noise only (repeat the runs for a trustworthy "
+                        "gate), ");
+    diff_out_printf(o, "Benjamini-Hochberg q < %g; changes under %g pp or "
+                    "with fewer than %llu samples are not judged.", s->alpha,
+                    s->min_delta, (unsigned long long)s->min_samples);
+    if (s->fail_on >= 0)
+        diff_out_printf(o, " The gate fails when a regression is "
+                        "significantly above %g pp (one-sided, same "
+                        "control).", s->fail_on);
+    diff_out_printf(o, "</sub>\n");
 }
 
 void diff_write_markdown(diff_out *o, const diff_ctx *c)
@@ -82,8 +117,9 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
                         "more.\n", c->set->min_delta);
     } else {
         diff_out_printf(o, "| verdict | key | %s base | %s new | "
-                        "\xce\x94 self (pp) | \xce\x94 cum (pp) | p |\n"
-                        "|---|---|--:|--:|--:|--:|--:|\n",
+                        "\xce\x94 self (pp) | \xce\x94 cum (pp) | p | test "
+                        "| runs | sd (pp) |\n"
+                        "|---|---|--:|--:|--:|--:|--:|---|--:|--:|\n",
                         m == M_SELF ? "self" : "cum",
                         m == M_SELF ? "self" : "cum");
         for (size_t i = 0; i < res->n && shown < limit; i++) {
@@ -97,9 +133,5 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
             diff_out_printf(o, "\n%zu more changed rows not shown.\n",
                             changed - shown);
     }
-    diff_out_printf(o, "\n<sub>Two-sided tests per row, "
-                    "Benjamini-Hochberg q < %g; changes under %g pp or "
-                    "with fewer than %llu samples are not judged.</sub>\n",
-                    c->set->alpha, c->set->min_delta,
-                    (unsigned long long)c->set->min_samples);
+    footnote(o, c);
 }

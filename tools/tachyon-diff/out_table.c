@@ -1,6 +1,7 @@
 /*
  * out_table.c - the terminal table: a header saying what was compared and
- * how, the top rows by size of change, and a summary line. Verdicts are
+ * how, the top rows by size of change (with the test, the runs and
+ * their spread), and a summary line. Verdicts are
  * colored when stdout is a terminal (NO_COLOR and --color respected).
  */
 #include <string.h>
@@ -41,12 +42,20 @@ static void header(diff_out *o, const diff_ctx *c)
                     "significance q < %g\n", diff_key_name(s->key),
                     diff_norm_name(s->norm), unit(s->norm),
                     s->metric == M_SELF ? "self" : "cumulative", s->alpha);
+    if (c->runs_mode)
+        diff_out_printf(o, "runs kept apart: Welch's t on the per-run "
+                        "percents (between-run variance)\n");
+    else
+        diff_out_printf(o, "%s: the tests see sampling noise only\n",
+                        c->base.files->count == 1 && c->new_.files->count == 1
+                            ? "one run a side"
+                            : "one run on a side (the other summed)");
     if (c->cum_per_frame)
         diff_out_printf(o, "cumulative: summed per frame as JSONL does (an "
                         "input has no stacks; recursion may count twice)\n");
-    diff_out_printf(o, "\n%-12s  %8s %8s %8s  %8s %8s %8s  %8s  %s\n",
-                    "VERDICT", "SELF%", "new", "delta", "CUM%", "new",
-                    "delta", "p", "KEY");
+    diff_out_printf(o, "\n%-12s  %8s %8s %8s  %8s %8s %8s  %8s  %-6s %5s "
+                    "%11s  %s\n", "VERDICT", "SELF%", "new", "delta", "CUM%",
+                    "new", "delta", "p", "TEST", "RUNS", "SD b/n", "KEY");
 }
 
 static void fig_cols(diff_out *o, const diff_fig *f)
@@ -58,13 +67,32 @@ static void fig_cols(diff_out *o, const diff_fig *f)
     diff_out_printf(o, "  %8s %8s %8s", a, b, d);
 }
 
+/* "5+5": the runs behind each side. */
+static const char *runs_text(const diff_fig *f, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%zu+%zu", f->base_runs, f->new_runs);
+    return buf;
+}
+
+/* "0.41/0.45": the per-run standard deviations (points), "-": one run. */
+static const char *sd_text(const diff_fig *f, char *buf, size_t cap)
+{
+    char b[32], n[32];
+    if (!diff_fmt_num(b, sizeof b, f->base_sd, 2) ||
+        !diff_fmt_num(n, sizeof n, f->new_sd, 2))
+        snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%s/%s", b, n);
+    return buf;
+}
+
 static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
 {
     diff_fig figs[2];
     diff_figure(c, r, M_SELF, &figs[0]);
     diff_figure(c, r, M_CUM, &figs[1]);
     const diff_fig *f = &figs[c->set->metric];
-    char key[1024], p[32];
+    char key[1024], p[32], rn[48], sd[80];
     const char *v = diff_verdict_name(f->verdict);
     if (c->set->color)
         diff_out_printf(o, "%s%-12s\033[0m", colors[f->verdict], v);
@@ -75,7 +103,9 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     if (!diff_fmt_num(p, sizeof p, f->p, -3))
         strcpy(p, "-");
     diff_key_text(c, r, key, sizeof key);
-    diff_out_printf(o, "  %8.8s  %s%s\n", p, key,
+    diff_out_printf(o, "  %8.8s  %-6s %5s %11s  %s%s\n", p,
+                    diff_test_name(f->test), runs_text(f, rn, sizeof rn),
+                    sd_text(f, sd, sizeof sd), key,
                     r->bi == DIFF_NONE   ? " [new]"
                     : r->ni == DIFF_NONE ? " [gone]"
                                         : "");
@@ -97,7 +127,7 @@ void diff_write_table(diff_out *o, const diff_ctx *c)
                     res->counts[V_UNCHANGED], res->counts[V_INCONCLUSIVE],
                     res->n_new, res->n_vanished);
     if (c->set->fail_on >= 0)
-        diff_out_printf(o, "gate: a significant %s regression above %.2f "
+        diff_out_printf(o, "gate: a %s regression significantly above %.2f "
                         "points: %s\n",
                         c->set->metric == M_SELF ? "self" : "cumulative",
                         c->set->fail_on, res->tripped ? "FAILED" : "passed");

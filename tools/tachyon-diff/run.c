@@ -121,7 +121,30 @@ static int sides(diff_ctx *c, const diff_options *o)
         n = (cli_list){&ops->items[k], 1, 1};
     c->base = (diff_side){.name = "base", .files = &b};
     c->new_ = (diff_side){.name = "new", .files = &n};
+    /* collapsed-diff has no tests: its sides are summed, as ever */
+    c->runs_mode = b.count >= 2 && n.count >= 2 &&
+                   c->set->format != FMT_FOLDED;
+    if (c->runs_mode &&
+        (diff_runs_begin(&c->base) < 0 || diff_runs_begin(&c->new_) < 0))
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     return CLI_EXIT_OK;
+}
+
+/*
+ * One run on a side: the tests can only see sampling noise, and the
+ * gate trusts a difference that the next run may not repeat.
+ */
+static void single_run_warning(const diff_ctx *c)
+{
+    size_t nb = c->base.files->count, nn = c->new_.files->count;
+    if (c->runs_mode || c->set->format == FMT_FOLDED)
+        return;
+    cli_warn("%s: the tests measure sampling noise only, not run-to-run "
+             "variation; give each side several runs (--base/--new "
+             "repeated) for a trustworthy gate",
+             nb == 1 && nn == 1 ? "one run a side"
+             : nb == 1          ? "one base run"
+                                : "one new run");
 }
 
 /* Compile every --rewrite, --include and --exclude, in that order. */
@@ -264,6 +287,7 @@ static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
     if (code != CLI_EXIT_OK)
         return code;
     denominators(c, s);
+    single_run_warning(c);
     if (diff_compare(c) < 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     timing(s, "compare", &t);
@@ -291,6 +315,8 @@ int run_diff(const diff_options *opts)
     if (code == CLI_EXIT_OK)
         code = run(&c, &set, m);
     diff_result_free(&c.res);
+    diff_runs_free(&c.base);
+    diff_runs_free(&c.new_);
     tfmt_flat_free(c.base.flat);
     tfmt_flat_free(c.new_.flat);
     tfmt_match_free(m[0]);

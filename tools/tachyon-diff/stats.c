@@ -17,6 +17,12 @@
  * recurrence, relative to the mode and normalized by the total (no
  * factorials, no lgamma, no underflow), stopping once terms are
  * negligible.
+ *
+ * Several runs a side (runs.c) are compared with Welch's t: Student's t
+ * tails come from the regularized incomplete beta function (a continued
+ * fraction). The gate's one-sided tests use the same tails; with one run
+ * a side their standard error is the sampling noise alone
+ * (diff_se_sampling).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -194,4 +200,81 @@ int diff_bh(const double *p, double *q, size_t n)
     }
     free(s);
     return 0;
+}
+
+/*
+ * Continued fraction of the regularized incomplete beta function
+ * (modified Lentz), converging fast for x < (a + 1) / (a + b + 2).
+ */
+static double beta_cf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1, d = 1 - (a + b) * x / (a + 1);
+    d = 1 / (fabs(d) < tiny ? tiny : d);
+    double h = d;
+    for (int m = 1; m <= 300; m++) {
+        double m2 = 2.0 * m;
+        double num = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+        for (int pass = 0; pass < 2; pass++) {
+            d = 1 + num * d;
+            c = 1 + num / c;
+            d = 1 / (fabs(d) < tiny ? tiny : d);
+            c = fabs(c) < tiny ? tiny : c;
+            h *= d * c;
+            num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+        }
+        if (fabs(d * c - 1) < 1e-15)
+            break;
+    }
+    return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function, for x in [0, 1]. */
+static double beta_reg(double a, double b, double x)
+{
+    if (x <= 0)
+        return 0;
+    if (x >= 1)
+        return 1;
+    double ln = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+                b * log1p(-x);
+    if (x < (a + 1) / (a + b + 2))
+        return exp(ln) * beta_cf(a, b, x) / a;
+    return 1 - exp(ln) * beta_cf(b, a, 1 - x) / b;
+}
+
+double diff_t_upper(double t, double df)
+{
+    if (isnan(t) || isnan(df) || df <= 0)
+        return NAN;
+    if (isinf(df))
+        return 0.5 * erfc(t / sqrt(2.0));
+    if (isinf(t))
+        return t > 0 ? 0 : 1;
+    /* P(|T| > |t|) = I_{df / (df + t^2)}(df / 2, 1 / 2) */
+    double tail = 0.5 * beta_reg(df / 2, 0.5, df / (df + t * t));
+    return t > 0 ? tail : 1 - tail;
+}
+
+double diff_t_two_sided(double t, double df)
+{
+    if (isnan(t) || isnan(df) || df <= 0)
+        return NAN;
+    if (isinf(df))
+        return erfc(fabs(t) / sqrt(2.0));
+    if (isinf(t))
+        return 0;
+    return beta_reg(df / 2, 0.5, df / (df + t * t));
+}
+
+double diff_se_sampling(uint64_t c1, double n1, double d1, uint64_t c2,
+                        double n2, double d2, bool binom)
+{
+    double k1 = (double)c1 + 1, k2 = (double)c2 + 1;
+    if (!(d1 > 0 && d2 > 0))
+        return NAN;
+    if (!binom)
+        return 100 * sqrt(k1 / (d1 * d1) + k2 / (d2 * d2));
+    double p1 = k1 / (n1 + 2), p2 = k2 / (n2 + 2);
+    return 100 * sqrt(p1 * (1 - p1) / (n1 + 2) + p2 * (1 - p2) / (n2 + 2));
 }

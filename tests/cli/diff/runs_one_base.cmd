@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --top 2 base.bin --new run_new1.bin --new run_new2.bin --new run_new3.bin; tachyon-diff -F collapsed-diff --base run_base1.bin --base run_base2.bin --base run_base3.bin --new run_new1.bin --new run_new2.bin --new run_new3.bin | head -n 2
