@@ -1,8 +1,8 @@
 /*
  * diff.h - tachyon-diff's modules: option checks and the run (run.c),
  * loading each side into a flat profile (load.c), joining and judging the
- * rows (compare.c), each side's runs kept apart (runs.c), the statistics
- * (stats.c), the output buffer (out.c) and one file per output format
+ * rows (compare.c), one figure of a row and its tests (figure.c), each
+ * side's runs kept apart (runs.c), the statistics (stats.c), the output buffer (out.c) and one file per output format
  * (out_*.c).
  */
 #ifndef TACHYON_DIFF_H
@@ -177,6 +177,22 @@ typedef struct diff_est {
 void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
                         diff_est *out);
 
+/* figure.c: figure `m` (M_SELF or M_CUM) of row `r`. */
+void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
+/*
+ * Its counts and percents (summed, or per-run means in runs mode) and, in
+ * runs mode, the spread and standard error; with one run on a side `se`
+ * stays NaN until diff_gate_p or diff_figure needs it.
+ */
+void diff_estimate(const diff_ctx *c, const diff_row *r, int m,
+                   diff_est *out);
+/* The two-sided p-value of the verdict's test, and which test it was. */
+double diff_p_value(const diff_ctx *c, const diff_est *e, diff_test *test);
+/* The gate's one-sided p-value of "delta <= PP" (NaN: no spread). */
+double diff_gate_p(const diff_ctx *c, diff_est *e);
+/* A gate is set and `m` is the metric it watches. */
+bool diff_gated(const diff_ctx *c, int m);
+
 /* compare.c */
 int diff_compare(diff_ctx *c);
 void diff_result_free(diff_result *r);
@@ -184,8 +200,6 @@ const char *diff_verdict_name(diff_verdict v);
 const char *diff_test_name(diff_test t);
 const char *diff_norm_name(diff_norm n);
 const char *diff_key_name(tfmt_flat_key k);
-/* Figure `m` (M_SELF or M_CUM) of row `r`. */
-void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
 /* The flat row behind `r` (from base when present, else new). */
 void diff_row_key(const diff_ctx *c, const diff_row *r, tfmt_flat_row *out);
 /*

@@ -115,7 +115,7 @@ static double run_sampling_var(const diff_ctx *c, uint64_t cnt, double d)
 /* One side of a row: mean, SD and variance of the mean of the percents. */
 typedef struct side_est {
     uint64_t sum;
-    double mean, sd, var, df;   /* df: of var; INFINITY when floored */
+    double mean, sd, var, df; /* df: of var; INFINITY when floored */
 } side_est;
 
 static void side_estimate(const diff_ctx *c, const diff_side *s, uint32_t i,
@@ -128,7 +128,7 @@ static void side_estimate(const diff_ctx *c, const diff_side *s, uint32_t i,
         uint64_t cnt = run_count(run, i, m, c->cum_per_frame);
         double d = run_denom(c, run);
         double x = d > 0 ? 100.0 * (double)cnt / d : NAN;
-        double dx = x - mean;       /* Welford: no cancellation */
+        double dx = x - mean; /* Welford: no cancellation */
         mean += dx / (double)(j + 1);
         m2 += dx * (x - mean);
         samp += run_sampling_var(c, cnt, d);
