@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """trial.py DIFF RUNS_DIR [GATE] - tachyon-diff's gate on real recordings
-(record.sh writes them: u01.bin... unchanged, c01.bin... with --slower).
+(record.sh writes them: u01.bin... unchanged, c01.bin... with --slower;
+testdata/gate/ holds a set, zstd-compressed).
 
 Counts how often `--fail-on-regression GATE` (default 0.5) trips, on
 --metric self and cumulative:
@@ -82,10 +83,9 @@ def main():
         sys.exit("usage: trial.py DIFF RUNS_DIR [GATE]")
     tool, d = sys.argv[1], sys.argv[2]
     pp = float(sys.argv[3]) if len(sys.argv) > 3 else 0.5
-    u = sorted(os.path.join(d, f) for f in os.listdir(d)
-               if f.startswith("u") and f.endswith(".bin"))
-    c = sorted(os.path.join(d, f) for f in os.listdir(d)
-               if f.startswith("c") and f.endswith(".bin"))
+    runs = [f for f in os.listdir(d) if f.endswith((".bin", ".bin.zst"))]
+    u = sorted(os.path.join(d, f) for f in runs if f.startswith("u"))
+    c = sorted(os.path.join(d, f) for f in runs if f.startswith("c"))
     print("%s, gate %g pp; %d unchanged and %d changed runs\n" % (
         tool, pp, len(u), len(c)))
     print("| comparison | sets | self trips | cumulative trips | "

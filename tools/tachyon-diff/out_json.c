@@ -3,7 +3,8 @@
  * summary and every figure of every row (or the top N), for scripts.
  * Percentages (and spreads, in points) have 6 decimals, p, q and degrees
  * of freedom 6 significant digits; a figure that could not be computed
- * is null (df: null for a normal law, one run a side).
+ * is null. Per row "runs":[base,new]; per figure the per-run "spread"
+ * (null with one run on a side) and the "gate" test (null untested).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -106,9 +107,40 @@ static void figure_shares(diff_out *o, const char *name, const diff_fig *f)
     diff_out_num(o, f->base_pct > 0 ? 100 * f->delta / f->base_pct : NAN, 6);
 }
 
+/* {"p":..,"q":..} or null: the gate's one-sided test (NaN: untested). */
+static void gate_test(diff_out *o, const diff_fig *f)
+{
+    if (isnan(f->gate_q)) {
+        diff_out_lit(o, "null");
+        return;
+    }
+    diff_out_lit(o, "{\"p\":");
+    diff_out_num(o, f->gate_p, -6);
+    diff_out_lit(o, ",\"q\":");
+    diff_out_num(o, f->gate_q, -6);
+    diff_out_lit(o, "}");
+}
+
+/* {"base_sd_pp":..,"new_sd_pp":..,"df":..} in runs mode, else null. */
+static void spread(diff_out *o, const diff_fig *f)
+{
+    if (isnan(f->base_sd) && isnan(f->new_sd)) {
+        diff_out_lit(o, "null");
+        return;
+    }
+    diff_out_lit(o, "{\"base_sd_pp\":");
+    diff_out_num(o, f->base_sd, 6);
+    diff_out_lit(o, ",\"new_sd_pp\":");
+    diff_out_num(o, f->new_sd, 6);
+    diff_out_lit(o, ",\"df\":");
+    diff_out_num(o, f->df, -6);
+    diff_out_lit(o, "}");
+}
+
 /*
- * The test of one figure, its spread and the gate's test (NaN: null),
- * and its verdict (...}).
+ * The test of one figure: p, q, the test's name, the standard error of
+ * the change, the per-run spread and the gate's test; then the verdict
+ * (...}).
  */
 static void figure_test(diff_out *o, const diff_fig *f)
 {
@@ -118,18 +150,12 @@ static void figure_test(diff_out *o, const diff_fig *f)
     diff_out_num(o, f->q, -6);
     diff_out_lit(o, ",\"test\":\"");
     diff_out_str(o, diff_test_name(f->test));
-    diff_out_lit(o, "\",\"base_sd_pp\":");
-    diff_out_num(o, f->base_sd, 6);
-    diff_out_lit(o, ",\"new_sd_pp\":");
-    diff_out_num(o, f->new_sd, 6);
-    diff_out_lit(o, ",\"se_pp\":");
+    diff_out_lit(o, "\",\"se_pp\":");
     diff_out_num(o, f->se, 6);
-    diff_out_lit(o, ",\"df\":");
-    diff_out_num(o, f->df, -6);
-    diff_out_lit(o, ",\"gate_p\":");
-    diff_out_num(o, f->gate_p, -6);
-    diff_out_lit(o, ",\"gate_q\":");
-    diff_out_num(o, f->gate_q, -6);
+    diff_out_lit(o, ",\"spread\":");
+    spread(o, f);
+    diff_out_lit(o, ",\"gate\":");
+    gate_test(o, f);
     diff_out_lit(o, ",\"verdict\":\"");
     diff_out_str(o, diff_verdict_name(f->verdict));
     diff_out_lit(o, "\"}");
@@ -174,11 +200,11 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_out_str(o, diff_row_status(r));
     diff_out_lit(o, "\",\"verdict\":\"");
     diff_out_str(o, diff_verdict_name(r->verdict[c->set->metric]));
-    diff_out_lit(o, "\",\"runs\":{\"base\":");
+    diff_out_lit(o, "\",\"runs\":[");
     diff_out_u64(o, c->base.files->count);
-    diff_out_lit(o, ",\"new\":");
+    diff_out_lit(o, ",");
     diff_out_u64(o, c->new_.files->count);
-    diff_out_lit(o, "},");
+    diff_out_lit(o, "],");
     diff_fig f;
     diff_figure(c, r, M_SELF, &f);
     figure(o, "self", &f);
