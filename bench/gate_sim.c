@@ -432,7 +432,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = simulate(&s, &m);
-    if (getenv("GATE_SIM_KEEP")) {      /* the last trial's runs, to look at */
+    if (getenv("GATE_SIM_KEEP")) { /* the last trial's runs, to look at */
         fprintf(stderr, "tachyon-gate-sim: kept %s\n", s.dir);
         return rc < 0 ? 2 : 0;
     }

@@ -122,4 +122,3 @@ void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *f)
     f->gate_p = isnan(f->gate_q) ? NAN : diff_gate_p(c, &e);
     f->verdict = (diff_verdict)r->verdict[m];
 }
-
