@@ -37,7 +37,7 @@ const char *diff_verdict_name(diff_verdict v)
 
 const char *diff_test_name(diff_test t)
 {
-    static const char *const names[] = {"none",   "z",      "fisher",
+    static const char *const names[] = {"none",     "z",      "fisher",
                                         "binomial", "normal", "welch"};
     return names[t];
 }
@@ -103,7 +103,7 @@ char *diff_key_full(const diff_ctx *c, const diff_row *r, char *small,
         diff_key_text(c, r, key, *len + 1);
         return key;
     }
-    *len = cap - 1;     /* out of memory: the truncated text */
+    *len = cap - 1; /* out of memory: the truncated text */
     return small;
 }
 
@@ -170,8 +170,7 @@ static int join(diff_ctx *c)
     unsigned char *seen = calloc(nn + 1, 1);
     uint32_t *match = malloc((nb + 1) * sizeof *match);
     res->rows = malloc((nb + nn + 1) * sizeof *res->rows);
-    if (!seen || !match || !res->rows || nb >= DIFF_NONE ||
-        nn >= DIFF_NONE) {
+    if (!seen || !match || !res->rows || nb >= DIFF_NONE || nn >= DIFF_NONE) {
         free(seen);
         free(match);
         return -1;
@@ -181,13 +180,13 @@ static int join(diff_ctx *c)
     for (size_t i = 0; i < nb; i++) {
         if (match[i] != DIFF_NONE)
             seen[match[i]] = 1;
-        res->rows[res->n++] = (diff_row){(uint32_t)i, match[i], 0,
-                                         {NAN, NAN}, {0, 0}};
+        res->rows[res->n++] =
+            (diff_row){(uint32_t)i, match[i], 0, {NAN, NAN}, {0, 0}};
     }
     for (size_t j = 0; j < nn; j++)
         if (!seen[j])
-            res->rows[res->n++] = (diff_row){DIFF_NONE, (uint32_t)j, 0,
-                                             {NAN, NAN}, {0, 0}};
+            res->rows[res->n++] =
+                (diff_row){DIFF_NONE, (uint32_t)j, 0, {NAN, NAN}, {0, 0}};
     free(seen);
     free(match);
     return 0;
@@ -196,7 +195,7 @@ static int join(diff_ctx *c)
 /* A figure waiting for the Benjamini-Hochberg step. */
 typedef struct cand {
     size_t row;
-    double p, gate_p;       /* gate_p: NaN unless gated */
+    double p, gate_p; /* gate_p: NaN unless gated */
 } cand;
 
 typedef struct cands {

@@ -16,8 +16,8 @@
 
 /* The command line, as parsed (strings borrowed from argv). */
 typedef struct diff_options {
-    cli_list operands;      /* BASE NEW */
-    cli_list base, new_;    /* --base FILE, --new FILE (repeatable) */
+    cli_list operands;   /* BASE NEW */
+    cli_list base, new_; /* --base FILE, --new FILE (repeatable) */
     cli_list rewrite, include, exclude;
     const char *key, *normalize, *metric, *format, *color, *output;
     const char *min_delta, *min_samples, *alpha, *fail_on, *top;
@@ -27,12 +27,20 @@ typedef struct diff_options {
 typedef enum { NORM_SHARE, NORM_TIME, NORM_NONE } diff_norm;
 typedef enum { M_SELF = 0, M_CUM = 1 } diff_metric;
 typedef enum {
-    FMT_TABLE, FMT_JSON, FMT_MARKDOWN, FMT_CSV, FMT_FOLDED
+    FMT_TABLE,
+    FMT_JSON,
+    FMT_MARKDOWN,
+    FMT_CSV,
+    FMT_FOLDED
 } diff_format;
 
 /* Verdicts, in the order the summary lists them. */
 typedef enum {
-    V_REGRESSED, V_IMPROVED, V_UNCHANGED, V_INCONCLUSIVE, V_COUNT
+    V_REGRESSED,
+    V_IMPROVED,
+    V_UNCHANGED,
+    V_INCONCLUSIVE,
+    V_COUNT
 } diff_verdict;
 
 /* Which test gave a p-value. */
@@ -44,9 +52,9 @@ typedef struct diff_settings {
     diff_norm norm, norm_requested;
     diff_metric metric;
     diff_format format;
-    double min_delta, alpha, fail_on;   /* fail_on < 0: no gate */
+    double min_delta, alpha, fail_on; /* fail_on < 0: no gate */
     uint64_t min_samples;
-    size_t top;                         /* 0: all rows */
+    size_t top; /* 0: all rows */
     bool color;
     const diff_options *opts;
 } diff_settings;
@@ -63,22 +71,22 @@ typedef struct diff_counts {
  * flat, which sums every run.
  */
 typedef struct diff_run {
-    uint64_t samples;       /* thread-samples of this run */
-    double ticks;           /* sampling ticks; 0: no measured duration */
-    diff_counts *counts;    /* [0, rows): this run's counts per flat row;
+    uint64_t samples;    /* thread-samples of this run */
+    double ticks;        /* sampling ticks; 0: no measured duration */
+    diff_counts *counts; /* [0, rows): this run's counts per flat row;
                                rows first seen in later runs are 0 here */
     size_t rows;
 } diff_run;
 
 /* One side: its files and the flat profile they add up to. */
 typedef struct diff_side {
-    const char *name;       /* "base" or "new" */
+    const char *name; /* "base" or "new" */
     const cli_list *files;
     tfmt_flat *flat;
-    diff_run *runs;         /* runs mode: one per file, else NULL */
-    size_t n_runs;          /* runs mode: files->count, else 0 */
-    double denom;           /* the normalization denominator (summed) */
-    bool failed;            /* loading failed: the error to report */
+    diff_run *runs; /* runs mode: one per file, else NULL */
+    size_t n_runs;  /* runs mode: files->count, else 0 */
+    double denom;   /* the normalization denominator (summed) */
+    bool failed;    /* loading failed: the error to report */
     tfmt_error fail;
     const char *fail_file;
 } diff_side;
@@ -89,18 +97,18 @@ typedef struct diff_side {
  * what sorting and verdicts need, so a million rows stay small).
  */
 typedef struct diff_fig {
-    uint64_t base, new_;                /* summed over the runs */
-    double base_pct, new_pct, delta;    /* percent (runs mode: the mean
+    uint64_t base, new_;             /* summed over the runs */
+    double base_pct, new_pct, delta; /* percent (runs mode: the mean
                                            of the per-run percents);
                                            delta in points */
-    size_t base_runs, new_runs;         /* runs behind each side */
-    double base_sd, new_sd;             /* per-run standard deviation of
+    size_t base_runs, new_runs;      /* runs behind each side */
+    double base_sd, new_sd;          /* per-run standard deviation of
                                            the percent; NaN: one run */
-    double se, df;                      /* standard error of delta (pp)
+    double se, df;                   /* standard error of delta (pp)
                                            and its degrees of freedom
                                            (INFINITY: normal); NaN: none */
-    double p, q;                        /* NaN: not computed / not tested */
-    double gate_p, gate_q;              /* one-sided test that delta >
+    double p, q;                     /* NaN: not computed / not tested */
+    double gate_p, gate_q;           /* one-sided test that delta >
                                            the gate; NaN: not tested */
     diff_test test;
     diff_verdict verdict;
@@ -109,24 +117,24 @@ typedef struct diff_fig {
 #define DIFF_NONE UINT32_MAX
 
 typedef struct diff_row {
-    uint32_t bi, ni;        /* row index in each flat, DIFF_NONE: absent */
-    double change;          /* |delta| of the chosen metric (sort key) */
-    double q[2];            /* M_SELF, M_CUM: BH q-value, NaN untested */
-    uint8_t verdict[2];     /* diff_verdict per figure */
+    uint32_t bi, ni;    /* row index in each flat, DIFF_NONE: absent */
+    double change;      /* |delta| of the chosen metric (sort key) */
+    double q[2];        /* M_SELF, M_CUM: BH q-value, NaN untested */
+    uint8_t verdict[2]; /* diff_verdict per figure */
 } diff_row;
 
 typedef struct diff_result {
-    double *gate_q;         /* with a gate: per row, BH q-value of the
+    double *gate_q;  /* with a gate: per row, BH q-value of the
                                gate's one-sided test on the chosen
                                metric; NaN untested. Else NULL */
-    diff_row *rows;         /* in join order (base keys in the order
+    diff_row *rows;  /* in join order (base keys in the order
                                they were read, then new-only keys) */
-    uint32_t *order;        /* row indices sorted by |delta| of the
+    uint32_t *order; /* row indices sorted by |delta| of the
                                chosen metric, ties in join order */
     size_t n;
     size_t counts[V_COUNT]; /* of the chosen metric */
     size_t n_new, n_vanished;
-    bool tripped;           /* the gate */
+    bool tripped; /* the gate */
 } diff_result;
 
 /* Everything an output needs. */
@@ -134,9 +142,9 @@ typedef struct diff_ctx {
     const diff_settings *set;
     diff_side base, new_;
     diff_result res;
-    bool cum_per_frame;     /* a side has no stacks: both sides use
+    bool cum_per_frame; /* a side has no stacks: both sides use
                                JSONL's per-frame cumulative */
-    bool runs_mode;         /* both sides have several runs: per-run
+    bool runs_mode;     /* both sides have several runs: per-run
                                tests (runs.c) */
 } diff_ctx;
 
@@ -163,10 +171,10 @@ void diff_runs_free(diff_side *side);
 
 /* An estimate of one figure's change and its uncertainty. */
 typedef struct diff_est {
-    uint64_t base, new_;            /* summed counts */
+    uint64_t base, new_; /* summed counts */
     double base_pct, new_pct, delta;
-    double base_sd, new_sd;         /* NaN: one run */
-    double se, df;                  /* NaN se: nothing to test */
+    double base_sd, new_sd; /* NaN: one run */
+    double se, df;          /* NaN se: nothing to test */
 } diff_est;
 /*
  * Figure `m` of row `r` in runs mode: the mean of the per-run percents
@@ -184,8 +192,7 @@ void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
  * runs mode, the spread and standard error; with one run on a side `se`
  * stays NaN until diff_gate_p or diff_figure needs it.
  */
-void diff_estimate(const diff_ctx *c, const diff_row *r, int m,
-                   diff_est *out);
+void diff_estimate(const diff_ctx *c, const diff_row *r, int m, diff_est *out);
 /* The two-sided p-value of the verdict's test, and which test it was. */
 double diff_p_value(const diff_ctx *c, const diff_est *e, diff_test *test);
 /* The gate's one-sided p-value of "delta <= PP" (NaN: no spread). */

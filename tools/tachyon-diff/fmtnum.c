@@ -30,11 +30,25 @@ size_t diff_fmt_general(char *buf, double v, int sig)
 typedef unsigned __int128 u128;
 
 static const uint64_t powers[DIFF_FMT_MAX_PREC + 1] = {
-    1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-    10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-    100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-    100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
-    100000000000000000ULL, 1000000000000000000ULL,
+    1ULL,
+    10ULL,
+    100ULL,
+    1000ULL,
+    10000ULL,
+    100000ULL,
+    1000000ULL,
+    10000000ULL,
+    100000000ULL,
+    1000000000ULL,
+    10000000000ULL,
+    100000000000ULL,
+    1000000000000ULL,
+    10000000000000ULL,
+    100000000000000ULL,
+    1000000000000000ULL,
+    10000000000000000ULL,
+    100000000000000000ULL,
+    1000000000000000000ULL,
     10000000000000000000ULL,
 };
 
@@ -157,8 +171,7 @@ static bool decimal_exponent(double v, int sig, int *x)
     for (int tries = 0; tries < 4; tries++) {
         int prec = sig - 1 - guess;
         uint64_t t;
-        if (prec < 0 || prec > DIFF_FMT_MAX_PREC
-            || !scaled(v, prec, false, &t))
+        if (prec < 0 || prec > DIFF_FMT_MAX_PREC || !scaled(v, prec, false, &t))
             return false;
         if (t >= powers[sig])
             guess++;
@@ -179,8 +192,7 @@ static bool decimal_exponent(double v, int sig, int *x)
  */
 static bool exponent(double v, int sig, int *x, uint64_t *q)
 {
-    if (!decimal_exponent(v, sig, x)
-        || !scaled(v, sig - 1 - *x, true, q))
+    if (!decimal_exponent(v, sig, x) || !scaled(v, sig - 1 - *x, true, q))
         return false;
     if (*q < powers[sig])
         return true;

@@ -20,8 +20,7 @@ static void bin_note(void *ctx, tfmt_note kind, const tfmt_error *where)
     cli_report_warning(cli_input_name(ctx), where);
 }
 
-static void jsonl_note(void *ctx, tfmt_jsonl_note kind,
-                       const tfmt_error *where)
+static void jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
 {
     (void)kind;
     cli_report_warning(cli_input_name(ctx), where);
@@ -128,8 +127,10 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
         return load_jsonl(side, src, path);
     if (d->kind == TFMT_KIND_EMPTY)
         return trouble_msg(side, path, TFMT_EFORMAT, "empty input");
-    snprintf(msg, sizeof msg, "neither a Tachyon binary log nor JSONL "
-             "(first byte 0x%02x)", d->head[0]);
+    snprintf(msg, sizeof msg,
+             "neither a Tachyon binary log nor JSONL "
+             "(first byte 0x%02x)",
+             d->head[0]);
     return trouble_msg(side, path, TFMT_EFORMAT, msg);
 }
 

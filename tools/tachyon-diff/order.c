@@ -11,7 +11,7 @@
 #include "diff.h"
 
 typedef struct okey {
-    uint64_t key;           /* ascending key = descending change */
+    uint64_t key; /* ascending key = descending change */
     uint64_t row;
 } okey;
 
@@ -43,7 +43,7 @@ static okey *radix(okey *a, okey *tmp, size_t n)
     for (int d = 0; d < 8; d++) {
         size_t *h = hist[d], sum = 0;
         if (h[(a[0].key >> (8 * d)) & 0xff] == n)
-            continue;       /* every key has this digit */
+            continue; /* every key has this digit */
         for (int b = 0; b < 256; b++) {
             size_t c = h[b];
             h[b] = sum;

@@ -126,16 +126,18 @@ void diff_write_csv(diff_out *o, const diff_ctx *c)
     static const char *const fig[] = {"self", "cum"};
     diff_out_printf(o, "key,file,func,line,status,verdict");
     for (int i = 0; i < 2; i++)
-        diff_out_printf(o, ",%s_base,%s_new,%s_base_pct,%s_new_pct,"
-                        "%s_delta_pp,%s_p,%s_q,%s_test,%s_verdict", fig[i],
-                        fig[i], fig[i], fig[i], fig[i], fig[i], fig[i],
+        diff_out_printf(o,
+                        ",%s_base,%s_new,%s_base_pct,%s_new_pct,"
+                        "%s_delta_pp,%s_p,%s_q,%s_test,%s_verdict",
+                        fig[i], fig[i], fig[i], fig[i], fig[i], fig[i], fig[i],
                         fig[i], fig[i]);
     diff_out_printf(o, ",self_delta_samples,cum_delta_samples,base_runs,"
-                    "new_runs");
+                       "new_runs");
     for (int i = 0; i < 2; i++)
-        diff_out_printf(o, ",%s_base_sd_pp,%s_new_sd_pp,%s_se_pp,%s_df,"
-                        "%s_gate_p,%s_gate_q", fig[i], fig[i], fig[i],
-                        fig[i], fig[i], fig[i]);
+        diff_out_printf(o,
+                        ",%s_base_sd_pp,%s_new_sd_pp,%s_se_pp,%s_df,"
+                        "%s_gate_p,%s_gate_q",
+                        fig[i], fig[i], fig[i], fig[i], fig[i], fig[i]);
     diff_out_printf(o, "\n");
     size_t shown = diff_shown(c, c->res.n);
     for (size_t i = 0; i < shown; i++)

@@ -26,10 +26,12 @@ static void str_list(diff_out *o, const char *name, const cli_list *l)
 static void settings(diff_out *o, const diff_ctx *c)
 {
     const diff_settings *s = c->set;
-    diff_out_printf(o, "\"settings\":{\"key\":\"%s\",\"normalize\":\"%s\","
+    diff_out_printf(o,
+                    "\"settings\":{\"key\":\"%s\",\"normalize\":\"%s\","
                     "\"normalize_requested\":\"%s\",\"metric\":\"%s\","
-                    "\"min_delta_pp\":", diff_key_name(s->key),
-                    diff_norm_name(s->norm), diff_norm_name(s->norm_requested),
+                    "\"min_delta_pp\":",
+                    diff_key_name(s->key), diff_norm_name(s->norm),
+                    diff_norm_name(s->norm_requested),
                     s->metric == M_SELF ? "self" : "cumulative");
     diff_out_num(o, s->min_delta, -6);
     diff_out_printf(o, ",\"min_samples\":%llu,\"alpha\":",
@@ -37,9 +39,10 @@ static void settings(diff_out *o, const diff_ctx *c)
     diff_out_num(o, s->alpha, -6);
     diff_out_printf(o, ",\"fail_on_regression_pp\":");
     diff_out_num(o, s->fail_on >= 0 ? s->fail_on : NAN, -6);
-    diff_out_printf(o, ",\"top\":%zu,\"cumulative\":\"%s\","
-                    "\"between_runs\":%s,", s->top,
-                    c->cum_per_frame ? "per-frame" : "per-stack",
+    diff_out_printf(o,
+                    ",\"top\":%zu,\"cumulative\":\"%s\","
+                    "\"between_runs\":%s,",
+                    s->top, c->cum_per_frame ? "per-frame" : "per-stack",
                     c->runs_mode ? "true" : "false");
     str_list(o, "rewrite", &s->opts->rewrite);
     diff_out_write(o, ",", 1);
@@ -55,8 +58,7 @@ static void side(diff_out *o, const diff_side *s)
     diff_out_printf(o, "\"%s\":{", s->name);
     str_list(o, "files", s->files);
     diff_out_printf(o, ",\"samples\":%llu,\"keys\":%zu,\"interval_us\":",
-                    (unsigned long long)in->samples,
-                    tfmt_flat_count(s->flat));
+                    (unsigned long long)in->samples, tfmt_flat_count(s->flat));
     if (in->interval_us)
         diff_out_printf(o, "%llu", (unsigned long long)in->interval_us);
     else
@@ -77,8 +79,8 @@ static void summary(diff_out *o, const diff_ctx *c)
     diff_out_printf(o, "\"summary\":{\"keys\":%zu", r->n);
     for (int v = 0; v < V_COUNT; v++)
         diff_out_printf(o, ",\"%s\":%zu", diff_verdict_name(v), r->counts[v]);
-    diff_out_printf(o, ",\"new\":%zu,\"vanished\":%zu,\"gate\":",
-                    r->n_new, r->n_vanished);
+    diff_out_printf(o, ",\"new\":%zu,\"vanished\":%zu,\"gate\":", r->n_new,
+                    r->n_vanished);
     if (c->set->fail_on < 0)
         diff_out_printf(o, "null}");
     else

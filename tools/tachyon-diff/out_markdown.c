@@ -32,25 +32,26 @@ static void headline(diff_out *o, const diff_ctx *c)
         diff_out_printf(o, " \xe2\x80\x94 gate (> %.2f pp) **%s**",
                         c->set->fail_on, r->tripped ? "failed" : "passed");
     if (c->runs_mode)
-        diff_out_printf(o, " \xe2\x80\x94 %zu vs %zu runs",
-                        c->base.n_runs, c->new_.n_runs);
+        diff_out_printf(o, " \xe2\x80\x94 %zu vs %zu runs", c->base.n_runs,
+                        c->new_.n_runs);
     else
         diff_out_printf(o, " \xe2\x80\x94 single runs: sampling noise "
-                        "only, not run-to-run variation");
+                           "only, not run-to-run variation");
     const tfmt_flat_info *b = tfmt_flat_get_info(c->base.flat);
     const tfmt_flat_info *n = tfmt_flat_get_info(c->new_.flat);
-    diff_out_printf(o, "\n\nBase %llu samples, new %llu samples; key `%s`, "
+    diff_out_printf(o,
+                    "\n\nBase %llu samples, new %llu samples; key `%s`, "
                     "normalize `%s`, metric `%s`; %zu keys: %zu unchanged, "
                     "%zu inconclusive, %zu new, %zu vanished.\n\n",
                     (unsigned long long)b->samples,
-                    (unsigned long long)n->samples,
-                    diff_key_name(c->set->key), diff_norm_name(c->set->norm),
+                    (unsigned long long)n->samples, diff_key_name(c->set->key),
+                    diff_norm_name(c->set->norm),
                     c->set->metric == M_SELF ? "self" : "cumulative", r->n,
-                    r->counts[V_UNCHANGED], r->counts[V_INCONCLUSIVE],
-                    r->n_new, r->n_vanished);
+                    r->counts[V_UNCHANGED], r->counts[V_INCONCLUSIVE], r->n_new,
+                    r->n_vanished);
     if (c->cum_per_frame)
         diff_out_printf(o, "Cumulative figures are JSONL's per-frame sums "
-                        "(an input has no stacks).\n\n");
+                           "(an input has no stacks).\n\n");
 }
 
 static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
@@ -75,11 +76,13 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_out_printf(o, "| %s%s | ", diff_verdict_name(f->verdict),
                     r->bi == DIFF_NONE   ? " (new)"
                     : r->ni == DIFF_NONE ? " (gone)"
-                                        : "");
+                                         : "");
     cell_code(o, key);
-    diff_out_printf(o, " | %s%% | %s%% | %s | %s | %s | %s | %zu+%zu | %s%s%s "
-                    "|\n", a, b, ds, dc, p, diff_test_name(f->test),
-                    f->base_runs, f->new_runs, sb, sn[0] ? " / " : "", sn);
+    diff_out_printf(o,
+                    " | %s%% | %s%% | %s | %s | %s | %s | %zu+%zu | %s%s%s "
+                    "|\n",
+                    a, b, ds, dc, p, diff_test_name(f->test), f->base_runs,
+                    f->new_runs, sb, sn[0] ? " / " : "", sn);
 }
 
 /* How the rows were judged, and what the gate means. */
@@ -88,19 +91,22 @@ static void footnote(diff_out *o, const diff_ctx *c)
     const diff_settings *s = c->set;
     if (c->runs_mode)
         diff_out_printf(o, "\n<sub>Welch's t per row on the per-run "
-                        "percents (between-run variance, at least the "
-                        "sampling variance), ");
+                           "percents (between-run variance, at least the "
+                           "sampling variance), ");
     else
         diff_out_printf(o, "\n<sub>Two-sided tests per row on sampling "
-                        "noise only (repeat the runs for a trustworthy "
-                        "gate), ");
-    diff_out_printf(o, "Benjamini-Hochberg q < %g; changes under %g pp or "
-                    "with fewer than %llu samples are not judged.", s->alpha,
-                    s->min_delta, (unsigned long long)s->min_samples);
+                           "noise only (repeat the runs for a trustworthy "
+                           "gate), ");
+    diff_out_printf(o,
+                    "Benjamini-Hochberg q < %g; changes under %g pp or "
+                    "with fewer than %llu samples are not judged.",
+                    s->alpha, s->min_delta, (unsigned long long)s->min_samples);
     if (s->fail_on >= 0)
-        diff_out_printf(o, " The gate fails when a regression is "
+        diff_out_printf(o,
+                        " The gate fails when a regression is "
                         "significantly above %g pp (one-sided, same "
-                        "control).", s->fail_on);
+                        "control).",
+                        s->fail_on);
     diff_out_printf(o, "</sub>\n");
 }
 
@@ -113,10 +119,13 @@ void diff_write_markdown(diff_out *o, const diff_ctx *c)
     for (size_t i = 0; i < res->n; i++)
         changed += res->rows[i].verdict[m] != V_UNCHANGED;
     if (changed == 0) {
-        diff_out_printf(o, "No row changed by %g percentage points or "
-                        "more.\n", c->set->min_delta);
+        diff_out_printf(o,
+                        "No row changed by %g percentage points or "
+                        "more.\n",
+                        c->set->min_delta);
     } else {
-        diff_out_printf(o, "| verdict | key | %s base | %s new | "
+        diff_out_printf(o,
+                        "| verdict | key | %s base | %s new | "
                         "\xce\x94 self (pp) | \xce\x94 cum (pp) | p | test "
                         "| runs | sd (pp) |\n"
                         "|---|---|--:|--:|--:|--:|--:|---|--:|--:|\n",

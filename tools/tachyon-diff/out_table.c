@@ -38,13 +38,15 @@ static void header(diff_out *o, const diff_ctx *c)
     const diff_settings *s = c->set;
     side_line(o, &c->base);
     side_line(o, &c->new_);
-    diff_out_printf(o, "key %s, normalize %s (%s), metric %s, "
-                    "significance q < %g\n", diff_key_name(s->key),
-                    diff_norm_name(s->norm), unit(s->norm),
-                    s->metric == M_SELF ? "self" : "cumulative", s->alpha);
+    diff_out_printf(o,
+                    "key %s, normalize %s (%s), metric %s, "
+                    "significance q < %g\n",
+                    diff_key_name(s->key), diff_norm_name(s->norm),
+                    unit(s->norm), s->metric == M_SELF ? "self" : "cumulative",
+                    s->alpha);
     if (c->runs_mode)
         diff_out_printf(o, "runs kept apart: Welch's t on the per-run "
-                        "percents (between-run variance)\n");
+                           "percents (between-run variance)\n");
     else
         diff_out_printf(o, "%s: the tests see sampling noise only\n",
                         c->base.files->count == 1 && c->new_.files->count == 1
@@ -52,10 +54,12 @@ static void header(diff_out *o, const diff_ctx *c)
                             : "one run on a side (the other summed)");
     if (c->cum_per_frame)
         diff_out_printf(o, "cumulative: summed per frame as JSONL does (an "
-                        "input has no stacks; recursion may count twice)\n");
-    diff_out_printf(o, "\n%-12s  %8s %8s %8s  %8s %8s %8s  %8s  %-6s %5s "
-                    "%11s  %s\n", "VERDICT", "SELF%", "new", "delta", "CUM%",
-                    "new", "delta", "p", "TEST", "RUNS", "SD b/n", "KEY");
+                           "input has no stacks; recursion may count twice)\n");
+    diff_out_printf(o,
+                    "\n%-12s  %8s %8s %8s  %8s %8s %8s  %8s  %-6s %5s "
+                    "%11s  %s\n",
+                    "VERDICT", "SELF%", "new", "delta", "CUM%", "new", "delta",
+                    "p", "TEST", "RUNS", "SD b/n", "KEY");
 }
 
 static void fig_cols(diff_out *o, const diff_fig *f)
@@ -108,7 +112,7 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
                     sd_text(f, sd, sizeof sd), key,
                     r->bi == DIFF_NONE   ? " [new]"
                     : r->ni == DIFF_NONE ? " [gone]"
-                                        : "");
+                                         : "");
 }
 
 void diff_write_table(diff_out *o, const diff_ctx *c)
@@ -121,13 +125,15 @@ void diff_write_table(diff_out *o, const diff_ctx *c)
     if (shown < res->n)
         diff_out_printf(o, "(%zu of %zu keys shown; --top 0 shows all)\n",
                         shown, res->n);
-    diff_out_printf(o, "\n%zu regressed, %zu improved, %zu unchanged, "
+    diff_out_printf(o,
+                    "\n%zu regressed, %zu improved, %zu unchanged, "
                     "%zu inconclusive; %zu new, %zu vanished keys\n",
                     res->counts[V_REGRESSED], res->counts[V_IMPROVED],
                     res->counts[V_UNCHANGED], res->counts[V_INCONCLUSIVE],
                     res->n_new, res->n_vanished);
     if (c->set->fail_on >= 0)
-        diff_out_printf(o, "gate: a %s regression significantly above %.2f "
+        diff_out_printf(o,
+                        "gate: a %s regression significantly above %.2f "
                         "points: %s\n",
                         c->set->metric == M_SELF ? "self" : "cumulative",
                         c->set->fail_on, res->tripped ? "FAILED" : "passed");

@@ -82,14 +82,13 @@ static int settings(diff_settings *s, const diff_options *o)
     memset(s, 0, sizeof *s);
     s->opts = o;
     s->key = !o->key || !strcmp(o->key, "file:func") ? TFMT_FLAT_KEY_FILE_FUNC
-             : !strcmp(o->key, "func")              ? TFMT_FLAT_KEY_FUNC
-                                        : TFMT_FLAT_KEY_FILE_FUNC_LINE;
+             : !strcmp(o->key, "func")               ? TFMT_FLAT_KEY_FUNC
+                                       : TFMT_FLAT_KEY_FILE_FUNC_LINE;
     s->norm = !o->normalize || !strcmp(o->normalize, "share") ? NORM_SHARE
               : !strcmp(o->normalize, "time")                 ? NORM_TIME
                                                               : NORM_NONE;
     s->norm_requested = s->norm;
-    s->metric = o->metric && !strcmp(o->metric, "cumulative") ? M_CUM
-                                                               : M_SELF;
+    s->metric = o->metric && !strcmp(o->metric, "cumulative") ? M_CUM : M_SELF;
     s->format = format_of(o->format);
     s->min_delta = 0.5;
     s->min_samples = 5;
@@ -122,8 +121,7 @@ static int sides(diff_ctx *c, const diff_options *o)
     c->base = (diff_side){.name = "base", .files = &b};
     c->new_ = (diff_side){.name = "new", .files = &n};
     /* collapsed-diff has no tests: its sides are summed, as ever */
-    c->runs_mode = b.count >= 2 && n.count >= 2 &&
-                   c->set->format != FMT_FOLDED;
+    c->runs_mode = b.count >= 2 && n.count >= 2 && c->set->format != FMT_FOLDED;
     if (c->runs_mode &&
         (diff_runs_begin(&c->base) < 0 || diff_runs_begin(&c->new_) < 0))
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
@@ -184,7 +182,8 @@ static void denominators(diff_ctx *c, diff_settings *s)
     if (s->norm == NORM_TIME && !(b->has_duration && n->has_duration)) {
         cli_warn("--normalize time: the %s profile has no measured duration "
                  "(JSONL has none; binary logs need a statistics block); "
-                 "using share", b->has_duration ? "new" : "base");
+                 "using share",
+                 b->has_duration ? "new" : "base");
         s->norm = NORM_SHARE;
     }
     c->base.denom = s->norm == NORM_TIME ? b->ticks : (double)b->samples;
@@ -199,7 +198,8 @@ static int output(diff_ctx *c)
     if (s->format == FMT_FOLDED &&
         !(tfmt_flat_get_info(c->base.flat)->has_stacks &&
           tfmt_flat_get_info(c->new_.flat)->has_stacks))
-        return cli_fail(CLI_EXIT_TROUBLE, "--format collapsed-diff needs "
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "--format collapsed-diff needs "
                         "stacks on both sides, and JSONL has none: give "
                         "binary logs");
     diff_out o;

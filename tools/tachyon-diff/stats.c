@@ -29,14 +29,14 @@
 
 #include "diff.h"
 
-#define EXACT_BELOW 5.0     /* expected count that triggers exact tests */
+#define EXACT_BELOW 5.0 /* expected count that triggers exact tests */
 #define REL_TOL (1.0 + 1e-7)
 
 /* A unimodal discrete law on [lo, hi]: ratio(k) = P(k + 1) / P(k). */
 typedef struct law {
     double lo, hi, mode, obs;
     double (*ratio)(const struct law *l, double k);
-    double a, b, c;         /* parameters for ratio */
+    double a, b, c; /* parameters for ratio */
 } law;
 
 /* P(obs) / P(mode), by the ratio recurrence from the mode. */
@@ -54,8 +54,7 @@ static double rel_obs(const law *l)
  * Walk from the mode by `dir`, adding every relative term to *all and the
  * terms at most r_obs to *tail; stop once terms are negligible.
  */
-static void walk(const law *l, double r_obs, int dir, double *all,
-                 double *tail)
+static void walk(const law *l, double r_obs, int dir, double *all, double *tail)
 {
     double r = 1, k = l->mode;
     for (;;) {
@@ -236,8 +235,8 @@ static double beta_reg(double a, double b, double x)
         return 0;
     if (x >= 1)
         return 1;
-    double ln = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-                b * log1p(-x);
+    double ln =
+        lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
     if (x < (a + 1) / (a + b + 2))
         return exp(ln) * beta_cf(a, b, x) / a;
     return 1 - exp(ln) * beta_cf(b, a, 1 - x) / b;
