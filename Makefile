@@ -2,7 +2,9 @@
 #
 #   make run        install missing deps, build, convert the bundled example
 #   make test       install missing deps, build with -Werror, run every test
-#   make sanitize   clang + ASan/UBSan build in build-asan, run every test
+#   make sanitize   clang + ASan/UBSan build in build-asan, run every test;
+#                   its library is static (make test's is shared), so CI
+#                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
@@ -37,7 +39,7 @@ test: deps
 sanitize: deps deps-sanitize
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_BUILD_TYPE=Debug -DTACHYON_WERROR=ON \
-	  -DTACHYON_SANITIZE=address,undefined
+	  -DTACHYON_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@scripts/ctest-summary.sh $(ASAN_BUILD) $(JOBS)
 

@@ -1,0 +1,30 @@
+# run_consumer.cmake - the unit.consumer test: install this build into a
+# scratch prefix, then configure, build and run the consumer project
+# against it. Variables: BUILD (this build tree), WORK (scratch folder),
+# SRC (tests/consumer), CC, SANITIZE (the build's sanitizers, if any),
+# INPUT (a log to read).
+file(REMOVE_RECURSE ${WORK})
+set(prefix ${WORK}/prefix)
+
+function(step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}")
+  endif()
+endfunction()
+
+step(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+set(flags "")
+if(SANITIZE)
+  # An instrumented library needs an instrumented program.
+  set(flags "-fsanitize=${SANITIZE}")
+endif()
+step(${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build
+  -DCMAKE_C_COMPILER=${CC} -DCMAKE_PREFIX_PATH=${prefix}
+  "-DCMAKE_C_FLAGS=${flags}" "-DCMAKE_EXE_LINKER_FLAGS=${flags}")
+step(${CMAKE_COMMAND} --build ${WORK}/build)
+execute_process(COMMAND ${WORK}/build/consumer ${INPUT} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the consumer failed (${rc})")
+endif()
