@@ -271,13 +271,14 @@ static const char pairs[200] = "00010203040506070809"
                                "80818283848586878889"
                                "90919293949596979899";
 
-/* Exactly eight digits of v < 10^8 ending at `end`. */
+/* Exactly eight digits of v < 10^8 ending at `end` (two short chains). */
 static void put8(uint32_t v, char *end)
 {
-    for (int i = 0; i < 4; i++) {
-        memcpy(end - 2 * (i + 1), pairs + 2 * (v % 100), 2);
-        v /= 100;
-    }
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(end - 8, pairs + 2 * (hi / 100), 2);
+    memcpy(end - 6, pairs + 2 * (hi % 100), 2);
+    memcpy(end - 4, pairs + 2 * (lo / 100), 2);
+    memcpy(end - 2, pairs + 2 * (lo % 100), 2);
 }
 
 /* The decimal digits of v ending at `end`; returns their count. */
@@ -285,12 +286,20 @@ static size_t put_digits(uint64_t v, char *end)
 {
     char *p = end;
     while (v >= 100000000) {
-        put8((uint32_t)(v % 100000000), p);
-        v /= 100000000;
+        uint64_t q = v / 100000000;
+        put8((uint32_t)(v - q * 100000000), p);
+        v = q;
         p -= 8;
     }
     uint32_t w = (uint32_t)v;
-    while (w >= 100) {
+    if (w >= 10000) {
+        uint32_t lo = w % 10000;
+        w /= 10000;
+        memcpy(p - 4, pairs + 2 * (lo / 100), 2);
+        memcpy(p - 2, pairs + 2 * (lo % 100), 2);
+        p -= 4;
+    }
+    if (w >= 100) {
         p -= 2;
         memcpy(p, pairs + 2 * (w % 100), 2);
         w /= 100;
