@@ -277,6 +277,45 @@ def filter_collapsed(ours, input_json, spec):
         fail(f"filtered stacks differ:\n ours {got}\n want {want}")
 
 
+def gecko_collapsed(ours, collapsed, *more):
+    """Every Gecko sample, walked up its stack table, gives the stacks and
+    counts of the collapsed export of the same input and filters (its
+    frames as "resource:function:line", a null line being 0, and a
+    pseudo-frame of file "~" as its bare name, as collapsed writes it)."""
+    with open(ours, encoding="ascii") as f:
+        d = json.load(f)
+    strs = d["shared"]["stringArray"]
+    got = {}
+    for t in d["threads"]:
+        st, fr, fu = t["stackTable"], t["frameTable"], t["funcTable"]
+        res = t["resourceTable"]
+        labels = []
+        for i in range(fr["length"]):
+            fn = fr["func"][i]
+            line = fr["line"][i]
+            file = strs[res["name"][fu["resource"][fn]]]
+            name = strs[fu["name"][fn]]
+            if file == "~" and line is None:    # "<GC>", "<native>"
+                labels.append(name)
+            else:
+                labels.append("%s:%s:%s" % (file, name,
+                                            0 if line is None else line))
+        for s in t["samples"]["stack"]:
+            frames = []
+            while s is not None:
+                frames.append(labels[st["frame"][s]])
+                s = st["prefix"][s]
+            key = ";".join(["tid:%d" % t["tid"]] + frames[::-1])
+            got[key] = got.get(key, 0) + 1
+    want = read_collapsed(collapsed)
+    if got != want:
+        diff = sorted(set(got.items()) ^ set(want.items()))[:6]
+        fail(f"gecko samples differ from {collapsed}: {diff}")
+    print(f"{ours}: samples equal {collapsed}")
+    if more:
+        gecko_collapsed(*more)
+
+
 def read_collapsed(path):
     out = {}
     with open(path, encoding="utf-8") as f:
@@ -357,6 +396,7 @@ def svg_check(ours, collapsed, title):
 def main():
     cmds = {"pstats-eq": pstats_eq, "pstats-expect": pstats_expect,
             "pstats-stats": pstats_stats, "gecko-eq": gecko_eq,
+            "gecko-collapsed": gecko_collapsed,
             "pprof-collapsed": pprof_collapsed,
             "filter-collapsed": filter_collapsed,
             "speedscope-collapsed": speedscope_collapsed,

@@ -96,6 +96,7 @@ static void thread_free(const tfmt_allocator *a, gthread *t)
     tfmt__idset_free(&t->res_set);
     tfmt__gstream_free(a, &t->samples);
     tfmt__gstream_free(a, &t->markers);
+    tfmt__gecko_view_free(a, t);
 }
 
 void tfmt_gecko_free(tfmt_gecko *g)
@@ -157,54 +158,71 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
 typedef struct gin {
     tfmt_gecko *g;
     tfmt_pimport pi;            /* reader tables -> tab ids, filters */
+    gmapper mapper;
 } gin;
 
-/* The sample's stack as tab frames, filtered; *depth 0 when dropped. */
-static int tab_stack(gin *c, const tfmt_sample *s, uint32_t *depth)
+static int map_cb(void *ctx, uint32_t idx, uint32_t *out)
+{
+    return tfmt__import_frame(&((gin *)ctx)->pi.im, idx, out);
+}
+
+/* Any "<GC>" frame among stack[0..depth); -1: out of memory. */
+static int has_gc(tfmt_gecko *g, const uint32_t *stack, uint32_t depth)
+{
+    for (uint32_t i = 0; i < depth; i++) {
+        int gc = tfmt__gecko_is_gc(g, stack[i]);
+        if (gc != 0)
+            return gc;
+    }
+    return 0;
+}
+
+/* The filtered copy of the thread's view; *depth 0 when dropped. */
+static int filtered(gin *c, gthread *t, uint32_t *depth)
 {
     tfmt_gecko *g = c->g;
-    if (s->depth > g->capstackbuf &&
-        tfmt__grow(g->alloc, (void **)&g->stackbuf, &g->capstackbuf,
-                   s->depth, sizeof *g->stackbuf) != TFMT_OK)
+    if (*depth > g->capstackbuf &&
+        tfmt__grow(g->alloc, (void **)&g->stackbuf, &g->capstackbuf, *depth,
+                   sizeof *g->stackbuf) != TFMT_OK)
         return tfmt__gecko_nomem(g);
-    for (uint32_t i = 0; i < s->depth; i++) {
-        int rc = tfmt__import_frame(&c->pi.im, s->stack[i], &g->stackbuf[i]);
-        if (rc != TFMT_OK)
-            return rc;
-    }
-    *depth = s->depth;
+    if (*depth)
+        memcpy(g->stackbuf, t->view, *depth * sizeof *g->stackbuf);
     bool keep = true;
-    if (tfmt__pfilter_stacks(c->pi.filter)) {
-        int rc = tfmt__pfilter_stack(c->pi.filter, g->stackbuf, depth, &keep);
-        if (rc != TFMT_OK)
-            return rc;
-    }
+    int rc = tfmt__pfilter_stack(c->pi.filter, g->stackbuf, depth, &keep);
+    if (rc != TFMT_OK)
+        return rc;
     if (!keep)
         *depth = 0;
     return TFMT_OK;
 }
 
-/* Any frame named "<GC>" (cached per tab frame); -1: out of memory. */
-static int has_gc(tfmt_gecko *g, uint32_t depth)
+/*
+ * The sample's stack as tab frames: the thread's view, or its filtered
+ * copy; *depth 0 when dropped; *hint how many outermost frames are known
+ * to equal the thread's last stack; *gc whether a frame is "<GC>".
+ */
+static int tab_stack(gin *c, gthread *t, const tfmt_sample *s,
+                     const uint32_t **stack, uint32_t *depth, uint32_t *hint,
+                     int *gc)
 {
-    tfmt_profile *tab = g->tab;
-    if (tab->nframes > g->capgc) {
-        size_t old = g->capgc;
-        if (tfmt__grow(g->alloc, (void **)&g->gc, &g->capgc, tab->nframes,
-                       1) != TFMT_OK)
-            return -1;
-        memset(g->gc + old, 0, g->capgc - old);
+    uint32_t u = 0;
+    int rc = tfmt__gecko_view(c->g, t, s, &c->mapper, &u);
+    *depth = s->depth;
+    if (rc != TFMT_OK)
+        return rc;
+    if (!tfmt__pfilter_stacks(c->pi.filter)) {
+        *stack = t->view;
+        *hint = t->last_is_view ? u : 0;
+        *gc = t->view_gc != UINT32_MAX;
+        return TFMT_OK;
     }
-    for (uint32_t i = 0; i < depth; i++) {
-        uint32_t f = g->stackbuf[i];
-        if (!g->gc[f]) {
-            tfmt_str fn = tfmt__profile_str(tab, tab->frames[f].funcname);
-            g->gc[f] = fn.len == 4 && memcmp(fn.ptr, "<GC>", 4) == 0 ? 2 : 1;
-        }
-        if (g->gc[f] == 2)
-            return 1;
-    }
-    return 0;
+    *hint = 0;
+    rc = filtered(c, t, depth);
+    *stack = c->g->stackbuf; /* after filtered() grew it */
+    *gc = rc == TFMT_OK ? has_gc(c->g, c->g->stackbuf, *depth) : 0;
+    if (*gc < 0)
+        rc = tfmt__gecko_nomem(c->g);
+    return rc;
 }
 
 static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
@@ -231,6 +249,28 @@ static bool thread_kept(const tfmt_profile_options *o, uint64_t tid)
     return o->nthread_ids == 0;
 }
 
+/*
+ * What collect() does with its times: base and last time, and the
+ * interval it would compute, kept as timestamps and divided at the end
+ * (tfmt_gecko_write), since only the last one counts.
+ */
+static void note_times(tfmt_gecko *g, const tfmt_sample *s)
+{
+    if (!g->have_base) {
+        g->have_base = true;
+        g->base_us = s->timestamps[0];
+    }
+    uint64_t last = s->timestamps[s->weight - 1];
+    if (g->sample_count > 0 &&
+        (__int128)g->last_ts - (__int128)g->base_us > 0) {
+        g->iv_set = true;
+        g->iv_ts = last;
+        g->iv_prev_ts = g->last_ts;
+        g->iv_count = g->sample_count;
+    }
+    g->last_ts = last;
+}
+
 /* GeckoCollector.collect() for one batch. */
 static int collect(void *ctx, const tfmt_sample *s)
 {
@@ -241,33 +281,26 @@ static int collect(void *ctx, const tfmt_sample *s)
         return TFMT_OK;     /* an empty REPEAT: no collect() call */
     if (!thread_kept(o, s->thread_id))
         return TFMT_OK;     /* another thread: as if not in the input */
-    if (!g->have_base) {
-        g->have_base = true;
-        g->base_us = s->timestamps[0];
-    }
-    uint64_t first = s->timestamps[0];
-    double last = gecko_ms(g, s->timestamps[s->weight - 1]);
-    if (g->sample_count > 0 && g->last_time > 0)
-        g->interval = (last - g->last_time) / (double)g->sample_count;
-    g->last_time = last;
-    g->last_ts = s->timestamps[s->weight - 1];
-    uint32_t depth = 0;
-    int rc = tab_stack(c, s, &depth);
+    note_times(g, s);
     gthread *t = NULL;
+    int rc =
+        get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD, &t);
+    const uint32_t *stack = NULL;
+    uint32_t depth = 0, hint = 0;
+    int gc = 0;
     if (rc == TFMT_OK)
-        rc = get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD,
-                        &t);
-    int gc = rc == TFMT_OK ? has_gc(g, depth) : 0;
-    if (gc < 0)
-        rc = tfmt__gecko_nomem(g);
+        rc = tab_stack(c, t, s, &stack, &depth, &hint, &gc);
     if (rc == TFMT_OK)
-        rc = tfmt__gecko_track(g, t, s->status, gc == 1, first);
+        rc = tfmt__gecko_track(g, t, s->status, gc == 1, s->timestamps[0]);
     bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);
     if (rc == TFMT_OK && counted && depth > 0) {
-        uint32_t stack;
-        rc = tfmt__gecko_stack(g, t, g->stackbuf, depth, &stack);
+        uint32_t id;
+        rc = tfmt__gecko_stack(g, t, stack, depth, hint, &id);
         if (rc == TFMT_OK)
-            rc = append_samples(g, t, s, stack);
+            rc = append_samples(g, t, s, id);
+        t->last_is_view = stack == t->view;
+    } else if (t) {
+        t->last_is_view = false; /* the view moved on without it */
     }
     g->sample_count += s->weight;
     return rc;
@@ -281,7 +314,8 @@ static int collect(void *ctx, const tfmt_sample *s)
  */
 int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
 {
-    gin c = {.g = g};
+    gin c = {.g = g, .mapper = {map_cb, NULL, ++g->ninputs}};
+    c.mapper.ctx = &c;
     tfmt__error_clear(&g->err);
     tfmt__error_clear(&g->tab->err);
     int rc = tfmt__profile_import_open(&c.pi, g->tab, r);

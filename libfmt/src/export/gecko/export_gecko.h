@@ -178,6 +178,14 @@ typedef struct gthread {
     uint32_t last_depth;
     size_t caplast;
     gstream samples, markers;
+    /* the reader's last stack of this thread (export_gecko_view.c) */
+    uint32_t *view; /* tab frames, root first */
+    size_t capview;
+    uint32_t view_depth;
+    uint32_t view_gc;     /* first "<GC>" frame, UINT32_MAX: none */
+    uint32_t view_input;  /* whose stack: input serial (0: none) */
+    uint32_t view_thread; /* ... and the reader's thread index */
+    bool last_is_view;    /* last_tab/last_depth are the view's */
 } gthread;
 
 struct tfmt_gecko {
@@ -198,8 +206,12 @@ struct tfmt_gecko {
     bool have_base;
     uint64_t base_us;
     uint64_t sample_count;
-    double last_time, interval, start_ms;
-    uint64_t last_ts;              /* timestamp of last_time */
+    double interval, start_ms;
+    uint64_t last_ts; /* the last batch's last timestamp */
+    /* collect()'s interval, computed at the end from what it saw */
+    bool iv_set;
+    uint64_t iv_ts, iv_prev_ts, iv_count;
+    uint32_t ninputs;              /* inputs added (view_input serials) */
     uint32_t state_str[G_NSTATES]; /* marker names' string ids ... */
     uint16_t state_named;          /* ... interned: bit per state */
     uint32_t *stackbuf;         /* a filtered stack */
@@ -225,9 +237,36 @@ extern const uint8_t tfmt__gecko_state_cat[G_NSTATES];
 int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status, bool has_gc,
                       uint64_t first);
 int tfmt__gecko_finalize(tfmt_gecko *g);
-/* The stack index of a root-first stack of tab frames. */
+/*
+ * The stack index of a root-first stack of tab frames, whose first `hint`
+ * frames are known to equal the thread's last stack's.
+ */
 int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
-                      uint32_t depth, uint32_t *out);
+                      uint32_t depth, uint32_t hint, uint32_t *out);
+
+/* How an input's reader frames become tab frames. */
+typedef struct gmapper {
+    int (*map)(void *ctx, uint32_t reader_frame, uint32_t *out);
+    void *ctx;
+    uint32_t input; /* serial of the input, from 1 */
+} gmapper;
+
+/*
+ * Bring the thread's view up to sample `s`: *unchanged gets how many of
+ * its outermost frames were kept from the thread's previous sample of the
+ * same reader thread (the rest is mapped again).
+ */
+int tfmt__gecko_view(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
+                     const gmapper *m, uint32_t *unchanged);
+void tfmt__gecko_view_free(const tfmt_allocator *a, gthread *t);
+/* Is tab frame f a "<GC>" frame; -1: out of memory. */
+int tfmt__gecko_is_gc(tfmt_gecko *g, uint32_t f);
+
+/* The last batch's last time in ms (what CPython keeps as last_time). */
+static inline double gecko_last_ms(const tfmt_gecko *g)
+{
+    return gecko_ms(g, g->last_ts);
+}
 
 /* ---- the JSON writer (export_gecko_write.c, export_gecko_cols.c) ---- */
 typedef struct gwriter {

@@ -192,7 +192,7 @@ static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame,
  * tables grow exactly as CPython's would).
  */
 int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
-                      uint32_t depth, uint32_t *out)
+                      uint32_t depth, uint32_t hint, uint32_t *out)
 {
     if (depth > t->caplast) {
         size_t cap = t->caplast;
@@ -202,7 +202,7 @@ int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
                        depth, sizeof *t->last_stack) != TFMT_OK)
             return tfmt__gecko_nomem(g);
     }
-    uint32_t k = 0;
+    uint32_t k = hint;
     while (k < depth && k < t->last_depth && t->last_tab[k] == stack[k])
         k++;
     uint32_t prefix = k ? t->last_stack[k - 1] : TFMT_NO_ID;

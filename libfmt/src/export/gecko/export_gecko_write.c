@@ -274,8 +274,11 @@ int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
     int rc = tfmt__gecko_finalize(g);
     if (rc != TFMT_OK)
         return rc;
-    if (g->sample_count > 0 && g->last_time > 0)
-        g->interval = g->last_time / (double)g->sample_count;
+    if (g->sample_count > 0 && gecko_last_ms(g) > 0)
+        g->interval = gecko_last_ms(g) / (double)g->sample_count;
+    else if (g->iv_set)
+        g->interval = (gecko_ms(g, g->iv_ts) - gecko_ms(g, g->iv_prev_ts)) /
+                      (double)g->iv_count;
     wctx w;
     memset(&w, 0, sizeof w);
     w.g = g;
