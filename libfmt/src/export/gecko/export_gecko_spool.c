@@ -78,6 +78,8 @@ int tfmt__gspool_each(gspool *s, gstream *st,
         if (rc != TFMT_OK)
             return rc;
     }
+    if (st->tail.len == 0)
+        return TFMT_OK; /* no tail buffer at all when nothing was added */
     return fn(ctx, (const uint8_t *)st->tail.data, st->tail.len);
 }
 
