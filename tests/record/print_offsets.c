@@ -37,6 +37,11 @@ static const row common[] = {
     ROW(OFF("_PyCFrame", "current_frame"), ts_current_frame),
     ROW(OFF("PyThreadState", "datastack_chunk"), ts_datastack_chunk),
     ROW(OFF("PyThreadState", "datastack_top"), ts_datastack_top),
+    ROW(OFF("PyThreadState", "exc_info"), ts_exc_info),
+    ROW(OFF("PyThreadState", "exc_state"), ts_exc_state),
+    ROW(OFF("_PyErr_StackItem", "exc_value"), err_exc_value),
+    ROW(OFF("_PyErr_StackItem", "previous_item"), err_previous),
+    ROW(OFF("PyInterpreterState", "gc.collecting"), is_gc_collecting),
     ROW("(long)sizeof(_PyInterpreterFrame)", fr_size),
     ROW(OFF("_PyInterpreterFrame", "previous"), fr_previous),
     ROW(OFF("_PyInterpreterFrame", "f_code"), fr_code),
@@ -48,6 +53,8 @@ static const row common[] = {
     ROW(OFF("PyCodeObject", "co_linetable"), co_linetable),
     ROW(OFF("PyCodeObject", "co_firstlineno"), co_firstlineno),
     ROW(OFF("PyCodeObject", "co_code_adaptive"), co_code_adaptive),
+    /* The walker reads datastack_limit right after datastack_top. */
+    ROW("(long)&((PyThreadState*)0)->datastack_limit - 8", ts_datastack_top),
     ROW(OFF("PyObject", "ob_type"), ob_type),
     ROW(OFF("PyASCIIObject", "length"), u_length),
     ROW(OFF("PyASCIIObject", "state"), u_state),
@@ -59,10 +66,16 @@ static const row common[] = {
 
 static const row only311[] = {
     ROW(OFF("_PyRuntimeState", "ceval.gil"), rt_gil),
+    ROW(OFF("PyThreadState", "curexc_type"), ts_current_exc),
+    ROW(OFF("_PyInterpreterFrame", "is_entry"), fr_is_entry),
+    ROW(OFF("PyCodeObject", "co_nlocalsplus"), co_nlocalsplus),
+    ROW(OFF("PyCodeObject", "co_stacksize"), co_stacksize),
 };
 
 static const row only312[] = {
     ROW(OFF("PyInterpreterState", "ceval.gil"), is_gil_ptr),
+    ROW(OFF("PyThreadState", "current_exception"), ts_current_exc),
+    ROW(OFF("PyCodeObject", "co_framesize"), co_framesize),
 };
 
 static void print_rows(const py_offsets *o, const row *rows, size_t n)
@@ -118,7 +131,16 @@ static void print_313(void)
         {DBG("unicode_object.length"), W_UN_LENGTH},
         {DBG("unicode_object.asciiobject_size"), W_UN_ASCII},
         {"(long)sizeof(_Py_DebugOffsets)", DBG_BYTES},
-        {"(long)sizeof(PyCompactUnicodeObject)", 56},
+        {"(long)sizeof(PyCompactUnicodeObject)", O313_COMPACT_SIZE},
+        {OFF("PyInterpreterState", "gc.collecting"), O313_GC_COLLECTING},
+        {OFF("PyThreadState", "exc_info"), O313_EXC_INFO},
+        {OFF("PyThreadState", "exc_state"), O313_EXC_STATE},
+        {OFF("PyThreadState", "current_exception"), O313_CURRENT_EXC},
+        {OFF("_PyErr_StackItem", "exc_value"), 0},
+        {OFF("_PyErr_StackItem", "previous_item"), 8},
+        {OFF("PyCodeObject", "co_framesize"), O313_FRAMESIZE},
+        {"(long)&((PyThreadState*)0)->datastack_limit - "
+         "(long)&((PyThreadState*)0)->datastack_top", 8},
         {"(long)FRAME_OWNED_BY_CSTACK", 3},
         {"(long)FRAME_OWNED_BY_GENERATOR", 1},
     };
@@ -131,14 +153,16 @@ int main(int argc, char **argv)
     const char *v = argc == 2 ? argv[1] : "";
     if (strcmp(v, "3.11") == 0) {
         print_rows(&py_offsets_311, common, sizeof common / sizeof *common);
-        print_rows(&py_offsets_311, only311, 1);
+        print_rows(&py_offsets_311, only311, sizeof only311 / sizeof *only311);
         printf("(long)FRAME_OWNED_BY_FRAME_OBJECT\t%d\n",
                py_offsets_311.owner_max);
         printf("(long)FRAME_OWNED_BY_GENERATOR\t%d\n",
                py_offsets_311.owner_generator);
+        printf("(long)((sizeof(_PyInterpreterFrame) - 1) / "
+               "sizeof(PyObject *))\t%d\n", py_offsets_311.frame_specials);
     } else if (strcmp(v, "3.12") == 0) {
         print_rows(&py_offsets_312, common, sizeof common / sizeof *common);
-        print_rows(&py_offsets_312, only312, 1);
+        print_rows(&py_offsets_312, only312, sizeof only312 / sizeof *only312);
         printf("(long)FRAME_OWNED_BY_CSTACK\t%d\n",
                py_offsets_312.owner_cstack);
         printf("(long)FRAME_OWNED_BY_GENERATOR\t%d\n",

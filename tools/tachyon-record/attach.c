@@ -10,10 +10,14 @@
 
 #include "cli.h"
 #include "locate.h"
+#include "sampler.h"
 
 #define WAIT_STEP_NS (1000 * 1000)
-#define WAIT_LIMIT_MS 30000
+#define WAIT_LIMIT_NS (30 * 1000000000ull)
 #define ERROR_RETRIES 300           /* about 0.3 s of 1 ms polls */
+
+/* wait_runtime outcomes besides LOCATE_*. */
+enum { WAIT_EXITED = -2, WAIT_DEADLINE = -3 };
 
 /* Locate the runtime and choose its offsets: LOCATE_*. */
 static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
@@ -28,33 +32,47 @@ static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
 }
 
 /*
- * Poll until the interpreter is mapped and readable; LOCATE_* or -2 if
- * the process exited. A child that has just been started may show its
+ * Poll until the interpreter is mapped and readable, for up to 30 s;
+ * LOCATE_*, or WAIT_EXITED / WAIT_DEADLINE. A child that has just been started may show its
  * libpython before the loader has mapped every segment, so reading it
  * can briefly give garbage: errors are retried for a while too.
  */
 static int wait_runtime(target *t, volatile sig_atomic_t *stop,
-                        py_runtime_loc *loc, py_offsets *off, char *msg,
-                        size_t len)
+                        uint64_t deadline_ns, py_runtime_loc *loc,
+                        py_offsets *off, char *msg, size_t len)
 {
     struct timespec step = {0, WAIT_STEP_NS};
+    uint64_t limit = sampler_now_ns() + WAIT_LIMIT_NS;
     int errors = 0;
-    for (int ms = 0; ms < WAIT_LIMIT_MS && !*stop; ms++) {
+    while (!*stop && sampler_now_ns() < limit) {
+        if (deadline_ns && sampler_now_ns() >= deadline_ns)
+            return WAIT_DEADLINE;
         int rc = try_attach(t, loc, off, msg, len);
-        if (rc == LOCATE_FOUND || !t->spawned)
+        if (rc == LOCATE_FOUND || rc == LOCATE_DENIED || !t->spawned)
             return rc;
         if (rc == LOCATE_ERROR && ++errors >= ERROR_RETRIES)
             return rc;
         if (!target_alive(t))
-            return -2;
+            return WAIT_EXITED;
         nanosleep(&step, NULL);
     }
     return LOCATE_NOT_YET;
 }
 
-static int describe_failure(const target *t, int rc, const char *msg)
+static int describe_failure(const target *t, int rc, const char *msg,
+                            volatile sig_atomic_t *stop)
 {
-    if (rc == -2)
+    if (rc == WAIT_DEADLINE || (rc == LOCATE_NOT_YET && *stop))
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: no CPython "
+                        "3.11-3.13 interpreter found before the recording "
+                        "ended", (int)t->pid);
+    if (rc == LOCATE_DENIED) {
+        char hint[256];
+        target_permission_hint(hint, sizeof hint);
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: permission denied: "
+                        "%s", (int)t->pid, hint);
+    }
+    if (rc == WAIT_EXITED)
         return cli_fail(CLI_EXIT_TROUBLE, "process %d exited before a "
                         "CPython interpreter was found", (int)t->pid);
     if (rc == LOCATE_NOT_YET)
@@ -64,19 +82,21 @@ static int describe_failure(const target *t, int rc, const char *msg)
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
 }
 
-int attach_unwinder(target *t, bool all_threads, bool verbose,
-                    volatile sig_atomic_t *stop, unwinder *u,
-                    uint32_t *hexversion)
+int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
+                    volatile sig_atomic_t *stop, uint64_t deadline_ns,
+                    unwinder *u, uint32_t *hexversion)
 {
     py_runtime_loc loc;
     char msg[512] = "";
-    int rc = wait_runtime(t, stop, &loc, &u->off, msg, sizeof msg);
+    int rc = wait_runtime(t, stop, deadline_ns, &loc, &u->off, msg,
+                          sizeof msg);
     if (rc != LOCATE_FOUND)
-        return describe_failure(t, rc, msg);
+        return describe_failure(t, rc, msg, stop);
     u->pid = t->pid;
     u->runtime = loc.runtime;
     u->code_type = loc.code_type;
-    u->all_threads = all_threads;
+    u->none_obj = loc.none_obj;
+    u->cfg = *cfg;
     *hexversion = loc.hexversion;
     if (verbose)
         fprintf(stderr, "%s: process %d: CPython %u.%u.%u in %s, offsets "

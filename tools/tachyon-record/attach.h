@@ -12,13 +12,14 @@
 #include "unwind.h"
 
 /*
- * Find the target's interpreter (waiting up to 30 s for a spawned child
- * to map it), check its version and initialise `u`. Reports failures on
- * stderr; returns an exit code (0 on success). *hexversion gets the
- * target's PY_VERSION_HEX. With `verbose`, says what was found.
+ * Find the target's interpreter (waiting for a spawned child to map it, up
+ * to 30 s or the monotonic `deadline_ns` if earlier, 0: none), check its
+ * version and initialise `u` with `cfg`. Reports failures on stderr;
+ * returns an exit code (0 on success). *hexversion gets the target's
+ * PY_VERSION_HEX. With `verbose`, says what was found.
  */
-int attach_unwinder(target *t, bool all_threads, bool verbose,
-                    volatile sig_atomic_t *stop, unwinder *u,
-                    uint32_t *hexversion);
+int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
+                    volatile sig_atomic_t *stop, uint64_t deadline_ns,
+                    unwinder *u, uint32_t *hexversion);
 
 #endif

@@ -84,15 +84,42 @@ void code_cache_maintain(code_cache *c)
         clear_all(c);
 }
 
+/* Grow *end to cover a field at `off` (PYOFF_NONE: absent). */
+static void cover(uint64_t *end, uint64_t off, uint64_t width)
+{
+    if (off != PYOFF_NONE && off + width > *end)
+        *end = off + width;
+}
+
 size_t code_head_len(const py_offsets *o)
 {
-    uint64_t end = o->ob_type + 8;
-    uint64_t ends[] = {o->co_filename + 8, o->co_qualname + 8,
-                       o->co_linetable + 8, o->co_firstlineno + 4};
-    for (size_t i = 0; i < 4; i++)
-        if (ends[i] > end)
-            end = ends[i];
+    uint64_t end = 0;
+    cover(&end, o->ob_type, 8);
+    cover(&end, o->co_filename, 8);
+    cover(&end, o->co_qualname, 8);
+    cover(&end, o->co_linetable, 8);
+    cover(&end, o->co_firstlineno, 4);
+    cover(&end, o->co_framesize, 4);
+    cover(&end, o->co_nlocalsplus, 4);
+    cover(&end, o->co_stacksize, 4);
     return (size_t)end;
+}
+
+static int32_t i32_at(const uint8_t *p, uint64_t off)
+{
+    int32_t v;
+    memcpy(&v, p + off, 4);
+    return v;
+}
+
+/* The frame size in words, from co_framesize or its 3.11 parts. */
+static uint32_t frame_words(const py_offsets *o, const uint8_t *head)
+{
+    int64_t n = o->co_framesize != PYOFF_NONE
+        ? i32_at(head, o->co_framesize)
+        : (int64_t)i32_at(head, o->co_nlocalsplus) +
+          i32_at(head, o->co_stacksize) + o->frame_specials;
+    return n > 0 && n < (1 << 24) ? (uint32_t)n : 0;
 }
 
 static int grow(code_cache *c)
@@ -143,6 +170,7 @@ static int load(code_cache *c, pid_t pid, const py_offsets *o,
     e->qualname_ptr = u64_at(head, o->co_qualname);
     e->linetable_ptr = u64_at(head, o->co_linetable);
     memcpy(&e->firstlineno, head + o->co_firstlineno, 4);
+    e->framesize = frame_words(o, head);
     e->filename_idx = e->qualname_idx = CODE_IDX_UNSET;
     e->serial = ++c->next_serial;
     int rc = pystr_read(pid, o, e->filename_ptr, &e->filename,

@@ -20,6 +20,7 @@ typedef struct code_entry {
     /* Identity checked on every use: an address can be reused. */
     uint64_t filename_ptr, qualname_ptr, linetable_ptr;
     int32_t firstlineno;
+    uint32_t framesize;         /* words the frame takes in the stack */
     char *filename, *qualname;
     size_t filename_len, qualname_len;
     uint8_t *linetable;

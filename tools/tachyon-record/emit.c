@@ -3,7 +3,9 @@
  * interned once per code object (indices kept in the code cache) and the
  * location of each (code object, instruction) pair is decoded once, then
  * remembered in a direct-mapped memo: a steady-state sample costs no
- * line-table decoding and no string hashing.
+ * line-table decoding and no string hashing. Synthetic frames are written
+ * as CPython's writer writes them: file "~", function "<GC>" or
+ * "<native>", no location, no opcode.
  */
 #include "emit.h"
 
@@ -23,9 +25,11 @@ static int intern_names(tfmt_bin_writer *w, code_entry *c)
     return rc;
 }
 
-static emit_memo *memo_slot(emitter *e, uint64_t serial, int64_t addrq)
+static emit_memo *memo_slot(emitter *e, uint64_t serial, int64_t addrq,
+                            uint8_t opcode)
 {
-    uint64_t h = (serial * 0x9e3779b97f4a7c15ull) ^ (uint64_t)addrq;
+    uint64_t h = (serial * 0x9e3779b97f4a7c15ull) ^ (uint64_t)addrq ^
+                 ((uint64_t)opcode << 48);
     h *= 0xff51afd7ed558ccdull;
     return &e->memo[(h >> 40) % EMIT_MEMO_SLOTS];
 }
@@ -39,20 +43,50 @@ static int frame_index(emitter *e, const unwinder *u, const raw_frame *f,
     int rc = intern_names(e->w, c);
     if (rc != TFMT_OK)
         return rc;
-    emit_memo *m = memo_slot(e, c->serial, addrq);
-    if (m->serial == c->serial && m->addrq == addrq) {
+    emit_memo *m = memo_slot(e, c->serial, addrq, f->opcode);
+    if (m->serial == c->serial && m->addrq == addrq &&
+        m->opcode == f->opcode) {
         *out = m->frame;
         return TFMT_OK;
     }
     py_location loc = linetable_lookup(c->linetable, c->linetable_len,
                                        c->firstlineno, addrq);
     tfmt_frame fr = {c->filename_idx, c->qualname_idx, loc.lineno,
-                     loc.end_lineno, loc.column, loc.end_column,
-                     TFMT_NO_OPCODE};
+                     loc.end_lineno, loc.column, loc.end_column, f->opcode};
     rc = tfmt_bin_writer_frame(e->w, &fr, out);
     if (rc == TFMT_OK)
-        *m = (emit_memo){c->serial, addrq, *out};
+        *m = (emit_memo){c->serial, addrq, f->opcode, *out};
     return rc;
+}
+
+/* The writer frame of a synthetic frame named `name`. */
+static int synthetic_index(emitter *e, emit_synthetic *s, const char *name,
+                           uint32_t *out)
+{
+    uint32_t file, func;
+    if (!s->done) {
+        int rc = tfmt_bin_writer_string(e->w, "~", 1, &file);
+        if (rc == TFMT_OK)
+            rc = tfmt_bin_writer_string(e->w, name, strlen(name), &func);
+        tfmt_frame fr = {file, func, -1, -1, -1, -1, TFMT_NO_OPCODE};
+        if (rc == TFMT_OK)
+            rc = tfmt_bin_writer_frame(e->w, &fr, &s->frame);
+        if (rc != TFMT_OK)
+            return rc;
+        s->done = true;
+    }
+    *out = s->frame;
+    return TFMT_OK;
+}
+
+static int any_index(emitter *e, const unwinder *u, const raw_frame *f,
+                     uint32_t *out)
+{
+    if (f->kind == FRAME_GC)
+        return synthetic_index(e, &e->gc, "<GC>", out);
+    if (f->kind == FRAME_NATIVE)
+        return synthetic_index(e, &e->native, "<native>", out);
+    return frame_index(e, u, f, out);
 }
 
 static int emit_thread(emitter *e, const unwinder *u, const raw_thread *t,
@@ -61,8 +95,7 @@ static int emit_thread(emitter *e, const unwinder *u, const raw_thread *t,
     uint32_t stack[UNWIND_MAX_DEPTH];
     for (uint32_t i = 0; i < t->depth; i++) {
         /* Frames come innermost first; the writer wants root first. */
-        int rc = frame_index(e, u, &t->frames[i],
-                             &stack[t->depth - 1 - i]);
+        int rc = any_index(e, u, &t->frames[i], &stack[t->depth - 1 - i]);
         if (rc != TFMT_OK)
             return rc;
     }

@@ -4,6 +4,7 @@
 #ifndef TREC_EMIT_H
 #define TREC_EMIT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <tachyon/fmt.h>
@@ -15,11 +16,19 @@
 typedef struct emit_memo {
     uint64_t serial;            /* code entry serial; 0 = empty */
     int64_t addrq;
+    uint8_t opcode;
     uint32_t frame;             /* writer frame index */
 } emit_memo;
 
+/* Writer frame indices of the synthetic frames, once interned. */
+typedef struct emit_synthetic {
+    bool done;
+    uint32_t frame;
+} emit_synthetic;
+
 typedef struct emitter {
     tfmt_bin_writer *w;
+    emit_synthetic gc, native;
     emit_memo memo[EMIT_MEMO_SLOTS];
 } emitter;
 

@@ -12,8 +12,9 @@
 #include "cli.h"
 
 static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
-static const char *opt_compression;
-static int opt_all_threads, opt_quiet, opt_verbose;
+static const char *opt_compression, *opt_mode;
+static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
+static int opt_native, opt_opcodes;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -23,12 +24,25 @@ static const cli_option options[] = {
      "samples per second (default 1000)", "HZ", NULL},
     {"duration", 'd', CLI_ARG_REQUIRED, &opt_duration,
      "stop after S seconds (default: at the target's exit)", "S", NULL},
+    {"mode", 0, CLI_ARG_REQUIRED, &opt_mode,
+     "keep every sample (wall, default), or only threads that ran (cpu), "
+     "hold the GIL (gil) or handle an exception (exception)", "MODE",
+     "wall|cpu|gil|exception"},
     {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
-     "sample every thread, not just the one with the GIL", NULL, NULL},
+     "sample every thread, not just the main thread", NULL, NULL},
+    {"no-gc", 0, CLI_ARG_NONE, &opt_no_gc,
+     "no <GC> frames while the garbage collector runs", NULL, NULL},
+    {"native", 0, CLI_ARG_NONE, &opt_native,
+     "add <native> frames where C code calls back into Python", NULL,
+     NULL},
+    {"opcodes", 0, CLI_ARG_NONE, &opt_opcodes,
+     "record the bytecode instruction each frame executes", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
      "attach to the running process PID", "PID", NULL},
+    {"force", 'f', CLI_ARG_NONE, &opt_force,
+     "replace an existing output FILE", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opt_quiet,
      "print no summary or warnings", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opt_verbose,
@@ -43,7 +57,7 @@ static const cli_spec spec = {
     options, &operands,
     "The log is finalized whatever ends the recording: the target's exit,\n"
     "--duration, or SIGINT (Ctrl-C). Reading another process needs the\n"
-    "same user or CAP_SYS_PTRACE."
+    "same user or CAP_SYS_PTRACE.\n"
 };
 
 /* A positive finite number no larger than `max`, or -1. */
@@ -55,6 +69,18 @@ static double parse_positive(const char *s, double max)
     if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > max)
         return -1;
     return v;
+}
+
+/* unwind_mode numbers (CPython's PROFILING_MODE_*); the parser already
+ * checked the name. */
+static int mode_value(const char *name)
+{
+    static const char *const names[] = {"wall", "cpu", "gil", NULL,
+                                        "exception"};
+    for (int i = 0; name && i < 5; i++)
+        if (names[i] && strcmp(names[i], name) == 0)
+            return i;
+    return 0;
 }
 
 static int check_values(rec_options *o)
@@ -92,6 +118,11 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     }
     o->output = opt_output;
     o->all_threads = opt_all_threads > 0;
+    o->mode = mode_value(opt_mode);
+    o->gc = opt_no_gc == 0;
+    o->native = opt_native > 0;
+    o->opcodes = opt_opcodes > 0;
+    o->force = opt_force > 0;
     o->zstd = opt_compression && strcmp(opt_compression, "zstd") == 0;
     o->quiet = opt_quiet > 0;
     o->verbose = opt_verbose;

@@ -13,6 +13,9 @@ typedef struct rec_options {
     double rate_hz;
     double duration_s;          /* 0: until the target exits */
     bool all_threads;
+    int mode;                   /* unwind_mode */
+    bool gc, native, opcodes;   /* capture features */
+    bool force;                 /* replace an existing output */
     bool zstd;
     bool quiet;
     int verbose;

@@ -23,6 +23,7 @@ typedef struct py_offsets {
     uint64_t is_next;
     uint64_t is_threads_head;
     uint64_t is_gil_ptr;        /* 3.12+: pointer to the GIL state */
+    uint64_t is_gc_collecting;  /* int gc.collecting: the collector runs */
     /* struct _gil_runtime_state */
     uint64_t gil_locked;        /* int */
     uint64_t gil_holder;        /* PyThreadState * */
@@ -34,12 +35,20 @@ typedef struct py_offsets {
     uint64_t ts_current_frame;  /* in tstate (3.13) or in _PyCFrame */
     uint64_t ts_datastack_chunk;    /* _PyStackChunk * of the frames */
     uint64_t ts_datastack_top;      /* first free word of that chunk */
+    uint64_t ts_exc_info;       /* _PyErr_StackItem *: handled exceptions */
+    uint64_t ts_exc_state;      /* the thread's own _PyErr_StackItem */
+    uint64_t ts_current_exc;    /* being raised: curexc_type (3.11),
+                                   current_exception (3.12+) */
+    /* _PyErr_StackItem */
+    uint64_t err_exc_value;
+    uint64_t err_previous;
     /* _PyInterpreterFrame */
     uint64_t fr_size;
     uint64_t fr_previous;
     uint64_t fr_code;           /* f_code / f_executable */
     uint64_t fr_instr;          /* prev_instr (3.11/3.12), instr_ptr */
     uint64_t fr_owner;          /* char */
+    uint64_t fr_is_entry;       /* 3.11: char, called from C; else NONE */
     int owner_generator;        /* owner of generator frames */
     int owner_cstack;           /* owner of C-stack shim frames, -1 none */
     int owner_max;              /* largest valid owner value */
@@ -50,6 +59,12 @@ typedef struct py_offsets {
     uint64_t co_linetable;
     uint64_t co_firstlineno;    /* int */
     uint64_t co_code_adaptive;
+    /* A frame's size in the frame stack, in words: co_framesize (3.12+),
+     * else co_nlocalsplus + co_stacksize + frame_specials (3.11). */
+    uint64_t co_framesize;      /* int, or NONE */
+    uint64_t co_nlocalsplus;    /* int (3.11) */
+    uint64_t co_stacksize;      /* int (3.11) */
+    int frame_specials;         /* words of the frame header (3.11) */
     /* str / bytes / object */
     uint64_t ob_type;
     uint64_t u_length;

@@ -51,7 +51,9 @@ static int check_bounds(const uint64_t *w, char *msg, size_t msg_len)
         }
     }
     if (w[W_TS_SIZE] > 4096 || w[W_FR_SIZE] > 4096 || w[W_CO_SIZE] > 4096 ||
-        w[W_UN_ASCII] > 256) {
+        w[W_UN_ASCII] > 256 || w[W_IS_SIZE] < O313_GC_COLLECTING + 4 ||
+        w[W_TS_SIZE] < O313_EXC_STATE + 16 ||
+        w[W_CO_SIZE] < O313_FRAMESIZE + 4) {
         snprintf(msg, msg_len, "_Py_DebugOffsets struct sizes implausible");
         return -1;
     }
@@ -90,6 +92,7 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->is_next = w[W_IS_NEXT];
     o->is_threads_head = w[W_IS_THREADS];
     o->is_gil_ptr = w[W_IS_CEVAL_GIL];
+    o->is_gc_collecting = O313_GC_COLLECTING;
     o->gil_locked = w[W_IS_GIL_LOCKED] - w[W_IS_GIL];
     o->gil_holder = w[W_IS_GIL_HOLDER] - w[W_IS_GIL];
     o->ts_size = w[W_TS_SIZE];
@@ -101,11 +104,17 @@ static void fill(const uint64_t *w, py_offsets *o)
      * check_offsets.sh); the table has only the chunk. */
     o->ts_datastack_chunk = w[W_TS_DATASTACK];
     o->ts_datastack_top = w[W_TS_DATASTACK] + 8;
+    o->ts_exc_info = O313_EXC_INFO;
+    o->ts_exc_state = O313_EXC_STATE;
+    o->ts_current_exc = O313_CURRENT_EXC;
+    o->err_exc_value = 0;
+    o->err_previous = 8;
     o->fr_size = w[W_FR_SIZE];
     o->fr_previous = w[W_FR_PREV];
     o->fr_code = w[W_FR_EXEC];
     o->fr_instr = w[W_FR_INSTR];
     o->fr_owner = w[W_FR_OWNER];
+    o->fr_is_entry = PYOFF_NONE;
     o->owner_generator = 1;         /* FRAME_OWNED_BY_GENERATOR */
     o->owner_cstack = 3;            /* FRAME_OWNED_BY_CSTACK */
     o->owner_max = 3;
@@ -115,12 +124,13 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->co_linetable = w[W_CO_LINES];
     o->co_firstlineno = w[W_CO_FIRST];
     o->co_code_adaptive = w[W_CO_CODE];
+    o->co_framesize = O313_FRAMESIZE;
+    o->co_nlocalsplus = o->co_stacksize = PYOFF_NONE;
     o->ob_type = w[W_OB_TYPE];
     o->u_length = w[W_UN_LENGTH];
     o->u_state = w[W_UN_STATE];
     o->u_ascii_size = w[W_UN_ASCII];
-    /* Not in 3.13's table; 3.15 adds it. Checked by check_offsets.sh. */
-    o->u_compact_size = 56;
+    o->u_compact_size = O313_COMPACT_SIZE;
     o->b_size = w[W_BY_OBSIZE];
     o->b_sval = w[W_BY_SVAL];
 }

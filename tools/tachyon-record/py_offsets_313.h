@@ -27,4 +27,16 @@ enum {
     W_UN_SIZE = 67, W_UN_STATE = 68, W_UN_LENGTH = 69, W_UN_ASCII = 70
 };
 
+/*
+ * What 3.13's table does not carry (3.14 adds most of it), fixed per minor
+ * version and re-derived from the DWARF by check_offsets.sh: where the
+ * collector's flag, the exception state and the compact-str header are.
+ */
+#define O313_GC_COLLECTING 7600     /* PyInterpreterState.gc.collecting */
+#define O313_EXC_INFO 120           /* PyThreadState.exc_info */
+#define O313_EXC_STATE 256          /* PyThreadState.exc_state */
+#define O313_CURRENT_EXC 112        /* PyThreadState.current_exception */
+#define O313_COMPACT_SIZE 56        /* sizeof(PyCompactUnicodeObject) */
+#define O313_FRAMESIZE 76           /* PyCodeObject.co_framesize */
+
 #endif

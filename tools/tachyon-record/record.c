@@ -1,7 +1,9 @@
 /*
  * record.c - one recording: start or attach to the target, open the log,
  * run the sampler, and finalize the log whatever ended the run (target
- * exit, --duration, SIGINT/SIGTERM, or a failed read of the target).
+ * exit, --duration, SIGINT/SIGTERM/SIGHUP, or a failed read of the
+ * target). --duration bounds the whole run, the search for the
+ * interpreter included.
  */
 #include "record.h"
 
@@ -10,18 +12,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <tachyon/fmt.h>
 
 #include "attach.h"
 #include "cli.h"
 #include "code_cache.h"
+#include "rec_sched.h"
 #include "sampler.h"
 
-/* Profiling config word: WALL mode + 1, features recorded (spec 1.9). */
-#define CONFIG_MODE_WALL 1u
+/* Profiling config word (spec 1.9): mode + 1 in bits 0-2, bit 3 says the
+ * capture features are recorded, features from bit 4 as CPython's
+ * binary_collector.CAPTURE_FEATURES. */
 #define CONFIG_FEATURES_KNOWN 8u
-#define CONFIG_FEATURE_ALL_THREADS (1u << 4)
+#define CONFIG_FEATURE_SHIFT 4
+#define FEATURE_ALL_THREADS 1u
+#define FEATURE_NATIVE 2u
+#define FEATURE_GC 4u
+#define FEATURE_OPCODES 8u
+
+/* Below this share of the requested rate the run is called short. */
+#define RATE_WARN_SHARE 0.9
 
 static volatile sig_atomic_t stop_flag;
 
@@ -31,6 +43,7 @@ static void on_stop_signal(int sig)
     stop_flag = 1;
 }
 
+/* SIGHUP (a closed terminal or SSH session) ends a run like SIGTERM. */
 static void install_handlers(void)
 {
     struct sigaction sa;
@@ -39,6 +52,17 @@ static void install_handlers(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+uint32_t rec_config_word(const rec_options *o)
+{
+    uint32_t f = (o->all_threads ? FEATURE_ALL_THREADS : 0) |
+                 (o->native ? FEATURE_NATIVE : 0) |
+                 (o->gc ? FEATURE_GC : 0) |
+                 (o->opcodes ? FEATURE_OPCODES : 0);
+    return ((uint32_t)o->mode + 1) | CONFIG_FEATURES_KNOWN |
+           f << CONFIG_FEATURE_SHIFT;
 }
 
 static int start_target(const rec_options *o, target *t)
@@ -55,6 +79,16 @@ static int start_target(const rec_options *o, target *t)
     return CLI_EXIT_OK;
 }
 
+/* An existing output is replaced only with --force, as in tachyon-conv. */
+static int check_output(const rec_options *o, const char *path)
+{
+    struct stat st;
+    if (!o->force && lstat(path, &st) == 0)
+        return cli_file_fail(CLI_EXIT_TROUBLE, path, "file exists (use "
+                             "--force to replace it)");
+    return CLI_EXIT_OK;
+}
+
 static int open_log(const rec_options *o, const char *path,
                     uint32_t hexversion, uint64_t start_ns, tfmt_sink **sink,
                     tfmt_bin_writer **w)
@@ -67,8 +101,7 @@ static int open_log(const rec_options *o, const char *path,
     wo.python_version[1] = (uint8_t)(hexversion >> 16);
     wo.python_version[2] = (uint8_t)(hexversion >> 8);
     wo.compression = o->zstd ? TFMT_COMPRESSION_ZSTD : TFMT_COMPRESSION_NONE;
-    wo.config = CONFIG_MODE_WALL | CONFIG_FEATURES_KNOWN |
-                (o->all_threads ? CONFIG_FEATURE_ALL_THREADS : 0);
+    wo.config = rec_config_word(o);
     int rc = tfmt_sink_open(sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
                             NULL, &err);
     if (rc == TFMT_OK)
@@ -80,10 +113,10 @@ static int open_log(const rec_options *o, const char *path,
 
 /* Write statistics, tables and header; rename the file into place. */
 static int finish_log(const char *path, tfmt_sink *sink, tfmt_bin_writer *w,
-                      const sampler_result *r, const sampler_config *cfg)
+                      const sampler_result *r)
 {
     tfmt_stats st;
-    sampler_stats(r, cfg, &st);
+    sampler_stats(r, &st);
     int rc = tfmt_bin_writer_stats(w, &st);
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_finish(w);
@@ -94,37 +127,84 @@ static int finish_log(const char *path, tfmt_sink *sink, tfmt_bin_writer *w,
     return CLI_EXIT_OK;
 }
 
+static double achieved_hz(const sampler_result *r)
+{
+    double secs = (double)(r->end_ns - r->start_ns) / 1e9;
+    return secs > 0 ? (double)r->attempts / secs : 0.0;
+}
+
+static void print_verbose(const sampler_result *r, const unwinder *u)
+{
+    double per = r->attempts ? (double)r->busy_ns / (double)r->attempts : 0;
+    const uint64_t *race = u->counters.races;
+    fprintf(stderr, "%s: %.1f us per sample, %.1f reads per sample, "
+            "%llu code objects loaded\n", cli_program(), per / 1000.0,
+            r->attempts ? (double)u->counters.reads / (double)r->attempts
+                        : 0.0,
+            (unsigned long long)code_cache_loads(u->codes));
+    fprintf(stderr, "%s: %llu thread walks redone after a race (stack "
+            "beyond the copy %llu, frame outside the copy %llu, torn frame "
+            "%llu, frames not adjacent %llu, stale read %llu)\n",
+            cli_program(), (unsigned long long)u->counters.retried,
+            (unsigned long long)race[RACE_HEAD],
+            (unsigned long long)race[RACE_OUTSIDE],
+            (unsigned long long)race[RACE_TORN],
+            (unsigned long long)race[RACE_APART],
+            (unsigned long long)race[RACE_READ]);
+    fprintf(stderr, "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
+            "max %.0f us; %llu samples late (over half an interval), "
+            "%llu ticks skipped: %.1f%% missed\n", cli_program(),
+            (double)sampler_late_quantile(r, 0.5) / 1e3,
+            (double)sampler_late_quantile(r, 0.9) / 1e3,
+            (double)sampler_late_quantile(r, 0.99) / 1e3,
+            (double)r->late_max_ns / 1e3, (unsigned long long)r->late,
+            (unsigned long long)r->skipped, sampler_missed_pct(r));
+}
+
 static void print_summary(const rec_options *o, const char *path,
                           const sampler_result *r, const unwinder *u)
 {
     double secs = (double)(r->end_ns - r->start_ns) / 1e9;
-    double per = r->attempts ? (double)r->busy_ns / (double)r->attempts : 0;
     if (o->quiet)
         return;
     fprintf(stderr, "%s: %s: %llu samples in %.2f s (%.1f Hz), "
             "%llu thread-samples, %llu failed (%.2f%%)\n", cli_program(),
-            path, (unsigned long long)r->attempts, secs,
-            secs > 0 ? (double)r->attempts / secs : 0.0,
+            path, (unsigned long long)r->attempts, secs, achieved_hz(r),
             (unsigned long long)r->thread_samples,
             (unsigned long long)r->failed,
             r->attempts ? 100.0 * (double)r->failed / (double)r->attempts
                         : 0.0);
     if (o->verbose)
-        fprintf(stderr, "%s: %.1f us per sample, %.1f reads per sample, "
-                "%llu missed ticks, %llu code objects loaded\n",
-                cli_program(), per / 1000.0,
-                r->attempts ? (double)r->reads / (double)r->attempts : 0.0,
-                (unsigned long long)r->missed,
-                (unsigned long long)code_cache_loads(u->codes));
+        print_verbose(r, u);
+}
+
+/* Say when the log is not what was asked for. */
+static void warn_shortfalls(const rec_options *o, const char *path,
+                            const sampler_result *r)
+{
+    double hz = achieved_hz(r);
+    if (r->attempts >= 10 && hz < RATE_WARN_SHARE * o->rate_hz)
+        cli_file_warn(path, "sampled at %.0f Hz, under 90%% of the "
+                      "requested %.0f Hz (%.1f%% of ticks missed); the "
+                      "statistics block has the measured rate", hz,
+                      o->rate_hz, sampler_missed_pct(r));
+    if (r->thread_samples == 0)
+        cli_file_warn(path, "the profile is empty: %s",
+                      r->attempts == 0 ? "no sample was taken"
+                      : o->mode != UNWIND_MODE_WALL
+                          ? "no thread matched --mode"
+                          : "no thread was sampled");
 }
 
 static int end_status(const sampler_result *r, const target *t,
                       tfmt_bin_writer *w, const char *path)
 {
-    if (r->end == SAMPLER_DENIED)
+    if (r->end == SAMPLER_DENIED) {
+        char hint[256];
+        target_permission_hint(hint, sizeof hint);
         return cli_fail(CLI_EXIT_TROUBLE, "process %d: permission denied "
-                        "reading its memory (needs the same user or "
-                        "CAP_SYS_PTRACE)", (int)t->pid);
+                        "reading its memory: %s", (int)t->pid, hint);
+    }
     if (r->end == SAMPLER_LOST)
         cli_warn("process %d: stopped after %llu failed samples in a row "
                  "(did it exec another program?)", (int)t->pid,
@@ -135,10 +215,9 @@ static int end_status(const sampler_result *r, const target *t,
 }
 
 static int record_to(const rec_options *o, const char *path, target *t,
-                     unwinder *u, uint32_t hexversion)
+                     unwinder *u, uint32_t hexversion, uint64_t deadline)
 {
-    sampler_config cfg = {(uint64_t)(1e9 / o->rate_hz),
-                          (uint64_t)(o->duration_s * 1e9)};
+    sampler_config cfg = {(uint64_t)(1e9 / o->rate_hz), deadline};
     sampler_result r;
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
@@ -148,12 +227,14 @@ static int record_to(const rec_options *o, const char *path, target *t,
                : cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK) {
         e->w = w;
-        sampler_run(u, e, t, &cfg, start, &stop_flag, &r);
+        sampler_run(u, e, t, &cfg, start, &stop_flag, NULL, NULL, &r);
         rc = end_status(&r, t, w, path);
-        int frc = finish_log(path, sink, w, &r, &cfg);
+        int frc = finish_log(path, sink, w, &r);
         rc = rc ? rc : frc;
-        if (frc == CLI_EXIT_OK)
+        if (frc == CLI_EXIT_OK) {
             print_summary(o, path, &r, u);
+            warn_shortfalls(o, path, &r);
+        }
     }
     tfmt_bin_writer_free(w);
     tfmt_sink_free(sink);
@@ -161,26 +242,52 @@ static int record_to(const rec_options *o, const char *path, target *t,
     return rc;
 }
 
+static void say_setup(const rec_options *o, const char *sched,
+                      const unwinder *u)
+{
+    if (!o->verbose || o->quiet)
+        return;
+    fprintf(stderr, "%s: scheduling: %s\n", cli_program(), sched);
+    fprintf(stderr, "%s: on-CPU status from the %s\n", cli_program(),
+            tstat_clock_source(u->tstat));
+}
+
+static unwind_config unwind_cfg(const rec_options *o)
+{
+    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc,
+                       o->native, o->opcodes};
+    return c;
+}
+
 int run_record(const rec_options *o)
 {
     target t;
     unwinder u;
     uint32_t hexversion = 0;
-    char defname[64];
+    char defname[64], sched[160];
+    uint64_t deadline = o->duration_s > 0
+        ? sampler_now_ns() + (uint64_t)(o->duration_s * 1e9) : 0;
+    unwind_config cfg = unwind_cfg(o);
     memset(&u, 0, sizeof u);
     install_handlers();
-    int rc = start_target(o, &t);
+    int rc = o->output ? check_output(o, o->output) : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK)
+        rc = start_target(o, &t);
     if (rc != CLI_EXIT_OK)
         return rc;
-    rc = attach_unwinder(&t, o->all_threads, o->verbose && !o->quiet,
-                         &stop_flag, &u, &hexversion);
+    const char *path = o->output;
+    if (!path) {
+        snprintf(defname, sizeof defname, "tachyon_%d.bin", (int)t.pid);
+        path = defname;
+        rc = check_output(o, path);
+    }
+    rec_sched_setup(sched, sizeof sched);
+    if (rc == CLI_EXIT_OK)
+        rc = attach_unwinder(&t, &cfg, o->verbose && !o->quiet, &stop_flag,
+                             deadline, &u, &hexversion);
     if (rc == CLI_EXIT_OK) {
-        const char *path = o->output;
-        if (!path) {
-            snprintf(defname, sizeof defname, "tachyon_%d.bin", (int)t.pid);
-            path = defname;
-        }
-        rc = record_to(o, path, &t, &u, hexversion);
+        say_setup(o, sched, &u);
+        rc = record_to(o, path, &t, &u, hexversion, deadline);
     }
     /* After SIGINT/SIGTERM the child may be exiting on its own. */
     target_finish(&t, stop_flag ? 1000 : 0);

@@ -6,6 +6,11 @@
 
 #include "options.h"
 
+#include <stdint.h>
+
+/* The header's profiling config word for these options (spec 1.9). */
+uint32_t rec_config_word(const rec_options *opts);
+
 /* Record as `opts` says; returns the process exit code. */
 int run_record(const rec_options *opts);
 

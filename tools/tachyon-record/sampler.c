@@ -1,10 +1,14 @@
 /*
  * sampler.c - the sampling loop. Ticks are absolute deadlines on
  * CLOCK_MONOTONIC (clock_nanosleep TIMER_ABSTIME), so the interval does
- * not drift with the time a sample takes. When a sample overruns whole
- * intervals the missed ticks are counted and skipped rather than taken in
- * a burst. A failed walk is dropped and counted unless the target has
- * gone, which ends the recording instead.
+ * not drift with the time a sample takes. Each sample's lateness (wake-up
+ * time minus deadline) is measured: one taken more than half an interval
+ * late counts as late. After any sample the next deadline is at least
+ * half an interval away, so late ticks are never taken in a burst; the
+ * ticks that passed meanwhile are skipped and counted, never given the
+ * stack seen after the late wake-up. Timestamps are the times the samples
+ * were actually taken. A failed walk is dropped and counted unless the
+ * target has gone, which ends the recording instead.
  */
 #define _GNU_SOURCE
 #include "sampler.h"
@@ -34,10 +38,12 @@ static void sleep_until(uint64_t deadline_ns)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* One tick. Returns -1 when recording must end (r->end set). */
+/* One tick. Returns -1 when recording must end (r->end set), 1 when a
+ * sample was written, 0 when it was not. */
 static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
                 uint64_t now_ns)
 {
+    u->now_ns = now_ns;
     int rc = unwind_sample(u);
     if (rc == RMEM_GONE || (rc != RMEM_OK && !target_alive(t))) {
         r->end = SAMPLER_TARGET_EXITED;
@@ -61,56 +67,90 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
         return -1;
     }
     r->thread_samples += u->nthreads;
-    return 0;
+    return 1;
 }
 
-/* Advance the deadline past `now`, counting whole ticks skipped. */
-static uint64_t next_deadline(uint64_t deadline, uint64_t now,
+static void note_lateness(sampler_result *r, uint64_t late_ns,
+                          uint64_t interval_ns)
+{
+    uint64_t us = late_ns / 1000;
+    int k = 0;
+    while (k + 1 < SAMPLER_LATE_BUCKETS && us + 1 >= (2ull << k))
+        k++;
+    r->late_hist[k]++;
+    if (late_ns > r->late_max_ns)
+        r->late_max_ns = late_ns;
+    if (late_ns > interval_ns / 2)
+        r->late++;
+}
+
+/* The first tick deadline at least half an interval after `after`,
+ * counting the ticks skipped on the way. */
+static uint64_t next_deadline(uint64_t deadline, uint64_t after,
                               uint64_t interval, sampler_result *r)
 {
+    uint64_t earliest = after + interval / 2;
     deadline += interval;
-    if (now > deadline) {
-        uint64_t late = (now - deadline) / interval;
-        r->missed += late;
-        deadline += late * interval;
+    if (deadline < earliest) {
+        uint64_t skip = (earliest - deadline + interval - 1) / interval;
+        r->skipped += skip;
+        deadline += skip * interval;
     }
     return deadline;
 }
 
+static bool should_stop(const sampler_config *cfg, uint64_t now,
+                        volatile sig_atomic_t *stop, sampler_result *r)
+{
+    if (*stop) {
+        r->end = SAMPLER_SIGNAL;
+        return true;
+    }
+    if (cfg->deadline_ns && now >= cfg->deadline_ns) {
+        r->end = SAMPLER_DURATION;
+        return true;
+    }
+    return false;
+}
+
 void sampler_run(unwinder *u, emitter *e, target *t,
                  const sampler_config *cfg, uint64_t start_ns,
-                 volatile sig_atomic_t *stop, sampler_result *r)
+                 volatile sig_atomic_t *stop, sampler_hook hook, void *ctx,
+                 sampler_result *r)
 {
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
-    uint64_t deadline = start_ns, reads0 = rmem_calls();
+    uint64_t deadline = start_ns;
     for (;;) {
         uint64_t now = sampler_now_ns();
-        if (*stop) {
-            r->end = SAMPLER_SIGNAL;
+        if (should_stop(cfg, now, stop, r))
             break;
-        }
-        if (cfg->duration_ns && now - start_ns >= cfg->duration_ns) {
-            r->end = SAMPLER_DURATION;
-            break;
-        }
+        note_lateness(r, now > deadline ? now - deadline : 0,
+                      cfg->interval_ns);
         int done = tick(u, e, t, r, now);
+        if (done > 0 && hook && hook(ctx, u, r) != 0) {
+            r->end = SAMPLER_WRITE_ERROR;
+            done = -1;
+        }
         uint64_t after = sampler_now_ns();
         r->busy_ns += after - now;
-        if (done)
+        if (done < 0)
             break;
         deadline = next_deadline(deadline, after, cfg->interval_ns, r);
         sleep_until(deadline);
     }
     r->end_ns = sampler_now_ns();
-    r->reads = rmem_calls() - reads0;
 }
 
-void sampler_stats(const sampler_result *r, const sampler_config *cfg,
-                   tfmt_stats *out)
+double sampler_missed_pct(const sampler_result *r)
+{
+    uint64_t due = r->attempts + r->skipped;
+    return due ? 100.0 * (double)(r->skipped + r->late) / (double)due : 0.0;
+}
+
+void sampler_stats(const sampler_result *r, tfmt_stats *out)
 {
     double secs = (double)(r->end_ns - r->start_ns) / 1e9;
-    double expected = secs * 1e9 / (double)cfg->interval_ns;
     memset(out, 0, sizeof *out);
     out->present = true;
     out->size = 56;
@@ -119,8 +159,21 @@ void sampler_stats(const sampler_result *r, const sampler_config *cfg,
     out->sample_rate = secs > 0 ? (double)r->attempts / secs : 0.0;
     out->error_rate = r->attempts ?
         100.0 * (double)r->failed / (double)r->attempts : 0.0;
-    out->missed = 0.0;
-    if (expected >= 1.0 && expected > (double)r->attempts)
-        out->missed = 100.0 * (expected - (double)r->attempts) / expected;
+    out->missed = sampler_missed_pct(r);
     out->flags = TFMT_STATS_HAS_ERROR_RATE | TFMT_STATS_HAS_MISSED;
+}
+
+uint64_t sampler_late_quantile(const sampler_result *r, double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (int k = 0; k < SAMPLER_LATE_BUCKETS; k++)
+        total += r->late_hist[k];
+    for (int k = 0; k < SAMPLER_LATE_BUCKETS; k++) {
+        seen += r->late_hist[k];
+        if (total && (double)seen >= q * (double)total) {
+            uint64_t bound = ((2ull << k) - 1) * 1000;
+            return bound < r->late_max_ns ? bound : r->late_max_ns;
+        }
+    }
+    return r->late_max_ns;
 }

@@ -5,6 +5,7 @@
 #define TREC_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 typedef struct target {
@@ -14,7 +15,10 @@ typedef struct target {
     int wait_status;        /* waitpid status once exited */
 } target;
 
-/* Start argv[0] with argv (PATH search) as a child. 0 or -1 (errno). */
+/*
+ * Start argv[0] with argv (PATH search) as a child that dies with the
+ * recorder. 0, or -1 with errno (also when the command cannot be run).
+ */
 int target_spawn(target *t, char *const argv[]);
 
 /* Attach to an existing process. 0, or -1 if it does not exist. */
@@ -30,5 +34,12 @@ bool target_alive(target *t);
  * attached process.
  */
 void target_finish(target *t, int grace_ms);
+
+/*
+ * Why reading another process's memory may be refused here, as a hint to
+ * append to "permission denied" (same user, Yama's ptrace_scope,
+ * CAP_SYS_PTRACE).
+ */
+void target_permission_hint(char *buf, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * thread_status.h - is a thread of the target on a CPU right now?
+ * thread_status.h - did a thread of the target run on a CPU since its
+ * previous sample, and may it run now?
  */
 #ifndef TREC_THREAD_STATUS_H
 #define TREC_THREAD_STATUS_H
@@ -13,9 +14,16 @@ tstat_cache *tstat_new(pid_t pid);
 void tstat_free(tstat_cache *c);
 
 /*
- * 1 if thread `tid` is running or runnable (scheduler state 'R' in
- * /proc/PID/task/TID/stat), 0 if not, -1 if that cannot be read.
+ * 1 if thread `tid` used CPU time since its previous call and is running
+ * or runnable now, 0 if not, -1 if that cannot be read. Call it once per
+ * sample for each thread sampled; `now_ns` is the sample's monotonic time.
+ * The first call for a thread has no previous CPU time to compare with and
+ * answers from the scheduler state alone.
  */
-int tstat_on_cpu(tstat_cache *c, uint64_t tid);
+int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns);
+
+/* Where CPU time comes from: "perf task clock" (exact) or "schedstat"
+ * (updated at scheduler ticks only), for -v. */
+const char *tstat_clock_source(const tstat_cache *c);
 
 #endif

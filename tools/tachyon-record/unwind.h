@@ -1,6 +1,10 @@
 /*
- * unwind.h - one sample of a CPython process: its threads and, for each,
- * the Python frames innermost first, resolved to cached code objects.
+ * unwind.h - one sample of a CPython process: its threads (all, or the
+ * main thread), their status, and for each sampled thread its frames
+ * innermost first, resolved to cached code objects. What is sampled
+ * follows CPython 3.15's profiler: a mode keeps the threads that ran, hold
+ * the GIL or handle an exception, and synthetic <GC> and <native> frames
+ * may be added.
  */
 #ifndef TREC_UNWIND_H
 #define TREC_UNWIND_H
@@ -11,18 +15,48 @@
 
 #include "code_cache.h"
 #include "py_offsets.h"
+#include "remote_mem.h"
 #include "thread_status.h"
 
 #define UNWIND_MAX_DEPTH 256        /* the binary format keeps 256 */
 #define UNWIND_MAX_THREADS 256
 #define UNWIND_MAX_INTERPS 64
 #define UNWIND_STACK_COPY (64u << 10)
-#define UNWIND_BATCH_ARENA (1u << 20)
+#define UNWIND_ARENA (1u << 20)
+#define UNWIND_FRAME_BUF 256
+#define UNWIND_MAX_STEPS 4096       /* frames incl. skipped shims */
+
+/* Profiling modes, numbered as CPython's PROFILING_MODE_*. */
+typedef enum {
+    UNWIND_MODE_WALL = 0,       /* every sampled thread */
+    UNWIND_MODE_CPU = 1,        /* threads that ran (ON_CPU) */
+    UNWIND_MODE_GIL = 2,        /* the thread holding the GIL */
+    UNWIND_MODE_EXCEPTION = 4   /* threads handling an exception */
+} unwind_mode;
+
+typedef struct unwind_config {
+    bool all_threads;           /* else the main thread only */
+    unwind_mode mode;
+    bool gc;                    /* <GC> while the collector runs */
+    bool native;                /* <native> between Python frames */
+    bool opcodes;               /* read each frame's instruction */
+} unwind_config;
+
+typedef enum {
+    FRAME_PYTHON = 0,
+    FRAME_GC,                   /* synthetic "<GC>" */
+    FRAME_NATIVE                /* synthetic "<native>" */
+} frame_kind;
 
 typedef struct raw_frame {
     uint64_t code;
     uint64_t instr;             /* prev_instr / instr_ptr */
-    code_entry *entry;
+    code_entry *entry;          /* FRAME_PYTHON only */
+    uint64_t addr;              /* the frame's own address */
+    uint8_t kind;               /* frame_kind */
+    uint8_t opcode;             /* the instruction's opcode byte, or 255 */
+    uint8_t owner;              /* FRAME_OWNED_BY_* */
+    bool in_stack;              /* read from the thread's stack copy */
 } raw_frame;
 
 typedef struct raw_thread {
@@ -34,46 +68,134 @@ typedef struct raw_thread {
     raw_frame frames[UNWIND_MAX_DEPTH];     /* innermost first */
 } raw_thread;
 
+/* A thread found in the interpreters' lists this sample. */
+typedef struct listed_thread {
+    uint64_t tstate;
+    uint8_t *ts;                /* a copy of its PyThreadState */
+    uint32_t interp_id;
+    uint64_t gil_holder;        /* its interpreter's, 0: GIL free */
+    bool gc_running;            /* its interpreter's collector runs */
+} listed_thread;
+
+/* Frames outside a thread's stack copy read together with it. */
+#define UNWIND_MAX_EXTRA 48
+
+/* What a walk reads twice around the copy: it must not move. */
+typedef struct walk_head {
+    uint64_t cframe;            /* 3.11/3.12: tstate->cframe */
+    uint64_t frame;             /* innermost frame */
+    uint64_t top;               /* datastack_top */
+} walk_head;
+
+/* Per-thread state of a walk. */
+typedef struct walk_job {
+    uint32_t listed;            /* index in unwinder.listed */
+    raw_thread *t;              /* where the frames go */
+    walk_head guess;            /* from the thread state or the last try */
+    walk_head before, after;
+    uint64_t copy_base, copy_len;
+    uint8_t *copy;              /* in the arena */
+    uint32_t nextra;
+    uint64_t extra[UNWIND_MAX_EXTRA];   /* frames read with the copy */
+    uint8_t *extra_buf;         /* in the arena, fr_size each */
+    uint64_t addr;              /* next frame to visit, 0: done */
+    int tries;                  /* failed tries that learnt nothing */
+    bool failed;
+    bool moved;                 /* the stack moved while it was read */
+} walk_job;
+
+/* Out-of-copy frames last seen per thread, to read them in the window. */
+typedef struct extra_memo {
+    uint64_t tstate;
+    uint32_t n;
+    uint64_t addr[UNWIND_MAX_EXTRA];
+} extra_memo;
+
+#define UNWIND_EXTRA_MEMO 256
+
+/* Why a thread's walk was not accepted on a try. */
+typedef enum {
+    RACE_HEAD,                  /* top beyond the copy, or C frame changed */
+    RACE_OUTSIDE,               /* needed a frame not read with the copy */
+    RACE_TORN,                  /* a frame that cannot be in a chain */
+    RACE_APART,                 /* caller and callee not one frame apart */
+    RACE_READ,                  /* a read faulted (stale address) */
+    RACE_KINDS
+} race_kind;
+
+typedef struct unwind_counters {
+    uint64_t reads;             /* process_vm_readv calls (remote_mem) */
+    uint64_t retried;           /* thread walks redone after a race */
+    uint64_t races[RACE_KINDS];
+} unwind_counters;
+
 typedef struct unwinder {
     pid_t pid;
     py_offsets off;
     uint64_t runtime;
     uint64_t code_type;
-    bool all_threads;
+    uint64_t none_obj;          /* None: an empty exception slot */
+    unwind_config cfg;
     code_cache *codes;
     tstat_cache *tstat;
     raw_thread *threads;        /* UNWIND_MAX_THREADS */
-    /* The used top of the current thread's frame stack, copied in one
-     * read so most frames need no read of their own. copy_data points
-     * into stack_copy or into the batched path's arena. */
-    uint8_t *stack_copy;        /* UNWIND_STACK_COPY bytes */
-    const uint8_t *copy_data;
-    uint64_t copy_base, copy_len;
     uint32_t nthreads;          /* filled by unwind_sample */
-    /* The batched path (unwind_batch.c): the interpreter and thread
-     * states walked last time, and buffers for reading them together. */
-    uint64_t last_interp;
-    uint64_t last_gil;          /* its GIL state */
-    bool single_interp;         /* it was the only interpreter */
-    uint64_t *last_tstates;     /* UNWIND_MAX_THREADS */
-    uint32_t last_count;
-    struct batch_thread *batch; /* UNWIND_MAX_THREADS */
+    uint64_t now_ns;            /* time of the sample being taken */
+    unwind_counters counters;
+    /* Threads listed this sample; their PyThreadState copies. */
+    listed_thread *listed;      /* UNWIND_MAX_THREADS */
+    uint32_t nlisted;
     uint8_t *ts_bufs;           /* UNWIND_MAX_THREADS thread states */
-    uint8_t *arena;             /* UNWIND_BATCH_ARENA of stack copies */
+    /* The speculative listing: the one interpreter and its GIL seen last
+     * time (nlisted threads at listed[].tstate). */
+    uint64_t last_interp, last_gil;
+    bool single_interp;
+    /* Walk state. */
+    walk_job *jobs;             /* UNWIND_MAX_THREADS */
+    extra_memo *extras;         /* UNWIND_EXTRA_MEMO */
+    uint8_t *arena;             /* UNWIND_ARENA: stack copies */
 } unwinder;
 
-/* Set up `u` (offsets and addresses already filled in). 0 or -1. */
+/* Set up `u` (offsets, addresses and cfg already filled in). 0 or -1. */
 int unwind_init(unwinder *u);
 void unwind_free(unwinder *u);
 
 /*
  * Take one sample into u->threads/u->nthreads. Returns RMEM_OK, or the
  * remote_mem status of the first failed read or check; a failed sample
- * must be dropped whole (it may be torn).
+ * must be dropped whole (it may be torn). A sample with no thread to keep
+ * (the mode kept none) is RMEM_OK with nthreads 0.
  */
 int unwind_sample(unwinder *u);
 
 /* The code-unit index of a frame's instruction (may be negative). */
 int64_t unwind_addrq(const unwinder *u, const raw_frame *f);
+
+/* Little-endian u64 at byte `off` of `p`. */
+uint64_t unwind_u64(const uint8_t *p, uint64_t off);
+
+/* --- between the unwind_*.c files --- */
+
+/* List every interpreter's threads into u->listed (unwind_list.c). */
+int unwind_list(unwinder *u);
+
+/* rmem_readv over any number of pieces, 64 per system call. */
+int unwind_read_pieces(pid_t pid, const rmem_piece *p, size_t n);
+
+/* The status bits of a listed thread (unwind_status.c); reads the
+ * exception stack and the scheduler. */
+int unwind_status(unwinder *u, const listed_thread *l, uint64_t tid,
+                  uint8_t *out);
+
+/* Walk jobs[0..n) (unwind_walk.c): each thread's frames as one
+ * consistent state of it, retried when a walk raced with its thread;
+ * RMEM_FAULT when one could not be had. */
+int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n);
+
+/* Resolve every frame's code object, read opcodes (unwind_code.c). */
+int unwind_resolve(unwinder *u);
+
+/* Resolve the code objects of threads t[0..n) only. */
+int unwind_resolve_threads(unwinder *u, raw_thread *t, uint32_t n);
 
 #endif

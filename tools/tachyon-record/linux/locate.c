@@ -25,34 +25,55 @@ static int find_runtime(const elf_image *img, uint64_t *addr,
     return elf_dynsym(img, "_PyRuntime", addr, size);
 }
 
+/* Read what `img` (mapped at `f`) says about the runtime into `out`. */
+static int read_symbols(pid_t pid, const pmap_file *f, const elf_image *img,
+                        py_runtime_loc *out, char *msg, size_t msg_len)
+{
+    uint64_t addr, size, ver = 0, type = 0, none = 0, dummy;
+    uint64_t bias = f->start - elf_link_base(img);
+    if (find_runtime(img, &addr, &size) != 0)
+        return LOCATE_NOT_YET;
+    if (elf_dynsym(img, "Py_Version", &ver, &dummy) != 0) {
+        snprintf(msg, msg_len, "%s: no Py_Version symbol: Python older "
+                 "than 3.11 is not supported", f->path);
+        return LOCATE_ERROR;
+    }
+    if (elf_dynsym(img, "PyCode_Type", &type, &dummy) != 0 ||
+        elf_dynsym(img, "_Py_NoneStruct", &none, &dummy) != 0) {
+        snprintf(msg, msg_len, "%s: no PyCode_Type or _Py_NoneStruct "
+                 "symbol", f->path);
+        return LOCATE_ERROR;
+    }
+    out->runtime = bias + addr;
+    out->runtime_size = size;
+    out->code_type = bias + type;
+    out->none_obj = bias + none;
+    snprintf(out->path, sizeof out->path, "%s", f->path);
+    int rc = rmem_read(pid, bias + ver, &out->hexversion, 4);
+    if (rc == RMEM_OK)
+        return LOCATE_FOUND;
+    snprintf(msg, msg_len, "cannot read the memory of process %d",
+             (int)pid);
+    return rc == RMEM_DENIED ? LOCATE_DENIED : LOCATE_ERROR;
+}
+
 /* Fill `out` from one candidate file; LOCATE_NOT_YET if it is not it. */
 static int try_file(pid_t pid, const pmap_file *f, py_runtime_loc *out,
                     char *msg, size_t msg_len)
 {
     char path[600];
-    uint64_t addr, size, ver_addr = 0, type_addr = 0, dummy;
+    uint64_t dummy;
     snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, f->path);
     elf_image *img = elf_open(path);
     if (!img)
         return LOCATE_NOT_YET;
-    int rc = LOCATE_NOT_YET;
-    if (find_runtime(img, &addr, &size) == 0) {
-        uint64_t bias = f->start - elf_link_base(img);
+    int rc = read_symbols(pid, f, img, out, msg, msg_len);
+    if (rc == LOCATE_NOT_YET &&
+        elf_dynsym(img, "Py_Initialize", &dummy, &dummy) == 0) {
+        /* An interpreter without _PyRuntime: Python 3.6 or older. */
+        snprintf(msg, msg_len, "%s: Python older than 3.11 is not "
+                 "supported (no _PyRuntime)", f->path);
         rc = LOCATE_ERROR;
-        if (elf_dynsym(img, "Py_Version", &ver_addr, &dummy) != 0)
-            snprintf(msg, msg_len, "%s: no Py_Version symbol: Python "
-                     "older than 3.11 is not supported", f->path);
-        else if (elf_dynsym(img, "PyCode_Type", &type_addr, &dummy) != 0)
-            snprintf(msg, msg_len, "%s: no PyCode_Type symbol", f->path);
-        else if (rmem_read(pid, bias + ver_addr, &out->hexversion, 4) != 0)
-            snprintf(msg, msg_len, "cannot read the memory of process %d: "
-                     "%s", (int)pid, strerror(errno));
-        else
-            rc = LOCATE_FOUND;
-        out->runtime = bias + addr;
-        out->runtime_size = size;
-        out->code_type = bias + type_addr;
-        snprintf(out->path, sizeof out->path, "%s", f->path);
     }
     elf_close(img);
     return rc;
@@ -64,9 +85,10 @@ int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg,
     pmap_file files[LOCATE_MAX_FILES];
     int n = pmap_find_files(pid, "python", files, LOCATE_MAX_FILES);
     if (n < 0) {
+        int denied = errno == EACCES || errno == EPERM;
         snprintf(msg, msg_len, "cannot read /proc/%d/maps: %s", (int)pid,
                  strerror(errno));
-        return LOCATE_ERROR;
+        return denied ? LOCATE_DENIED : LOCATE_ERROR;
     }
     memset(out, 0, sizeof *out);
     for (int i = 0; i < n; i++) {

@@ -1,30 +1,69 @@
 /*
- * target.c - process lifecycle. A spawned child is sampled until it exits;
- * an attached process is only ever read, never signalled.
+ * target.c - process lifecycle. A spawned child is sampled until it exits
+ * and dies with the recorder (PR_SET_PDEATHSIG), so a killed recorder
+ * leaves no orphan running; an attached process is only ever read, never
+ * signalled.
  */
 #define _GNU_SOURCE
 #include "target.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rec_sched.h"
+
+/* In the child: prepare, exec, and on failure send errno up the pipe. */
+static void exec_child(char *const argv[], int report_fd, pid_t parent)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+        _exit(127);     /* the recorder is already gone */
+    rec_sched_reset();
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(report_fd, &e, sizeof e) != (ssize_t)sizeof e)
+        _exit(127);
+    _exit(127);
+}
+
 int target_spawn(target *t, char *const argv[])
 {
+    int fds[2], e;
     memset(t, 0, sizeof *t);
-    pid_t pid = fork();
-    if (pid < 0)
+    if (pipe2(fds, O_CLOEXEC) != 0)
         return -1;
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        errno = e;
+        return -1;
+    }
     if (pid == 0) {
-        signal(SIGINT, SIG_DFL);
-        execvp(argv[0], argv);
-        fprintf(stderr, "tachyon-record: %s: %s\n", argv[0],
-                strerror(errno));
-        _exit(127);
+        close(fds[0]);
+        exec_child(argv, fds[1], parent);
+    }
+    close(fds[1]);
+    /* The pipe closes on a successful exec; an errno means it failed. */
+    ssize_t got;
+    do
+        got = read(fds[0], &e, sizeof e);
+    while (got < 0 && errno == EINTR);
+    close(fds[0]);
+    if (got == (ssize_t)sizeof e) {
+        waitpid(pid, NULL, 0);
+        errno = e;
+        return -1;
     }
     t->pid = pid;
     t->spawned = true;
@@ -96,4 +135,30 @@ void target_finish(target *t, int grace_ms)
     kill(t->pid, SIGKILL);
     waitpid(t->pid, &t->wait_status, 0);
     t->exited = true;
+}
+
+/* Yama's ptrace_scope, or -1 when Yama is not there. */
+static int yama_scope(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    int v = -1;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+void target_permission_hint(char *buf, size_t len)
+{
+    static const char *const yama[] = {
+        "", "; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
+        "unless with CAP_SYS_PTRACE",
+        "; Yama's ptrace_scope is 2: only with CAP_SYS_PTRACE",
+        "; Yama's ptrace_scope is 3: no process can be read"};
+    int scope = yama_scope();
+    snprintf(buf, len, "run as the same user as the target or with "
+             "CAP_SYS_PTRACE (containers: --cap-add SYS_PTRACE)%s",
+             scope > 0 && scope < 4 ? yama[scope] : "");
 }

@@ -1,0 +1,104 @@
+/*
+ * unwind_code.c - from frames to code objects: the head of each distinct
+ * code object of a sample is read once (one batched read for all
+ * threads) and resolved through the code cache; with --opcodes, the
+ * instruction each frame executes is read too, as CPython 3.15 does: the
+ * low byte of the code unit at the frame's instruction pointer, which is
+ * the specialised or instrumented opcode the interpreter is running (the
+ * outputs map it to its base instruction with the version's table).
+ */
+#include <string.h>
+
+#include "remote_mem.h"
+#include "unwind.h"
+
+#define HEAD_MAX 256
+#define CODE_SET 1024               /* distinct code objects per sample */
+
+/* Index of `addr` in the set `keys` (open addressing), inserting it. */
+static uint32_t set_put(uint64_t *keys, uint32_t *n, uint64_t addr)
+{
+    uint32_t i = (uint32_t)((addr >> 4) * 0x9e3779b1u) & (CODE_SET * 2 - 1);
+    while (keys[i] && keys[i] != addr)
+        i = (i + 1) & (CODE_SET * 2 - 1);
+    if (!keys[i]) {
+        keys[i] = addr;
+        (*n)++;
+    }
+    return i;
+}
+
+int unwind_resolve_threads(unwinder *u, raw_thread *threads, uint32_t n)
+{
+    static uint64_t keys[CODE_SET * 2];
+    static code_entry *entries[CODE_SET * 2];
+    static uint8_t heads[CODE_SET * 2][HEAD_MAX];
+    static rmem_piece p[CODE_SET];
+    size_t hl = code_head_len(&u->off);
+    uint32_t distinct = 0, np = 0;
+    memset(keys, 0, sizeof keys);
+    if (hl > HEAD_MAX)
+        return RMEM_OTHER;
+    for (uint32_t t = 0; t < n; t++) {
+        for (uint32_t f = 0; f < threads[t].depth; f++) {
+            const raw_frame *fr = &threads[t].frames[f];
+            if (fr->kind != FRAME_PYTHON)
+                continue;
+            uint32_t before = distinct, s = set_put(keys, &distinct, fr->code);
+            if (distinct > CODE_SET)
+                return RMEM_FAULT;
+            if (distinct != before)
+                p[np++] = (rmem_piece){fr->code, heads[s], hl};
+        }
+    }
+    int rc = unwind_read_pieces(u->pid, p, np);
+    for (uint32_t i = 0; rc == RMEM_OK && i < CODE_SET * 2; i++)
+        if (keys[i])
+            rc = code_cache_get(u->codes, u->pid, &u->off, u->code_type,
+                                keys[i], heads[i], &entries[i]);
+    for (uint32_t t = 0; rc == RMEM_OK && t < n; t++)
+        for (uint32_t f = 0; f < threads[t].depth; f++) {
+            raw_frame *fr = &threads[t].frames[f];
+            if (fr->kind == FRAME_PYTHON)
+                fr->entry = entries[set_put(keys, &distinct, fr->code)];
+        }
+    return rc;
+}
+
+/* The opcode byte of every Python frame; a frame whose instruction cannot
+ * be read keeps "none", as in CPython. */
+static int read_opcodes(unwinder *u)
+{
+    enum { CHUNK = 512 };
+    static rmem_piece p[CHUNK];
+    static raw_frame *who[CHUNK];
+    static uint8_t bytes[CHUNK];
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < u->nthreads; t++) {
+        for (uint32_t f = 0; f < u->threads[t].depth; f++) {
+            raw_frame *fr = &u->threads[t].frames[f];
+            if (fr->kind != FRAME_PYTHON)
+                continue;
+            who[n] = fr;
+            p[n] = (rmem_piece){fr->instr, &bytes[n], 1};
+            if (++n < CHUNK)
+                continue;
+            if (unwind_read_pieces(u->pid, p, n) == RMEM_OK)
+                for (uint32_t i = 0; i < n; i++)
+                    who[i]->opcode = bytes[i];
+            n = 0;
+        }
+    }
+    if (n && unwind_read_pieces(u->pid, p, n) == RMEM_OK)
+        for (uint32_t i = 0; i < n; i++)
+            who[i]->opcode = bytes[i];
+    return RMEM_OK;
+}
+
+int unwind_resolve(unwinder *u)
+{
+    int rc = unwind_resolve_threads(u, u->threads, u->nthreads);
+    if (rc == RMEM_OK && u->cfg.opcodes)
+        rc = read_opcodes(u);
+    return rc;
+}

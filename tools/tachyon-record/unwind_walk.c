@@ -1,0 +1,391 @@
+/*
+ * unwind_walk.c - walk the frame chains of the sampled threads so that
+ * each stack written is one state its thread really was in.
+ *
+ * The target keeps running. A frame pointer read at one moment and a copy
+ * of the frame stack taken a little later can disagree: a deep call
+ * returns, a shallow one takes its place in the same memory, and a walk
+ * joins the new frame to the old callers, a stack that never existed.
+ * Two defences:
+ *
+ * 1. One window per thread. Its frame pointer and stack top, a copy of
+ *    the used top of its frame stack, the frames it had outside that stack
+ *    last time (generator frames, C-stack entry frames), then the pointer
+ *    and top again, all in one batched read, and the walk runs on that
+ *    copy only. When pointer and top did not move, no frame below the
+ *    innermost was pushed or popped while the copy was taken: the walk is
+ *    the thread's chain during the window.
+ * 2. Frames one size apart. A frame is pushed at the top of the frame
+ *    stack, so a callee starts exactly where its caller's frame ends
+ *    (co_framesize words, or its 3.11 parts). Every walk is checked for
+ *    that, which is what catches a walk of a thread whose stack moved
+ *    during the window (a thread calling faster than a read takes): a
+ *    frame joined to the callers of another moment almost never sits
+ *    where its recorded caller's frame ends.
+ *
+ * Plus the checks on each frame (owner in range, a caller below its
+ * callee, no generator frame without a caller). A walk that fails is
+ * redone at once with what was learnt (the new top, a frame that was
+ * outside the window); after a few tries the sample is dropped and
+ * counted as failed.
+ */
+#include <string.h>
+
+#include "unwind.h"
+
+#define ATTEMPTS 5
+/* Tries that learnt a frame outside the copy do not count against
+ * ATTEMPTS, up to this many in all. */
+#define MAX_TRIES (ATTEMPTS + 8)
+/* Room above the stack top guessed: it may have grown since it was read,
+ * more so on the first try (the top read when the thread was listed)
+ * than on later ones (the top read just before). */
+#define COPY_SLACK_FIRST 4096u
+#define COPY_SLACK_RETRY 512u
+#define JOB_PIECES (8 + UNWIND_MAX_EXTRA)
+
+static bool cframe_mode(const unwinder *u)
+{
+    return u->off.ts_cframe != PYOFF_NONE;
+}
+
+static extra_memo *memo_for(unwinder *u, uint64_t tstate)
+{
+    uint64_t h = (tstate >> 4) * 0x9e3779b97f4a7c15ull;
+    return &u->extras[(h >> 40) % UNWIND_EXTRA_MEMO];
+}
+
+/* First guesses: from the listed thread state and the last walk. */
+static void init_job(unwinder *u, walk_job *j)
+{
+    const listed_thread *l = &u->listed[j->listed];
+    const extra_memo *m = memo_for(u, l->tstate);
+    j->guess.cframe = cframe_mode(u) ? unwind_u64(l->ts, u->off.ts_cframe)
+                                     : 0;
+    j->guess.top = unwind_u64(l->ts, u->off.ts_datastack_top);
+    j->nextra = 0;
+    if (m->tstate == l->tstate) {
+        j->nextra = m->n;
+        memcpy(j->extra, m->addr, m->n * sizeof m->addr[0]);
+    }
+}
+
+/* The frame pointer and stack top, read before and after the copy. */
+static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
+                        rmem_piece *p)
+{
+    const py_offsets *o = &u->off;
+    uint64_t ts = u->listed[j->listed].tstate;
+    size_t n = 0;
+    memset(h, 0, sizeof *h);
+    if (cframe_mode(u)) {
+        p[n++] = (rmem_piece){ts + o->ts_cframe, &h->cframe, 8};
+        if (j->guess.cframe)
+            p[n++] = (rmem_piece){j->guess.cframe + o->ts_current_frame,
+                                  &h->frame, 8};
+    } else {
+        p[n++] = (rmem_piece){ts + o->ts_current_frame, &h->frame, 8};
+    }
+    p[n++] = (rmem_piece){ts + o->ts_datastack_top, &h->top, 8};
+    return n;
+}
+
+/* Where to copy: the used top of the chunk, with room to grow. */
+static void copy_range(const unwinder *u, const walk_job *j, uint64_t *lo,
+                       uint64_t *len)
+{
+    const uint8_t *ts = u->listed[j->listed].ts;
+    uint64_t chunk = unwind_u64(ts, u->off.ts_datastack_chunk);
+    uint64_t limit = unwind_u64(ts, u->off.ts_datastack_top + 8);
+    uint64_t top = j->guess.top;
+    *lo = *len = 0;
+    if (!chunk || top <= chunk || top - chunk >= (1ull << 32))
+        return;
+    uint64_t hi = top + (j->tries ? COPY_SLACK_RETRY : COPY_SLACK_FIRST);
+    if (limit > top && limit - chunk < (1ull << 32) && hi > limit)
+        hi = limit;
+    *lo = top - chunk > UNWIND_STACK_COPY ? top - UNWIND_STACK_COPY : chunk;
+    *len = hi - *lo;
+}
+
+/* Plan job j's reads; 0 pieces when the arena is full (retried alone). */
+static size_t plan_job(unwinder *u, walk_job *j, size_t *used,
+                       rmem_piece *p)
+{
+    const uint64_t sz = u->off.fr_size;
+    uint64_t lo, len;
+    copy_range(u, j, &lo, &len);
+    if (len + j->nextra * sz > UNWIND_ARENA - *used)
+        return 0;
+    size_t n = plan_head(u, j, &j->before, p);
+    j->copy_base = lo;
+    j->copy_len = len;
+    j->copy = u->arena + *used;
+    if (len)
+        p[n++] = (rmem_piece){lo, j->copy, len};
+    *used += (len + 7) & ~(uint64_t)7;
+    j->extra_buf = u->arena + *used;
+    for (uint32_t i = 0; i < j->nextra; i++)
+        p[n++] = (rmem_piece){j->extra[i], j->extra_buf + i * sz, sz};
+    *used += j->nextra * sz;
+    return n + plan_head(u, j, &j->after, p + n);
+}
+
+static bool in_copy(const walk_job *j, uint64_t addr)
+{
+    return j->copy_len && addr >= j->copy_base &&
+           addr - j->copy_base < j->copy_len;
+}
+
+/* Where frame `addr` was read in j's window, or NULL. */
+static const uint8_t *frame_at(const unwinder *u, const walk_job *j,
+                               uint64_t addr)
+{
+    uint64_t sz = u->off.fr_size;
+    if (j->copy_len && addr >= j->copy_base &&
+        addr - j->copy_base <= j->copy_len &&
+        sz <= j->copy_len - (addr - j->copy_base))
+        return j->copy + (addr - j->copy_base);
+    for (uint32_t i = 0; i < j->nextra; i++)
+        if (j->extra[i] == addr)
+            return j->extra_buf + i * sz;
+    return NULL;
+}
+
+/* Append a synthetic frame to j's thread if there is room. */
+static void add_marker(walk_job *j, frame_kind kind)
+{
+    raw_thread *t = j->t;
+    if (t->depth < UNWIND_MAX_DEPTH)
+        t->frames[t->depth++] = (raw_frame){.kind = (uint8_t)kind,
+                                        .opcode = 255};
+}
+
+/*
+ * Take in the frame `fr` at j->addr: append it unless it is a C-stack shim
+ * or still being set up (3.11/3.12 frames before their first instruction;
+ * CPython hides them too), add <native> where C code sits between Python
+ * frames, and move j->addr to the caller. RMEM_FAULT for a frame that
+ * cannot be part of a real chain.
+ */
+static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
+{
+    const py_offsets *o = &u->off;
+    uint64_t here = j->addr, prev = unwind_u64(fr, o->fr_previous);
+    uint8_t owner = fr[o->fr_owner];
+    raw_thread *t = j->t;
+    /* A thread's outermost frame is never a generator's: a generator
+     * frame without a caller has just yielded. A frame that owns its
+     * place in the frame stack sits above its caller there. */
+    if (owner > o->owner_max || (!prev && owner == o->owner_generator) ||
+        (owner == 0 && in_copy(j, here) && in_copy(j, prev) &&
+         prev >= here))
+        return RMEM_FAULT;
+    j->addr = prev;
+    if (owner == o->owner_cstack) {
+        if (u->cfg.native && t->depth > 0 && prev)
+            add_marker(j, FRAME_NATIVE);
+        return RMEM_OK;
+    }
+    raw_frame f = {.code = unwind_u64(fr, o->fr_code),
+                   .instr = unwind_u64(fr, o->fr_instr), .addr = here,
+                   .kind = FRAME_PYTHON, .opcode = 255, .owner = owner,
+                   .in_stack = in_copy(j, here)};
+    if (!f.code || (f.code & 7))
+        return RMEM_FAULT;
+    if (unwind_addrq(u, &f) >= 0)
+        t->frames[t->depth++] = f;
+    /* 3.11 marks a frame called from C code instead of a shim. */
+    if (u->cfg.native && o->fr_is_entry != PYOFF_NONE &&
+        fr[o->fr_is_entry] && prev && t->depth > 0)
+        add_marker(j, FRAME_NATIVE);
+    if (t->depth >= UNWIND_MAX_DEPTH)
+        j->addr = 0;    /* the innermost 256 are kept, as CPython does */
+    return RMEM_OK;
+}
+
+/* Remember a frame the walk needed outside the window, for the next
+ * try; false when there is no room for more. */
+static bool want_extra(walk_job *j, uint64_t addr)
+{
+    if (j->nextra >= UNWIND_MAX_EXTRA)
+        return false;
+    j->extra[j->nextra++] = addr;
+    return true;
+}
+
+/* Keep the out-of-copy frames a successful walk used for next time. */
+static void remember_extras(unwinder *u, const walk_job *j,
+                            const uint64_t *used, uint32_t n)
+{
+    extra_memo *m = memo_for(u, u->listed[j->listed].tstate);
+    m->tstate = u->listed[j->listed].tstate;
+    m->n = n;
+    memcpy(m->addr, used, n * sizeof used[0]);
+}
+
+/*
+ * Whether the window can be walked: the frame pointer was read through
+ * the current _PyCFrame (3.11/3.12) and the stack top lay inside the copy.
+ * j->moved says whether the pointer or top moved during the window.
+ */
+static bool head_usable(const unwinder *u, walk_job *j)
+{
+    const walk_head *a = &j->before, *b = &j->after;
+    bool through = !cframe_mode(u) || a->cframe == j->guess.cframe;
+    bool inside = !j->copy_len || (a->top <= j->copy_base + j->copy_len &&
+                                   b->top <= j->copy_base + j->copy_len);
+    j->moved = a->cframe != b->cframe || a->frame != b->frame ||
+               a->top != b->top;
+    /* The next try starts from what was just seen. */
+    j->guess.cframe = b->cframe;
+    j->guess.top = b->top;
+    return through && inside;
+}
+
+/* Walk job j on what its window read. */
+static void walk_job_frames(unwinder *u, walk_job *j)
+{
+    uint64_t used[UNWIND_MAX_EXTRA];
+    uint32_t nused = 0;
+    j->failed = true;
+    j->t->depth = 0;
+    if (!head_usable(u, j)) {
+        u->counters.races[RACE_HEAD]++;
+        j->tries++;
+        return;
+    }
+    j->addr = j->before.frame;
+    for (int steps = 0; j->addr; steps++) {
+        const uint8_t *fr = frame_at(u, j, j->addr);
+        if (steps >= UNWIND_MAX_STEPS || (j->addr & 7)) {
+            u->counters.races[RACE_TORN]++;
+            j->tries++;
+            return;
+        }
+        if (!fr) {
+            u->counters.races[RACE_OUTSIDE]++;
+            if (want_extra(j, j->addr))
+                remember_extras(u, j, j->extra, j->nextra);
+            else
+                j->tries++;
+            return;
+        }
+        if (fr < j->copy || fr >= j->copy + j->copy_len)
+            used[nused++] = j->addr;
+        if (visit(u, j, fr) != RMEM_OK) {
+            u->counters.races[RACE_TORN]++;
+            j->tries++;
+            return;
+        }
+    }
+    remember_extras(u, j, used, nused);
+    j->failed = false;
+}
+
+/*
+ * Whether every caller sits one frame size below its callee where both
+ * own their place in the copied frame stack (frames are pushed at its top:
+ * a callee starts where its caller's frame ends). A walk that joined a
+ * frame to the callers of another moment almost never does.
+ */
+static bool adjacent(const raw_thread *t)
+{
+    const raw_frame *inner = NULL;
+    for (uint32_t i = 0; i < t->depth; i++) {
+        const raw_frame *f = &t->frames[i];
+        if (f->kind != FRAME_PYTHON)
+            continue;
+        if (inner && inner->owner == 0 && f->owner == 0 && inner->in_stack &&
+            f->in_stack &&
+            (!f->entry->framesize ||
+             inner->addr != f->addr + 8ull * f->entry->framesize))
+            return false;
+        inner = f;
+    }
+    return true;
+}
+
+/* Resolve the code objects of the walked jobs and check adjacency. */
+static int check_walks(unwinder *u, walk_job **jobs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        walk_job *j = jobs[i];
+        if (j->failed)
+            continue;
+        int rc = unwind_resolve_threads(u, j->t, 1);
+        if (rc == RMEM_FAULT) {
+            u->counters.races[RACE_TORN]++;
+        } else if (rc != RMEM_OK) {
+            return rc;
+        } else if (adjacent(j->t)) {
+            continue;
+        } else {
+            u->counters.races[RACE_APART]++;
+        }
+        j->failed = true;
+        j->tries++;
+    }
+    return RMEM_OK;
+}
+
+/* One try at jobs[0..n). A read fault (a stale address somewhere) fails
+ * every job of the try: which one is unknown. */
+static int walk_try(unwinder *u, walk_job **jobs, uint32_t n)
+{
+    static rmem_piece p[UNWIND_MAX_THREADS * JOB_PIECES];
+    size_t np = 0, used = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t k = plan_job(u, jobs[i], &used, p + np);
+        jobs[i]->failed = k == 0;
+        jobs[i]->tries += k == 0;
+        np += k;
+    }
+    int rc = unwind_read_pieces(u->pid, p, np);
+    for (uint32_t i = 0; rc == RMEM_OK && i < n; i++)
+        if (!jobs[i]->failed)
+            walk_job_frames(u, jobs[i]);
+    if (rc == RMEM_OK)
+        return check_walks(u, jobs, n);
+    if (rc != RMEM_FAULT)
+        return rc;
+    u->counters.races[RACE_READ]++;
+    for (uint32_t i = 0; i < n; i++) {
+        jobs[i]->failed = true;
+        jobs[i]->tries++;
+        if (n == 1)
+            jobs[i]->nextra = 0;    /* a stale extra may be the cause */
+    }
+    return RMEM_OK;
+}
+
+int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
+{
+    static walk_job *todo[UNWIND_MAX_THREADS];
+    uint32_t left = n;
+    for (uint32_t i = 0; i < n; i++) {
+        todo[i] = &jobs[i];
+        init_job(u, &jobs[i]);
+    }
+    int rc = left ? walk_try(u, todo, left) : RMEM_OK;
+    for (int tries = 1; rc == RMEM_OK && tries < MAX_TRIES; tries++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < left; i++)
+            if (todo[i]->failed && todo[i]->tries < ATTEMPTS)
+                todo[k++] = todo[i];
+        left = k;
+        if (left == 0)
+            break;
+        u->counters.retried += left;
+        /* One thread at a time, so one racing thread cannot fail the
+         * others again. */
+        for (uint32_t i = 0; rc == RMEM_OK && i < left; i++)
+            rc = walk_try(u, &todo[i], 1);
+    }
+    if (rc != RMEM_OK)
+        return rc;
+    for (uint32_t i = 0; i < n; i++)
+        if (jobs[i].failed)
+            return RMEM_FAULT;
+    return RMEM_OK;
+}
