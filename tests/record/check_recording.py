@@ -6,7 +6,8 @@ the lines, and busy's own code objects (co_positions) give the columns.
 The log is decoded by record_dump (libtachyonfmt); optional tachyon-validate
 and tachyon-conv runs check the file with the toolkit's own tools.
 
-Modes: spawn (record -- python busy.py), gil (spawn without --all-threads),
+Modes: spawn (record -- python busy.py), main (spawn without
+--all-threads: the main thread only),
 attach (record -p PID of a running busy.py), sigint (SIGINT ends the
 recording), zstd (spawn with --compression zstd), churn (a recursive
 target and a generator at 5 kHz: torn reads must stay rare and dropped),
@@ -24,20 +25,15 @@ import subprocess
 import sys
 import time
 
+from rec_common import (HAS_GIL, MAIN_THREAD, check, config_word, finish,
+                        parse_dump, share)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "busy.py")
 CHURN = os.path.join(HERE, "churn.py")
 UNICODE = os.path.join(HERE, "unicode_target.py")
 THREADS = os.path.join(HERE, "threads_target.py")
 IDLE_THREADS = 12
-HAS_GIL, ON_CPU, MAIN_THREAD = 1, 2, 32
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL:", msg)
 
 
 def markers():
@@ -63,28 +59,8 @@ def busy_positions():
             for name, code in codes.items()}
 
 
-def parse_dump(text):
-    info, stats, samples = {}, {}, []
-    for line in text.splitlines():
-        head, *frames = line.split("\t")
-        words = head.split()
-        if words[0] in ("info", "stats"):
-            target = info if words[0] == "info" else stats
-            target.update(w.split("=", 1) for w in words[1:])
-            continue
-        tid, status, weight, depth = map(int, words[1:5])
-        stack = []
-        for fr in frames:
-            func, rest = fr.split("@", 1)
-            path, *nums = rest.rsplit(":", 4)
-            stack.append((func, path, *map(int, nums)))
-        assert len(stack) == depth
-        samples.append((tid, status, weight, stack))
-    return info, stats, samples
-
-
 def record(args, extra, target_cmd=None, pid=None):
-    cmd = [args.recorder, "-q", "-o", args.out, "--rate", "1000"] + extra
+    cmd = [args.recorder, "-q", "-f", "-o", args.out, "--rate", "1000"] + extra
     cmd += ["-p", str(pid)] if pid else ["--"] + target_cmd
     return cmd
 
@@ -110,8 +86,8 @@ def run_mode(args):
                                   [sys.executable, CHURN]), timeout=30)
         check(p.returncode == 0, f"recorder exit {p.returncode}")
         return None
-    if args.mode in ("spawn", "gil", "zstd"):
-        extra = [] if args.mode == "gil" else ["--all-threads"]
+    if args.mode in ("spawn", "main", "zstd"):
+        extra = [] if args.mode == "main" else ["--all-threads"]
         if args.mode == "zstd":
             extra += ["--compression", "zstd"]
         p = subprocess.run(record(args, extra, busy), timeout=30)
@@ -134,11 +110,6 @@ def run_mode(args):
     rc = rec.wait(timeout=30)
     check(rc == 0, f"recorder exit {rc} after SIGINT")
     return None
-
-
-def share(samples, pred):
-    total = sum(w for _, _, w, _ in samples)
-    return sum(w for s in samples for w in [s[2]] if pred(s)) / max(total, 1)
 
 
 def check_main_thread(samples, lines, pos, mode):
@@ -176,8 +147,8 @@ def check_main_thread(samples, lines, pos, mode):
 def check_sleeper(samples, lines, all_threads):
     others = [s for s in samples if not s[1] & MAIN_THREAD and s[3]]
     if not all_threads:
-        check(all(s[1] & HAS_GIL for s in samples if s[3]),
-              "a sample without --all-threads lacks HAS_GIL")
+        check(samples and all(s[1] & MAIN_THREAD for s in samples),
+              "a sample without --all-threads is not the main thread's")
         return
     sleeping = share(others, lambda s: (s[3][-1][0], s[3][-1][2]) ==
                      ("sleeper", min(lines["SLEEP_LINE"])))
@@ -272,7 +243,7 @@ def check_header(info, stats, args):
     check(info["py"] == want, f"python version {info['py']} != {want}")
     want_us = "200" if args.mode == "churn" else "1000"
     check(info["interval"] == want_us, f"interval {info['interval']}")
-    config = 1 | 8 | (16 if args.mode not in ("gil", "unicode") else 0)
+    config = config_word(all_threads=args.mode not in ("main", "unicode"))
     check(int(info["config"]) == config, f"config {info['config']}")
     check(info["compression"] == ("1" if args.mode == "zstd" else "0"),
           "compression field")
@@ -339,7 +310,7 @@ def check_log(args, info, stats, samples):
         return
     lines, pos = markers(), busy_positions()
     check_main_thread(samples, lines, pos, args.mode)
-    check_sleeper(samples, lines, args.mode != "gil")
+    check_sleeper(samples, lines, args.mode != "main")
 
 
 def main():
@@ -361,8 +332,7 @@ def main():
     if p.returncode == 0:
         check_log(args, *parse_dump(p.stdout))
     toolkit_checks(args)
-    print(f"{1 if not failures else 0} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

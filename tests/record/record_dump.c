@@ -3,7 +3,9 @@
  * for the record tests: one "info" line, one "stats" line and one line per
  * thread-sample batch, stack root first:
  *
- *   sample TID STATUS WEIGHT DEPTH<TAB>func@file:line:end:col:endcol<TAB>...
+ *   sample TID STATUS WEIGHT DEPTH<TAB>func@file:line:end:col:endcol:op<TAB>...
+ *
+ * (op: the frame's opcode byte, 255 for none).
  *
  * Exits 0 when the whole file decodes (the reader ran every end-of-data
  * check), 1 with the reader's message otherwise.
@@ -46,8 +48,8 @@ static void print_sample(const tfmt_bin_reader *r, const tfmt_sample *s)
         print_str(r, f->funcname);
         putchar('@');
         print_str(r, f->filename);
-        printf(":%d:%d:%d:%d", f->lineno, f->end_lineno, f->column,
-               f->end_column);
+        printf(":%d:%d:%d:%d:%u", f->lineno, f->end_lineno, f->column,
+               f->end_column, f->opcode);
     }
     putchar('\n');
 }

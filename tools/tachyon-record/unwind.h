@@ -80,18 +80,25 @@ typedef struct listed_thread {
 /* Frames outside a thread's stack copy read together with it. */
 #define UNWIND_MAX_EXTRA 48
 
-/* What a walk reads twice around the copy: it must not move. */
+/* 3.11/3.12 find the innermost frame through tstate->cframe, which
+ * changes at every entry from C code: the current_frame of a few _PyCFrames
+ * seen recently is read, and the one tstate->cframe names is used. */
+#define UNWIND_CFRAMES 3
+
+/* What a walk reads twice around the copy. */
 typedef struct walk_head {
     uint64_t cframe;            /* 3.11/3.12: tstate->cframe */
-    uint64_t frame;             /* innermost frame */
+    uint64_t frame;             /* innermost frame, 0: not found */
     uint64_t top;               /* datastack_top */
+    uint64_t cand_frame[UNWIND_CFRAMES];
 } walk_head;
 
 /* Per-thread state of a walk. */
 typedef struct walk_job {
     uint32_t listed;            /* index in unwinder.listed */
     raw_thread *t;              /* where the frames go */
-    walk_head guess;            /* from the thread state or the last try */
+    uint64_t top_guess;         /* from the thread state or the last try */
+    uint64_t cframes[UNWIND_CFRAMES];   /* candidates, 0: unused */
     walk_head before, after;
     uint64_t copy_base, copy_len;
     uint8_t *copy;              /* in the arena */
@@ -104,11 +111,13 @@ typedef struct walk_job {
     bool moved;                 /* the stack moved while it was read */
 } walk_job;
 
-/* Out-of-copy frames last seen per thread, to read them in the window. */
+/* What a thread's last walks learnt, to read it all in the window: its
+ * frames outside the copy and its recent _PyCFrames. */
 typedef struct extra_memo {
     uint64_t tstate;
     uint32_t n;
     uint64_t addr[UNWIND_MAX_EXTRA];
+    uint64_t cframes[UNWIND_CFRAMES];
 } extra_memo;
 
 #define UNWIND_EXTRA_MEMO 256

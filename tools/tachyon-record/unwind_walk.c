@@ -42,7 +42,7 @@
  * than on later ones (the top read just before). */
 #define COPY_SLACK_FIRST 4096u
 #define COPY_SLACK_RETRY 512u
-#define JOB_PIECES (8 + UNWIND_MAX_EXTRA)
+#define JOB_PIECES (2 * (2 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
 
 static bool cframe_mode(const unwinder *u)
 {
@@ -55,19 +55,33 @@ static extra_memo *memo_for(unwinder *u, uint64_t tstate)
     return &u->extras[(h >> 40) % UNWIND_EXTRA_MEMO];
 }
 
+/* Make `cframe` a candidate (the newest); false if it already was. */
+static bool add_cframe(uint64_t *c, uint64_t cframe)
+{
+    if (!cframe)
+        return false;
+    for (int i = 0; i < UNWIND_CFRAMES; i++)
+        if (c[i] == cframe)
+            return false;
+    memmove(c + 1, c, (UNWIND_CFRAMES - 1) * sizeof *c);
+    c[0] = cframe;
+    return true;
+}
+
 /* First guesses: from the listed thread state and the last walk. */
 static void init_job(unwinder *u, walk_job *j)
 {
     const listed_thread *l = &u->listed[j->listed];
     const extra_memo *m = memo_for(u, l->tstate);
-    j->guess.cframe = cframe_mode(u) ? unwind_u64(l->ts, u->off.ts_cframe)
-                                     : 0;
-    j->guess.top = unwind_u64(l->ts, u->off.ts_datastack_top);
-    j->nextra = 0;
-    if (m->tstate == l->tstate) {
-        j->nextra = m->n;
-        memcpy(j->extra, m->addr, m->n * sizeof m->addr[0]);
-    }
+    bool known = m->tstate == l->tstate;
+    j->top_guess = unwind_u64(l->ts, u->off.ts_datastack_top);
+    j->nextra = known ? m->n : 0;
+    memcpy(j->extra, m->addr, j->nextra * sizeof m->addr[0]);
+    memset(j->cframes, 0, sizeof j->cframes);
+    if (known)
+        memcpy(j->cframes, m->cframes, sizeof j->cframes);
+    if (cframe_mode(u))
+        add_cframe(j->cframes, unwind_u64(l->ts, u->off.ts_cframe));
 }
 
 /* The frame pointer and stack top, read before and after the copy. */
@@ -80,9 +94,9 @@ static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
     memset(h, 0, sizeof *h);
     if (cframe_mode(u)) {
         p[n++] = (rmem_piece){ts + o->ts_cframe, &h->cframe, 8};
-        if (j->guess.cframe)
-            p[n++] = (rmem_piece){j->guess.cframe + o->ts_current_frame,
-                                  &h->frame, 8};
+        for (int i = 0; i < UNWIND_CFRAMES && j->cframes[i]; i++)
+            p[n++] = (rmem_piece){j->cframes[i] + o->ts_current_frame,
+                                  &h->cand_frame[i], 8};
     } else {
         p[n++] = (rmem_piece){ts + o->ts_current_frame, &h->frame, 8};
     }
@@ -97,7 +111,7 @@ static void copy_range(const unwinder *u, const walk_job *j, uint64_t *lo,
     const uint8_t *ts = u->listed[j->listed].ts;
     uint64_t chunk = unwind_u64(ts, u->off.ts_datastack_chunk);
     uint64_t limit = unwind_u64(ts, u->off.ts_datastack_top + 8);
-    uint64_t top = j->guess.top;
+    uint64_t top = j->top_guess;
     *lo = *len = 0;
     if (!chunk || top <= chunk || top - chunk >= (1ull << 32))
         return;
@@ -222,6 +236,7 @@ static void remember_extras(unwinder *u, const walk_job *j,
     m->tstate = u->listed[j->listed].tstate;
     m->n = n;
     memcpy(m->addr, used, n * sizeof used[0]);
+    memcpy(m->cframes, j->cframes, sizeof m->cframes);
 }
 
 /*
@@ -229,17 +244,35 @@ static void remember_extras(unwinder *u, const walk_job *j,
  * the current _PyCFrame (3.11/3.12) and the stack top lay inside the copy.
  * j->moved says whether the pointer or top moved during the window.
  */
+/* The frame pointer read through the _PyCFrame that was current. */
+static bool pick_frame(const walk_job *j, walk_head *h)
+{
+    if (!h->cframe)
+        return true;    /* no Python code running: no frames */
+    for (int i = 0; i < UNWIND_CFRAMES && j->cframes[i]; i++) {
+        if (j->cframes[i] == h->cframe) {
+            h->frame = h->cand_frame[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool head_usable(const unwinder *u, walk_job *j)
 {
-    const walk_head *a = &j->before, *b = &j->after;
-    bool through = !cframe_mode(u) || a->cframe == j->guess.cframe;
+    walk_head *a = &j->before, *b = &j->after;
+    bool through = !cframe_mode(u) || (pick_frame(j, a) && pick_frame(j, b));
     bool inside = !j->copy_len || (a->top <= j->copy_base + j->copy_len &&
                                    b->top <= j->copy_base + j->copy_len);
     j->moved = a->cframe != b->cframe || a->frame != b->frame ||
                a->top != b->top;
-    /* The next try starts from what was just seen. */
-    j->guess.cframe = b->cframe;
-    j->guess.top = b->top;
+    /* The next try starts from what was just seen; a new _PyCFrame is
+     * something learnt, not a failed try. */
+    j->top_guess = b->top;
+    if (cframe_mode(u) && !through &&
+        (add_cframe(j->cframes, a->cframe) | add_cframe(j->cframes,
+                                                        b->cframe)))
+        j->tries--;
     return through && inside;
 }
 
@@ -253,6 +286,7 @@ static void walk_job_frames(unwinder *u, walk_job *j)
     if (!head_usable(u, j)) {
         u->counters.races[RACE_HEAD]++;
         j->tries++;
+        remember_extras(u, j, j->extra, j->nextra);
         return;
     }
     j->addr = j->before.frame;
