@@ -93,6 +93,7 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     if (rc != LOCATE_FOUND)
         return describe_failure(t, rc, msg, stop);
     u->pid = t->pid;
+    u->hexversion = loc.hexversion;
     u->runtime = loc.runtime;
     u->code_type = loc.code_type;
     u->none_obj = loc.none_obj;

@@ -10,17 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tachyon/fmt.h>
+
 #include "pystr.h"
 #include "remote_mem.h"
 
 #define CACHE_INITIAL 1024u
 #define CACHE_MAX_ENTRIES (1u << 17)
+#define BYTECODE_MAX (1u << 20)     /* larger code objects: not kept */
 
 /* Slots hold pointers so entries stay put while the table grows. */
 struct code_cache {
     code_entry **slots;
     size_t cap, used;
     uint64_t next_serial, loads;
+    unsigned major, minor;      /* the target's version */
 };
 
 static uint64_t u64_at(const uint8_t *p, uint64_t off)
@@ -36,9 +40,13 @@ static size_t slot_of(uint64_t addr, size_t cap)
     return (size_t)(h >> 20) & (cap - 1);
 }
 
-code_cache *code_cache_new(void)
+code_cache *code_cache_new(uint32_t hexversion)
 {
     code_cache *c = calloc(1, sizeof *c);
+    if (c) {
+        c->major = hexversion >> 24;
+        c->minor = (hexversion >> 16) & 0xff;
+    }
     if (c)
         c->slots = calloc(CACHE_INITIAL, sizeof *c->slots);
     if (!c || !c->slots) {
@@ -54,8 +62,59 @@ static void entry_release(code_entry *e)
     free(e->filename);
     free(e->qualname);
     free(e->linetable);
+    free(e->bytecode);
+    free(e->starts);
     e->filename = e->qualname = NULL;
-    e->linetable = NULL;
+    e->linetable = e->bytecode = e->starts = NULL;
+    e->bytecode_len = e->starts_known = 0;
+}
+
+/* Mark where instructions start, as far as the opcodes say (an opaque
+ * one, such as INSTRUMENTED_LINE, hides its cache units). */
+static int map_starts(const code_cache *c, code_entry *e)
+{
+    size_t units = e->bytecode_len / 2, q = 0;
+    e->starts = calloc((units + 7) / 8, 1);
+    if (!e->starts)
+        return RMEM_OTHER;
+    while (q < units) {
+        int caches = tfmt_opcode_cache_units(c->major, c->minor,
+                                             e->bytecode[2 * q]);
+        if (caches < 0)
+            break;
+        e->starts[q / 8] |= (uint8_t)(1u << (q % 8));
+        q += 1 + (size_t)caches;
+    }
+    e->starts_known = q < units ? q : units;
+    return RMEM_OK;
+}
+
+int64_t code_instruction_start(const code_entry *e, int64_t q)
+{
+    if (!e->starts || q < 0 || (uint64_t)q >= e->starts_known)
+        return -1;
+    for (int64_t i = q; i >= 0 && q - i < 64; i--)
+        if (e->starts[i / 8] & (1u << (i % 8)))
+            return i;
+    return -1;
+}
+
+/* Copy the code object's instructions (ob_size code units of 2 bytes);
+ * a code object too large to keep is not an error. */
+static int load_bytecode(const code_cache *c, pid_t pid,
+                         const py_offsets *o, uint64_t addr,
+                         const uint8_t *head, code_entry *e)
+{
+    uint64_t units = u64_at(head, o->b_size);
+    if (units == 0 || units > BYTECODE_MAX / 2)
+        return RMEM_OK;
+    e->bytecode = malloc(units * 2);
+    if (!e->bytecode)
+        return RMEM_OTHER;
+    e->bytecode_len = units * 2;
+    int rc = rmem_read(pid, addr + o->co_code_adaptive, e->bytecode,
+                       units * 2);
+    return rc == RMEM_OK ? map_starts(c, e) : rc;
 }
 
 static void clear_all(code_cache *c)
@@ -95,6 +154,7 @@ size_t code_head_len(const py_offsets *o)
 {
     uint64_t end = 0;
     cover(&end, o->ob_type, 8);
+    cover(&end, o->b_size, 8);      /* ob_size: its code units */
     cover(&end, o->co_filename, 8);
     cover(&end, o->co_qualname, 8);
     cover(&end, o->co_linetable, 8);
@@ -163,7 +223,7 @@ static int same_identity(const code_entry *e, const py_offsets *o,
 
 /* Read names and line table into `e`, whose old contents are released. */
 static int load(code_cache *c, pid_t pid, const py_offsets *o,
-                const uint8_t *head, code_entry *e)
+                uint64_t addr, const uint8_t *head, code_entry *e)
 {
     entry_release(e);
     e->filename_ptr = u64_at(head, o->co_filename);
@@ -181,6 +241,8 @@ static int load(code_cache *c, pid_t pid, const py_offsets *o,
     if (rc == RMEM_OK)
         rc = pybytes_read(pid, o, e->linetable_ptr, &e->linetable,
                           &e->linetable_len);
+    if (rc == RMEM_OK)
+        rc = load_bytecode(c, pid, o, addr, head, e);
     if (rc != RMEM_OK) {
         entry_release(e);   /* filename NULL: never matches */
         return rc;
@@ -212,7 +274,7 @@ int code_cache_get(code_cache *c, pid_t pid, const py_offsets *o,
         (*slot)->addr = addr;
         c->used++;
     }
-    int rc = load(c, pid, o, head, *slot);
+    int rc = load(c, pid, o, addr, head, *slot);
     if (rc == RMEM_OK)
         *out = *slot;
     return rc;

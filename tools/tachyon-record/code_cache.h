@@ -25,12 +25,21 @@ typedef struct code_entry {
     size_t filename_len, qualname_len;
     uint8_t *linetable;
     size_t linetable_len;
+    /* Its instructions when first seen (variants may differ now; their
+     * families do not), NULL if too large. */
+    uint8_t *bytecode;
+    size_t bytecode_len;
+    /* One bit per code unit: an instruction starts there (the rest are
+     * inline caches); `starts_known` units from the start are mapped. */
+    uint8_t *starts;
+    size_t starts_known;
     uint32_t filename_idx, qualname_idx;   /* writer strings, or UNSET */
 } code_entry;
 
 typedef struct code_cache code_cache;
 
-code_cache *code_cache_new(void);
+/* `hexversion`: the target's, for its bytecode layout. */
+code_cache *code_cache_new(uint32_t hexversion);
 void code_cache_free(code_cache *c);
 
 /*
@@ -41,6 +50,13 @@ void code_cache_maintain(code_cache *c);
 
 /* Bytes of a code object's head the caller reads for code_cache_get. */
 size_t code_head_len(const py_offsets *o);
+
+/*
+ * Where the instruction holding code unit `q` starts (3.11/3.12 frames
+ * point into an instruction's inline caches during a call), or -1 if
+ * not known.
+ */
+int64_t code_instruction_start(const code_entry *e, int64_t q);
 
 /*
  * The entry for the code object at `addr` whose first code_head_len bytes

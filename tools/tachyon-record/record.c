@@ -144,12 +144,15 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)code_cache_loads(u->codes));
     fprintf(stderr, "%s: %llu thread walks redone after a race (stack "
             "beyond the copy %llu, frame outside the copy %llu, torn frame "
-            "%llu, frames not adjacent %llu, stale read %llu)\n",
+            "%llu, frames not adjacent %llu, caller not at a call %llu, "
+            "returned %llu, stale read %llu)\n",
             cli_program(), (unsigned long long)u->counters.retried,
             (unsigned long long)race[RACE_HEAD],
             (unsigned long long)race[RACE_OUTSIDE],
             (unsigned long long)race[RACE_TORN],
             (unsigned long long)race[RACE_APART],
+            (unsigned long long)race[RACE_CALLSITE],
+            (unsigned long long)race[RACE_RETURNED],
             (unsigned long long)race[RACE_READ]);
     fprintf(stderr, "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu samples late (over half an interval), "

@@ -23,9 +23,53 @@ uint64_t unwind_u64(const uint8_t *p, uint64_t off)
     return v;
 }
 
+/*
+ * The instructions at which a frame calls a Python function directly,
+ * without C code between: the variants of these (by the version's opcode
+ * table), and the opaque ones (instrumented lines, executors) which may
+ * stand for any of them. EXIT_INIT_CHECK is the shim below __init__.
+ */
+/* Set the bit of every opcode whose base instruction is named in
+ * `names`; all bits when the version's table is not known. */
+static void opcode_set(const unwinder *u, const char *const *names,
+                       size_t n, uint8_t *bits)
+{
+    unsigned major = u->hexversion >> 24;
+    unsigned minor = (u->hexversion >> 16) & 0xff;
+    bool known = tfmt_opcode_name(major, minor, 0) != NULL;
+    memset(bits, known ? 0 : 0xff, 32);
+    for (unsigned op = 0; known && op < 256; op++) {
+        const char *base = tfmt_opcode_name(
+            major, minor, tfmt_opcode_base(major, minor, op));
+        for (size_t i = 0; base && i < n; i++)
+            if (strcmp(base, names[i]) == 0)
+                bits[op >> 3] |= (uint8_t)(1u << (op & 7));
+    }
+}
+
+static void init_call_sites(unwinder *u)
+{
+    static const char *const sites[] = {
+        "CALL", "CALL_KW", "CALL_FUNCTION_EX", "PRECALL", "SEND",
+        "FOR_ITER", "BINARY_SUBSCR", "BINARY_OP", "LOAD_ATTR",
+        "LOAD_SUPER_ATTR", "EXIT_INIT_CHECK", "INSTRUMENTED_CALL",
+        "INSTRUMENTED_CALL_KW", "INSTRUMENTED_CALL_FUNCTION_EX",
+        "INSTRUMENTED_FOR_ITER", "INSTRUMENTED_LOAD_SUPER_ATTR",
+        "INSTRUMENTED_LINE", "INSTRUMENTED_INSTRUCTION", "ENTER_EXECUTOR"};
+    static const char *const returns[] = {
+        "RETURN_VALUE", "RETURN_CONST", "INSTRUMENTED_RETURN_VALUE",
+        "INSTRUMENTED_RETURN_CONST"};
+    opcode_set(u, sites, sizeof sites / sizeof *sites, u->call_sites);
+    opcode_set(u, returns, sizeof returns / sizeof *returns,
+               u->return_sites);
+    if (u->return_sites[0] == 0xff)
+        memset(u->return_sites, 0, sizeof u->return_sites);
+}
+
 int unwind_init(unwinder *u)
 {
-    u->codes = code_cache_new();
+    init_call_sites(u);
+    u->codes = code_cache_new(u->hexversion);
     u->tstat = tstat_new(u->pid);
     u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
     u->listed = calloc(UNWIND_MAX_THREADS, sizeof *u->listed);

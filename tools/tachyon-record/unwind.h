@@ -57,6 +57,7 @@ typedef struct raw_frame {
     uint8_t opcode;             /* the instruction's opcode byte, or 255 */
     uint8_t owner;              /* FRAME_OWNED_BY_* */
     bool in_stack;              /* read from the thread's stack copy */
+    bool from_c;                /* called from C code, not its caller */
 } raw_frame;
 
 typedef struct raw_thread {
@@ -98,6 +99,7 @@ typedef struct walk_job {
     uint32_t listed;            /* index in unwinder.listed */
     raw_thread *t;              /* where the frames go */
     uint64_t top_guess;         /* from the thread state or the last try */
+    uint64_t high_top;          /* highest top seen: copied too */
     uint64_t cframes[UNWIND_CFRAMES];   /* candidates, 0: unused */
     walk_head before, after;
     uint64_t copy_base, copy_len;
@@ -118,6 +120,7 @@ typedef struct extra_memo {
     uint32_t n;
     uint64_t addr[UNWIND_MAX_EXTRA];
     uint64_t cframes[UNWIND_CFRAMES];
+    uint64_t high_top;          /* the highest stack top seen */
 } extra_memo;
 
 #define UNWIND_EXTRA_MEMO 256
@@ -128,6 +131,8 @@ typedef enum {
     RACE_OUTSIDE,               /* needed a frame not read with the copy */
     RACE_TORN,                  /* a frame that cannot be in a chain */
     RACE_APART,                 /* caller and callee not one frame apart */
+    RACE_CALLSITE,              /* caller not at a call instruction */
+    RACE_RETURNED,              /* moved, and the innermost was returning */
     RACE_READ,                  /* a read faulted (stale address) */
     RACE_KINDS
 } race_kind;
@@ -140,10 +145,13 @@ typedef struct unwind_counters {
 
 typedef struct unwinder {
     pid_t pid;
+    uint32_t hexversion;        /* the target's PY_VERSION_HEX */
     py_offsets off;
     uint64_t runtime;
     uint64_t code_type;
     uint64_t none_obj;          /* None: an empty exception slot */
+    uint8_t call_sites[32];     /* bit per opcode: may call Python */
+    uint8_t return_sites[32];   /* bit per opcode: returns */
     unwind_config cfg;
     code_cache *codes;
     tstat_cache *tstat;

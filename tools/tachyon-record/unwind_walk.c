@@ -15,13 +15,16 @@
  *    copy only. When pointer and top did not move, no frame below the
  *    innermost was pushed or popped while the copy was taken: the walk is
  *    the thread's chain during the window.
- * 2. Frames one size apart. A frame is pushed at the top of the frame
- *    stack, so a callee starts exactly where its caller's frame ends
- *    (co_framesize words, or its 3.11 parts). Every walk is checked for
- *    that, which is what catches a walk of a thread whose stack moved
- *    during the window (a thread calling faster than a read takes): a
- *    frame joined to the callers of another moment almost never sits
- *    where its recorded caller's frame ends.
+ * 2. Callers that fit. A frame is pushed at the top of the frame stack,
+ *    so a callee starts exactly where its caller's frame ends
+ *    (co_framesize words, or its 3.11 parts); and a caller that called
+ *    its callee directly is stopped at an instruction that calls Python
+ *    code (CALL, SEND, FOR_ITER, ...; any instruction may call into C
+ *    code that calls back, so frames entered from C are exempt). Every
+ *    walk is checked for both, which is what catches a walk of a thread
+ *    whose stack moved during the window (a thread calling faster than a
+ *    read takes): a frame joined to the callers of another moment almost
+ *    never fits both.
  *
  * Plus the checks on each frame (owner in range, a caller below its
  * callee, no generator frame without a caller). A walk that fails is
@@ -78,6 +81,7 @@ static void init_job(unwinder *u, walk_job *j)
     j->nextra = known ? m->n : 0;
     memcpy(j->extra, m->addr, j->nextra * sizeof m->addr[0]);
     memset(j->cframes, 0, sizeof j->cframes);
+    j->high_top = known ? m->high_top : 0;
     if (known)
         memcpy(j->cframes, m->cframes, sizeof j->cframes);
     if (cframe_mode(u))
@@ -104,7 +108,8 @@ static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
     return n;
 }
 
-/* Where to copy: the used top of the chunk, with room to grow. */
+/* Where to copy: the used top of the chunk, with room to grow (as high
+ * as the thread's stack has been seen, and some). */
 static void copy_range(const unwinder *u, const walk_job *j, uint64_t *lo,
                        uint64_t *len)
 {
@@ -116,9 +121,11 @@ static void copy_range(const unwinder *u, const walk_job *j, uint64_t *lo,
     if (!chunk || top <= chunk || top - chunk >= (1ull << 32))
         return;
     uint64_t hi = top + (j->tries ? COPY_SLACK_RETRY : COPY_SLACK_FIRST);
+    if (j->high_top > hi && j->high_top - top < UNWIND_STACK_COPY)
+        hi = j->high_top + COPY_SLACK_RETRY;
     if (limit > top && limit - chunk < (1ull << 32) && hi > limit)
         hi = limit;
-    *lo = top - chunk > UNWIND_STACK_COPY ? top - UNWIND_STACK_COPY : chunk;
+    *lo = hi - chunk > UNWIND_STACK_COPY ? hi - UNWIND_STACK_COPY : chunk;
     *len = hi - *lo;
 }
 
@@ -175,6 +182,18 @@ static void add_marker(walk_job *j, frame_kind kind)
                                         .opcode = 255};
 }
 
+/* The innermost Python frame so far was entered from C code (the shim
+ * just visited sits between it and its caller). */
+static void mark_from_c(raw_thread *t)
+{
+    for (uint32_t i = t->depth; i-- > 0;) {
+        if (t->frames[i].kind == FRAME_PYTHON) {
+            t->frames[i].from_c = true;
+            return;
+        }
+    }
+}
+
 /*
  * Take in the frame `fr` at j->addr: append it unless it is a C-stack shim
  * or still being set up (3.11/3.12 frames before their first instruction;
@@ -197,6 +216,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
         return RMEM_FAULT;
     j->addr = prev;
     if (owner == o->owner_cstack) {
+        mark_from_c(t);
         if (u->cfg.native && t->depth > 0 && prev)
             add_marker(j, FRAME_NATIVE);
         return RMEM_OK;
@@ -207,6 +227,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
                    .in_stack = in_copy(j, here)};
     if (!f.code || (f.code & 7))
         return RMEM_FAULT;
+    f.from_c = o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry];
     if (unwind_addrq(u, &f) >= 0)
         t->frames[t->depth++] = f;
     /* 3.11 marks a frame called from C code instead of a shim. */
@@ -237,6 +258,7 @@ static void remember_extras(unwinder *u, const walk_job *j,
     m->n = n;
     memcpy(m->addr, used, n * sizeof used[0]);
     memcpy(m->cframes, j->cframes, sizeof m->cframes);
+    m->high_top = j->high_top;
 }
 
 /*
@@ -269,6 +291,8 @@ static bool head_usable(const unwinder *u, walk_job *j)
     /* The next try starts from what was just seen; a new _PyCFrame is
      * something learnt, not a failed try. */
     j->top_guess = b->top;
+    j->high_top = a->top > j->high_top ? a->top : j->high_top;
+    j->high_top = b->top > j->high_top ? b->top : j->high_top;
     if (cframe_mode(u) && !through &&
         (add_cframe(j->cframes, a->cframe) | add_cframe(j->cframes,
                                                         b->cframe)))
@@ -317,27 +341,57 @@ static void walk_job_frames(unwinder *u, walk_job *j)
     j->failed = false;
 }
 
+/* Whether a callee sits where its caller's frame ends, when both own
+ * their place in the copied frame stack (a frame is pushed at its top). */
+static bool adjacent(const raw_frame *callee, const raw_frame *caller)
+{
+    if (callee->owner != 0 || caller->owner != 0 || !callee->in_stack ||
+        !caller->in_stack)
+        return true;
+    return caller->entry->framesize &&
+           callee->addr == caller->addr + 8ull * caller->entry->framesize;
+}
+
+/* Whether the instruction a frame stopped at is in the opcode set
+ * `bits`; `unknown` when it cannot be told. */
+static bool stopped_at(const unwinder *u, const raw_frame *f,
+                       const uint8_t *bits, bool unknown)
+{
+    const code_entry *e = f->entry;
+    int64_t q = code_instruction_start(e, unwind_addrq(u, f));
+    if (q < 0)
+        return unknown;
+    uint8_t op = e->bytecode[2 * q];
+    return bits[op >> 3] & (1u << (op & 7));
+}
+
 /*
- * Whether every caller sits one frame size below its callee where both
- * own their place in the copied frame stack (frames are pushed at its top:
- * a callee starts where its caller's frame ends). A walk that joined a
- * frame to the callers of another moment almost never does.
+ * Whether every caller-callee pair of a walk fits: frames one size apart
+ * in the frame stack, and the caller at a call instruction. A walk that
+ * joined a frame to the callers of another moment almost never does both.
+ * When the stack moved during the read, the innermost frame may also be
+ * one that had already returned (its memory not yet reused): such a frame
+ * stopped at a return instruction, so a walk that starts at one is not
+ * taken.
  */
-static bool adjacent(const raw_thread *t)
+static race_kind consistent(const unwinder *u, const raw_thread *t,
+                            bool moved)
 {
     const raw_frame *inner = NULL;
     for (uint32_t i = 0; i < t->depth; i++) {
         const raw_frame *f = &t->frames[i];
         if (f->kind != FRAME_PYTHON)
             continue;
-        if (inner && inner->owner == 0 && f->owner == 0 && inner->in_stack &&
-            f->in_stack &&
-            (!f->entry->framesize ||
-             inner->addr != f->addr + 8ull * f->entry->framesize))
-            return false;
+        if (!inner && moved && stopped_at(u, f, u->return_sites, false))
+            return RACE_RETURNED;
+        if (inner && !adjacent(inner, f))
+            return RACE_APART;
+        if (inner && !inner->from_c &&
+            !stopped_at(u, f, u->call_sites, true))
+            return RACE_CALLSITE;
         inner = f;
     }
-    return true;
+    return RACE_KINDS;
 }
 
 /* Resolve the code objects of the walked jobs and check adjacency. */
@@ -348,15 +402,14 @@ static int check_walks(unwinder *u, walk_job **jobs, uint32_t n)
         if (j->failed)
             continue;
         int rc = unwind_resolve_threads(u, j->t, 1);
-        if (rc == RMEM_FAULT) {
-            u->counters.races[RACE_TORN]++;
-        } else if (rc != RMEM_OK) {
+        race_kind why = RACE_TORN;
+        if (rc != RMEM_OK && rc != RMEM_FAULT)
             return rc;
-        } else if (adjacent(j->t)) {
+        if (rc == RMEM_OK)
+            why = consistent(u, j->t, j->moved);
+        if (why == RACE_KINDS)
             continue;
-        } else {
-            u->counters.races[RACE_APART]++;
-        }
+        u->counters.races[why]++;
         j->failed = true;
         j->tries++;
     }

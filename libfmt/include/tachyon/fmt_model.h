@@ -48,6 +48,33 @@ typedef enum {
 /* "wall", "cpu", ... or NULL for TFMT_MODE_UNKNOWN / out of range. */
 TFMT_API const char *tfmt_mode_name(int mode);
 
+/*
+ * CPython's name for the opcode byte `op` of a frame recorded under Python
+ * major.minor (tables for 3.11 to 3.13), specialised and instrumented
+ * variants under their own names as dis shows them ("LOAD_ATTR_SLOT").
+ * NULL when that version is not known or has no such opcode (and for
+ * TFMT_NO_OPCODE). The string is static.
+ */
+TFMT_API const char *tfmt_opcode_name(unsigned major, unsigned minor,
+                                      unsigned op);
+
+/*
+ * The instruction `op` is a specialised form of (LOAD_ATTR for
+ * LOAD_ATTR_SLOT, as CPython's opcode._specializations says), `op` itself
+ * for any other opcode, TFMT_NO_OPCODE when unknown.
+ */
+TFMT_API unsigned tfmt_opcode_base(unsigned major, unsigned minor,
+                                   unsigned op);
+
+/*
+ * How many inline cache code units follow instruction `op` in that
+ * version's bytecode (instrumented variants as their instruction), or -1
+ * when the byte cannot say (INSTRUMENTED_LINE and the like keep the real
+ * opcode elsewhere) or is unknown.
+ */
+TFMT_API int tfmt_opcode_cache_units(unsigned major, unsigned minor,
+                                     unsigned op);
+
 /* Binary header layouts that say format version 1. */
 typedef enum {
     TFMT_LAYOUT_U32_COUNT = 1,  /* sample count u32 at 28, tables at 36/44 */
