@@ -1,6 +1,6 @@
 /*
- * thread_status.h - did a thread of the target run on a CPU since its
- * previous sample, and may it run now?
+ * thread_status.h - was a thread of the target on a CPU for the interval
+ * its sample stands for?
  */
 #ifndef TREC_THREAD_STATUS_H
 #define TREC_THREAD_STATUS_H
@@ -14,8 +14,9 @@ tstat_cache *tstat_new(pid_t pid);
 void tstat_free(tstat_cache *c);
 
 /*
- * 1 if thread `tid` used CPU time since its previous call and is running
- * or runnable now, 0 if not, -1 if that cannot be read. Call it once per
+ * 1 if thread `tid` was on a CPU for most of the time since its previous
+ * call and is running or runnable now, 0 if not, -1 if that cannot be
+ * read. Call it once per
  * sample for each thread sampled; `now_ns` is the sample's monotonic time.
  * The first call for a thread has no previous CPU time to compare with and
  * answers from the scheduler state alone.

@@ -117,6 +117,17 @@ static bool mode_keeps(unwind_mode mode, uint8_t status)
     }
 }
 
+/* Whether a thread state listed after `i` has the same thread id: a new
+ * thread's state carries its creator's id until the thread starts (3.11),
+ * and new states are listed first, so the last one is the real one. */
+static bool shadowed(const unwinder *u, uint32_t i, uint64_t tid)
+{
+    for (uint32_t k = i + 1; k < u->nlisted; k++)
+        if (unwind_u64(u->listed[k].ts, u->off.ts_native_tid) == tid)
+            return true;
+    return false;
+}
+
 /* Choose the threads to walk and set up their jobs (*count of them). */
 static int select_threads(unwinder *u, uint32_t *count)
 {
@@ -125,8 +136,8 @@ static int select_threads(unwinder *u, uint32_t *count)
         const listed_thread *l = &u->listed[i];
         uint64_t tid = unwind_u64(l->ts, u->off.ts_native_tid);
         uint8_t status;
-        if (tid == 0)
-            continue;   /* not bound to an OS thread yet (start-up) */
+        if (tid == 0 || shadowed(u, i, tid))
+            continue;   /* not bound to its OS thread yet (start-up) */
         if (!u->cfg.all_threads && tid != (uint64_t)u->pid)
             continue;
         int rc = unwind_status(u, l, tid, &status);

@@ -88,6 +88,7 @@ typedef struct listed_thread {
 
 /* What a walk reads twice around the copy. */
 typedef struct walk_head {
+    uint64_t tid;               /* native_thread_id: the same thread */
     uint64_t cframe;            /* 3.11/3.12: tstate->cframe */
     uint64_t frame;             /* innermost frame, 0: not found */
     uint64_t top;               /* datastack_top */

@@ -45,7 +45,7 @@
  * than on later ones (the top read just before). */
 #define COPY_SLACK_FIRST 4096u
 #define COPY_SLACK_RETRY 512u
-#define JOB_PIECES (2 * (2 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
+#define JOB_PIECES (2 * (3 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
 
 static bool cframe_mode(const unwinder *u)
 {
@@ -96,6 +96,7 @@ static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
     uint64_t ts = u->listed[j->listed].tstate;
     size_t n = 0;
     memset(h, 0, sizeof *h);
+    p[n++] = (rmem_piece){ts + o->ts_native_tid, &h->tid, 8};
     if (cframe_mode(u)) {
         p[n++] = (rmem_piece){ts + o->ts_cframe, &h->cframe, 8};
         for (int i = 0; i < UNWIND_CFRAMES && j->cframes[i]; i++)
@@ -288,6 +289,13 @@ static bool head_usable(const unwinder *u, walk_job *j)
                                    b->top <= j->copy_base + j->copy_len);
     j->moved = a->cframe != b->cframe || a->frame != b->frame ||
                a->top != b->top;
+    /* A thread state reused by another thread, or bound to its thread
+     * after it was listed (3.11 fills in the creator's id first): this
+     * sample's status bits would be another thread's. */
+    if (a->tid != j->t->tid || b->tid != j->t->tid) {
+        j->tries = ATTEMPTS;
+        return false;
+    }
     /* The next try starts from what was just seen; a new _PyCFrame is
      * something learnt, not a failed try. */
     j->top_guess = b->top;

@@ -2,12 +2,16 @@
  * thread_status.c - is a thread of the target on a CPU? The scheduler
  * state 'R' alone cannot say: it also means "runnable, waiting for a CPU",
  * which on a loaded machine is much of a sleeper's wake-up. So a thread is
- * on CPU when it used CPU time since its previous sample and is still
- * runnable. CPU time comes from a perf task-clock counter on the thread
- * (exact: reading it asks the thread's CPU for the running total), or,
- * where perf events are not permitted, from /proc/PID/task/TID/schedstat,
- * which the kernel updates only at scheduler ticks: there a thread counts
- * as having run if its total changed within the last SCHEDSTAT_WINDOW_NS.
+ * on CPU when it ran for most (ON_CPU_SHARE) of the time since its
+ * previous sample and is still runnable: a sample stands for that interval
+ * of wall time, and the share of samples marked ON_CPU then follows the
+ * share of time the thread was on a CPU (a thread that merely ran for a
+ * moment of a busy interval would count in full otherwise). CPU time comes
+ * from a perf task-clock counter on the thread (exact: reading it asks the
+ * thread's CPU for the running total), or, where perf events are not
+ * permitted, from /proc/PID/task/TID/schedstat, which the kernel updates
+ * only at scheduler ticks: there a thread counts as having run if its
+ * total changed within the last SCHEDSTAT_WINDOW_NS.
  *
  * Each thread's files stay open and are re-read with pread at offset 0 (the
  * kernel regenerates them), a few system calls per thread and sample. A few
@@ -28,6 +32,9 @@
 #define TSTAT_SLOTS 64
 /* Longer than a scheduler tick at HZ 100 (10 ms). */
 #define SCHEDSTAT_WINDOW_NS (12 * 1000 * 1000ull)
+/* Share of the interval since its previous sample a thread must have
+ * run for. */
+#define ON_CPU_SHARE 0.5
 
 typedef struct tstat_slot {
     uint64_t tid;
@@ -35,6 +42,7 @@ typedef struct tstat_slot {
     int clock_fd;               /* perf counter or schedstat, -1: none */
     bool have_clock;            /* `clock` holds a reading */
     uint64_t clock;             /* last CPU time read, ns */
+    uint64_t read_ns;           /* when it was read */
     uint64_t changed_ns;        /* schedstat: when `clock` last changed */
     uint64_t last_use;
 } tstat_slot;
@@ -167,21 +175,24 @@ static int read_clock(const tstat_cache *c, const tstat_slot *s,
     return end == buf ? -1 : 0;
 }
 
-/* Did the thread run since the previous call? 1, 0, or -1 unknown. */
+/* Did the thread run (for most of the time) since the previous call?
+ * 1, 0, or -1 unknown. */
 static int ran_since(const tstat_cache *c, tstat_slot *s, uint64_t now)
 {
-    uint64_t clock;
+    uint64_t clock, last = s->clock, since = now - s->read_ns;
     if (read_clock(c, s, &clock) != 0)
         return -1;
-    bool first = !s->have_clock, changed = !first && clock != s->clock;
+    bool first = !s->have_clock, changed = !first && clock != last;
     s->clock = clock;
+    s->read_ns = now;
     s->have_clock = true;
     if (first || changed)
         s->changed_ns = now;
     if (first)
         return -1;
     if (c->perf)
-        return changed;
+        return clock > last &&
+               (double)(clock - last) >= ON_CPU_SHARE * (double)since;
     return now - s->changed_ns < SCHEDSTAT_WINDOW_NS;
 }
 

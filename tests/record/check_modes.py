@@ -1,0 +1,112 @@
+"""Modes and status bits against threads whose state is known
+(modes_target.py): each thread's ON_CPU share must match the share of
+time it was on a CPU by its own measure (thread_time / wall time), a
+sleeping thread must not be ON_CPU, a thread inside an except block must
+have HAS_EXCEPTION; --mode cpu, gil and exception keep only the threads
+that ran, hold the GIL or handle an exception, and the header says the
+mode and capture features as CPython writes them. The status run has a
+CPU hog alongside."""
+import argparse
+import json
+import os
+import sys
+
+from rec_common import (GIL_REQUESTED, HAS_EXCEPTION, HAS_GIL, MAIN_THREAD,
+                        ON_CPU, check, config_word, cpu_hog, decode, finish,
+                        load_avg, record, share, tool_args)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = os.path.join(HERE, "modes_target.py")
+LEAF = {"main_busy": "main", "main_idle": "main", "sleeper_wait": "sleeper",
+        "handler_wait": "handler", "hasher_work": "hasher"}
+
+
+def thread_of(sample):
+    for f in sample[3]:
+        if f[0] in LEAF:
+            return LEAF[f[0]]
+    return None
+
+
+def run(args, mode, seconds, hog):
+    out = f"{args.out}.{mode}.bin"
+    truth_path = f"{args.out}.{mode}.truth.json"
+    with cpu_hog(hog):
+        p = record(args.recorder, out, ["-a", "--mode", mode],
+                   [sys.executable, TARGET, str(seconds), truth_path])
+    check(p.returncode == 0, f"{mode}: recorder exit {p.returncode}")
+    got = decode(args.dump, out)
+    if not got:
+        return None, None
+    info, _, samples = got
+    check(int(info["config"]) == config_word(mode, all_threads=True),
+          f"{mode}: config {info['config']}")
+    with open(truth_path) as f:
+        truth = json.load(f)
+    groups = {}
+    for s in samples:
+        groups.setdefault(thread_of(s), []).append(s)
+    return truth, groups
+
+
+def check_status(args):
+    truth, groups = run(args, "wall", 2.0, hog=True)
+    if truth is None:
+        return
+    print(f"truth (share of wall time on a CPU): "
+          f"{ {k: round(v, 3) for k, v in truth.items()} }; load average "
+          f"{load_avg()}")
+    for name in ("main", "sleeper", "handler", "hasher"):
+        g = groups.get(name, [])
+        if not check(g, f"no samples of the {name} thread"):
+            continue
+        cpu = share(g, lambda s: s[1] & ON_CPU)
+        exc = share(g, lambda s: s[1] & HAS_EXCEPTION)
+        gil = share(g, lambda s: s[1] & HAS_GIL)
+        main = share(g, lambda s: s[1] & MAIN_THREAD)
+        print(f"{name}: ON_CPU {cpu:.1%} (truth {truth[name]:.1%}), "
+              f"HAS_GIL {gil:.1%}, HAS_EXCEPTION {exc:.1%}")
+        check(abs(cpu - truth[name]) <= 0.10,
+              f"{name}: ON_CPU {cpu:.1%} against {truth[name]:.1%} true")
+        check(main == (1.0 if name == "main" else 0.0),
+              f"{name}: MAIN_THREAD in {main:.1%}")
+        want_exc = 1.0 if name == "handler" else 0.0
+        check(abs(exc - want_exc) <= 0.02,
+              f"{name}: HAS_EXCEPTION in {exc:.1%}")
+        if name in ("sleeper", "handler"):
+            check(gil <= 0.05, f"{name}: HAS_GIL in {gil:.1%}")
+    every = [s for g in groups.values() for s in g]
+    check(not any(s[1] & GIL_REQUESTED for s in every),
+          "GIL_REQUESTED set (3.11-3.13 cannot tell)")
+
+
+def check_mode(args, mode, bit, keep, least):
+    _, groups = run(args, mode, 1.5, hog=False)
+    if groups is None:
+        return
+    every = [s for g in groups.values() for s in g]
+    total = sum(s[2] for s in every)
+    mine = sum(s[2] for n in keep for s in groups.get(n, []))
+    print(f"--mode {mode}: {total} samples, {mine / max(total, 1):.1%} "
+          f"from {', '.join(keep)}")
+    check(total > 100, f"--mode {mode}: only {total} samples")
+    check(all(s[1] & bit for s in every),
+          f"--mode {mode}: a sample without the {mode} status bit")
+    check(mine >= least * total,
+          f"--mode {mode}: {mine} of {total} samples from {keep}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    tool_args(ap)
+    args = ap.parse_args()
+    check_status(args)
+    # The waiting threads take the GIL for a moment at each wake-up.
+    check_mode(args, "cpu", ON_CPU, ("main", "hasher"), 0.9)
+    check_mode(args, "gil", HAS_GIL, ("main",), 0.6)
+    check_mode(args, "exception", HAS_EXCEPTION, ("handler",), 0.95)
+    return finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
