@@ -17,6 +17,8 @@ from rec_common import (GIL_REQUESTED, HAS_EXCEPTION, HAS_GIL, MAIN_THREAD,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "modes_target.py")
+# Missed ticks (%) above which the machine was too busy for the recorder.
+BUSY_MACHINE = 15
 LEAF = {"main_busy": "main", "main_idle": "main", "sleeper_wait": "sleeper",
         "handler_wait": "handler", "hasher_work": "hasher"}
 
@@ -38,11 +40,12 @@ def run(args, mode, seconds, hog):
     got = decode(args.dump, out)
     if not got:
         return None, None
-    info, _, samples = got
+    info, stats, samples = got
     check(int(info["config"]) == config_word(mode, all_threads=True),
           f"{mode}: config {info['config']}")
     with open(truth_path) as f:
         truth = json.load(f)
+    truth["missed"] = float(stats["missed"])
     groups = {}
     for s in samples:
         groups.setdefault(thread_of(s), []).append(s)
@@ -56,6 +59,9 @@ def check_status(args):
     print(f"truth (share of wall time on a CPU): "
           f"{ {k: round(v, 3) for k, v in truth.items()} }; load average "
           f"{load_avg()}")
+    # When the recorder itself could not run on time (more load than the
+    # one hog), samples are not evenly spread in time: a looser bound.
+    margin = 0.10 if truth["missed"] <= BUSY_MACHINE else 0.20
     for name in ("main", "sleeper", "handler", "hasher"):
         g = groups.get(name, [])
         if not check(g, f"no samples of the {name} thread"):
@@ -66,7 +72,7 @@ def check_status(args):
         main = share(g, lambda s: s[1] & MAIN_THREAD)
         print(f"{name}: ON_CPU {cpu:.1%} (truth {truth[name]:.1%}), "
               f"HAS_GIL {gil:.1%}, HAS_EXCEPTION {exc:.1%}")
-        check(abs(cpu - truth[name]) <= 0.10,
+        check(abs(cpu - truth[name]) <= margin,
               f"{name}: ON_CPU {cpu:.1%} against {truth[name]:.1%} true")
         check(main == (1.0 if name == "main" else 0.0),
               f"{name}: MAIN_THREAD in {main:.1%}")

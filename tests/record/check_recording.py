@@ -213,7 +213,7 @@ def check_churn(info, stats, samples):
     """Every kept sample must be a whole, plausible stack."""
     err = float(stats["error"])
     print(f"churn: {int(info['samples'])} thread-samples, failed {err:.2f}%")
-    check(err < 1, f"failed samples {err}% under churn")
+    check(err < 3, f"failed samples {err}% under churn")
     # Interpreter start-up (site, imports) is not part of the test.
     main_all = [s for s in samples if s[1] & MAIN_THREAD and s[3]]
     main = [s for s in main_all if s[3][0][1] == CHURN]
@@ -241,8 +241,6 @@ def check_churn(info, stats, samples):
 def check_header(info, stats, args):
     want = ".".join(map(str, sys.version_info[:3]))
     check(info["py"] == want, f"python version {info['py']} != {want}")
-    want_us = "200" if args.mode == "churn" else "1000"
-    check(info["interval"] == want_us, f"interval {info['interval']}")
     config = config_word(all_threads=args.mode not in ("main", "unicode"))
     check(int(info["config"]) == config, f"config {info['config']}")
     check(info["compression"] == ("1" if args.mode == "zstd" else "0"),
@@ -255,6 +253,10 @@ def check_header(info, stats, args):
     hz = 5000 if args.mode == "churn" else 1000
     check(100 <= rate <= hz * 1.05, f"implausible rate {rate}")
     check(err < 5, f"failed samples {err}%")
+    # The header says the interval achieved: samples x interval is the
+    # time recorded.
+    check(abs(int(info["interval"]) - 1e6 / rate) <= 1,
+          f"interval {info['interval']} us at {rate:.1f} Hz")
 
 
 def toolkit_checks(args):

@@ -111,13 +111,33 @@ static int open_log(const rec_options *o, const char *path,
     return CLI_EXIT_OK;
 }
 
+/*
+ * The interval each sample stands for: the time recorded over the ticks
+ * taken. The header says it, so that every output's durations (samples x
+ * interval in pprof, speedscope, pstats; timestamps in gecko) agree with
+ * the clock even when the requested rate was not reached.
+ */
+static uint64_t achieved_interval_us(const sampler_result *r,
+                                     uint64_t requested_us)
+{
+    if (r->attempts == 0 || r->end_ns <= r->start_ns)
+        return requested_us;
+    double us = (double)(r->end_ns - r->start_ns) / 1e3 /
+                (double)r->attempts;
+    return us < 1.0 ? 1 : (uint64_t)(us + 0.5);
+}
+
 /* Write statistics, tables and header; rename the file into place. */
-static int finish_log(const char *path, tfmt_sink *sink, tfmt_bin_writer *w,
+static int finish_log(const rec_options *o, const char *path,
+                      tfmt_sink *sink, tfmt_bin_writer *w,
                       const sampler_result *r)
 {
     tfmt_stats st;
     sampler_stats(r, &st);
-    int rc = tfmt_bin_writer_stats(w, &st);
+    int rc = tfmt_bin_writer_set_interval(
+        w, achieved_interval_us(r, (uint64_t)(1e6 / o->rate_hz + 0.5)));
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_stats(w, &st);
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_finish(w);
     if (rc != TFMT_OK)
@@ -188,8 +208,8 @@ static void warn_shortfalls(const rec_options *o, const char *path,
     double hz = achieved_hz(r);
     if (r->attempts >= 10 && hz < RATE_WARN_SHARE * o->rate_hz)
         cli_file_warn(path, "sampled at %.0f Hz, under 90%% of the "
-                      "requested %.0f Hz (%.1f%% of ticks missed); the "
-                      "statistics block has the measured rate", hz,
+                      "requested %.0f Hz (%.1f%% of ticks missed); the log "
+                      "says the interval achieved", hz,
                       o->rate_hz, sampler_missed_pct(r));
     if (r->thread_samples == 0)
         cli_file_warn(path, "the profile is empty: %s",
@@ -232,7 +252,7 @@ static int record_to(const rec_options *o, const char *path, target *t,
         e->w = w;
         sampler_run(u, e, t, &cfg, start, &stop_flag, NULL, NULL, &r);
         rc = end_status(&r, t, w, path);
-        int frc = finish_log(path, sink, w, &r);
+        int frc = finish_log(o, path, sink, w, &r);
         rc = rc ? rc : frc;
         if (frc == CLI_EXIT_OK) {
             print_summary(o, path, &r, u);

@@ -201,6 +201,14 @@ TFMT_API int tfmt_bin_writer_sample(tfmt_bin_writer *w, uint64_t thread_id,
 TFMT_API int tfmt_bin_writer_stats(tfmt_bin_writer *w,
                                    const tfmt_stats *stats);
 
+/*
+ * Change the sample interval the header will say (the options' value
+ * otherwise), e.g. to the interval a recorder actually achieved, so that
+ * samples x interval is the time recorded. Before finish only.
+ */
+TFMT_API int tfmt_bin_writer_set_interval(tfmt_bin_writer *w,
+                                          uint64_t interval_us);
+
 /* Thread-samples added so far. */
 TFMT_API uint64_t tfmt_bin_writer_samples(const tfmt_bin_writer *w);
 

@@ -59,6 +59,14 @@ int tfmt_bin_writer_stats(tfmt_bin_writer *w, const tfmt_stats *stats)
     return TFMT_OK;
 }
 
+int tfmt_bin_writer_set_interval(tfmt_bin_writer *w, uint64_t interval_us)
+{
+    if (w->finished)
+        return tfmt__error(&w->err, TFMT_EINVAL, "writer already finished");
+    w->opts.sample_interval_us = interval_us;
+    return TFMT_OK;
+}
+
 /* The block as CPython lays it out; 32 bytes keeps duration and rate. */
 static int put_stats(tfmt_bin_writer *w)
 {

@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -84,6 +85,12 @@ static int best_nice(int *got)
 int rec_sched_setup(char *what, size_t len)
 {
     int nice;
+    /* For measuring what the scheduling buys (bench/record_bench.sh). */
+    if (getenv("TACHYON_RECORD_DEFAULT_SCHED")) {
+        snprintf(what, len, "default scheduling "
+                 "(TACHYON_RECORD_DEFAULT_SCHED)");
+        return -1;
+    }
     if (short_slice() == 0) {
         snprintf(what, len, "short time slice (sched_setattr, %u us)",
                  SLICE_NS / 1000);
