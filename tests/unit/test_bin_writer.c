@@ -451,14 +451,19 @@ TEST(header_fields)
     membuf m;
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     o.start_time_us = 0x0102030405060708ULL;
-    o.sample_interval_us = 250;
     o.config = 0x1a3;
     o.python_version[0] = 3;
     o.python_version[1] = 16;
     o.python_version[2] = 2;
+    o.sample_interval_us = 1000;
     tfmt_bin_writer *w = open_mem(&m, &o);
     REQUIRE(w, "open");
+    /* The interval can still change before finish (a recorder writes the
+     * one it achieved). */
+    REQUIRE(tfmt_bin_writer_set_interval(w, 250) == TFMT_OK, "set interval");
     REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    CHECK(tfmt_bin_writer_set_interval(w, 9) == TFMT_EINVAL,
+          "interval after finish");
     done(w, &m);
     static const uint8_t want[64] = {
         0x48, 0x43, 0x41, 0x54, 1, 0, 0, 0, 3, 16, 2, 0,
