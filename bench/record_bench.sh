@@ -93,27 +93,24 @@ bench_one() {
     reads=$(sed -n 's/.*, \([0-9.]*\) reads per sample.*/\1/p' "$tmp/log" |
             median)
     failed=$(sed -n 's/.*failed (\([0-9.]*\)%).*/\1/p' "$tmp/log" | median)
-    missed=$(sed -n 's/.*reads per sample, \([0-9]*\) missed.*/\1/p' \
-             "$tmp/log" | median)
-    ticks=$(sed -n 's/.*: \([0-9]*\) samples in.*/\1/p' "$tmp/log" | median)
+    miss=$(sed -n 's/.*: \([0-9.]*\)% missed.*/\1/p' "$tmp/log" | median)
+    p99=$(sed -n 's/.*, p99 \([0-9]*\) us,.*/\1/p' "$tmp/log" | median)
     "$build/tests/record/record_dump" "$tmp/out.bin" > /dev/null ||
         echo "record_bench: last log does not decode" >&2
     slow=$(ratio "$recd" "$base")
     cslow=$(ratio "$crecd" "$cbase")
-    miss=$(awk -v m="$missed" -v t="$ticks" \
-           'BEGIN {printf "%.1f", t + m ? 100 * m / (t + m) : 0}')
     ver=$("$py" -c 'import sys; print(sys.version.split()[0])')
-    row='| %s | %s | %s | %s | %s | %s%% | %s%% '
+    row='| %s | %s | %s | %s | %s | %s%% | %s%% | %s '
     row="$row| %ss -> %ss (%s%%) | %ss -> %ss (%s%%) |\n"
     printf "$row" "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" \
-        "$base" \
-        "$recd" "$slow" "$cbase" "$crecd" "$cslow"
+        "$p99" "$base" "$recd" "$slow" "$cbase" "$crecd" "$cslow"
 }
 
 echo "| CPython | requested Hz | achieved Hz | us/sample | reads/sample |" \
-     "failed | missed ticks | target wall time alone -> recorded |" \
+     "failed | missed ticks | lateness p99 (us) |" \
+     "target wall time alone -> recorded |" \
      "target CPU time alone -> recorded |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for ver in $versions; do
     if ! py=$(find_python "$ver"); then
         echo "| $ver | skipped: not found |"

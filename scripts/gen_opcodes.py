@@ -5,6 +5,7 @@ libtachyonfmt's opcode tables (libfmt/src/base/opcode_tables.h).
   gen_opcodes.py dump              run under CPython 3.11+: print this
                                    version's table as JSON
   gen_opcodes.py header JSON...    write the C tables for the JSON files
+                                   (then clang-format -i the header)
 
 A table maps every opcode byte to its name (specialised and instrumented
 variants under their own names, as dis shows them), to its base
