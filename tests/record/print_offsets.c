@@ -16,11 +16,14 @@
 
 typedef struct row {
     const char *expr;
-    size_t field;               /* offsetof(py_offsets, ...) */
+    size_t field; /* offsetof(py_offsets, ...) */
 } row;
 
 #define OFF(t, m) "(long)&((" t "*)0)->" m
-#define ROW(expr, f) {expr, offsetof(py_offsets, f)}
+#define ROW(expr, f)                                                           \
+    {                                                                          \
+        expr, offsetof(py_offsets, f)                                          \
+    }
 
 /* Shared by 3.11 and 3.12 (the 3.11-only / 3.12-only ones follow). */
 static const row common[] = {
@@ -91,7 +94,10 @@ static void print_rows(const py_offsets *o, const row *rows, size_t n)
 
 static void print_313(void)
 {
-    static const struct { const char *expr; int word; } words[] = {
+    static const struct {
+        const char *expr;
+        int word;
+    } words[] = {
         {DBG("version"), W_VERSION},
         {DBG("free_threaded"), W_FREE_THREADED},
         {DBG("runtime_state.size"), W_RT_SIZE},
@@ -110,7 +116,8 @@ static void print_313(void)
         {DBG("thread_state.native_thread_id"), W_TS_NATIVE},
         {DBG("thread_state.datastack_chunk"), W_TS_DATASTACK},
         {"(long)&((PyThreadState*)0)->datastack_top - "
-         "(long)&((PyThreadState*)0)->datastack_chunk", 8},
+         "(long)&((PyThreadState*)0)->datastack_chunk",
+         8},
         {DBG("interpreter_frame.size"), W_FR_SIZE},
         {DBG("interpreter_frame.previous"), W_FR_PREV},
         {DBG("interpreter_frame.executable"), W_FR_EXEC},
@@ -140,7 +147,8 @@ static void print_313(void)
         {OFF("_PyErr_StackItem", "previous_item"), 8},
         {OFF("PyCodeObject", "co_framesize"), O313_FRAMESIZE},
         {"(long)&((PyThreadState*)0)->datastack_limit - "
-         "(long)&((PyThreadState*)0)->datastack_top", 8},
+         "(long)&((PyThreadState*)0)->datastack_top",
+         8},
         {"(long)FRAME_OWNED_BY_CSTACK", 3},
         {"(long)FRAME_OWNED_BY_GENERATOR", 1},
     };
@@ -159,7 +167,8 @@ int main(int argc, char **argv)
         printf("(long)FRAME_OWNED_BY_GENERATOR\t%d\n",
                py_offsets_311.owner_generator);
         printf("(long)((sizeof(_PyInterpreterFrame) - 1) / "
-               "sizeof(PyObject *))\t%d\n", py_offsets_311.frame_specials);
+               "sizeof(PyObject *))\t%d\n",
+               py_offsets_311.frame_specials);
     } else if (strcmp(v, "3.12") == 0) {
         print_rows(&py_offsets_312, common, sizeof common / sizeof *common);
         print_rows(&py_offsets_312, only312, sizeof only312 / sizeof *only312);

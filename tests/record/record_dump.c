@@ -30,18 +30,19 @@ static void print_info(const tfmt_info *in)
            "interval=%" PRIu64 " config=%u py=%u.%u.%u compression=%u\n",
            in->sample_count, in->thread_count, in->string_count,
            in->frame_count, in->sample_interval_us, in->config,
-           in->python_version[0], in->python_version[1],
-           in->python_version[2], in->compression);
+           in->python_version[0], in->python_version[1], in->python_version[2],
+           in->compression);
     printf("stats present=%d size=%u duration=%.6f rate=%.3f error=%.6f "
-           "missed=%.6f flags=%u\n", in->stats.present, in->stats.size,
-           in->stats.duration_s, in->stats.sample_rate,
-           in->stats.error_rate, in->stats.missed, in->stats.flags);
+           "missed=%.6f flags=%u\n",
+           in->stats.present, in->stats.size, in->stats.duration_s,
+           in->stats.sample_rate, in->stats.error_rate, in->stats.missed,
+           in->stats.flags);
 }
 
 static void print_sample(const tfmt_bin_reader *r, const tfmt_sample *s)
 {
-    printf("sample %" PRIu64 " %u %u %u", s->thread_id, s->status,
-           s->weight, s->depth);
+    printf("sample %" PRIu64 " %u %u %u", s->thread_id, s->status, s->weight,
+           s->depth);
     for (uint32_t i = 0; i < s->depth; i++) {
         const tfmt_frame *f = tfmt_bin_frame(r, s->stack[i]);
         putchar('\t');

@@ -36,9 +36,11 @@ static long check_code(FILE *in, int first, const uint8_t *lt, size_t len,
         if (got.lineno != l || got.end_lineno != el || got.column != c ||
             got.end_column != ec) {
             if (bad++ < 3)
-                fprintf(stderr, "unit %ld: expected %d,%d,%d,%d got "
-                        "%d,%d,%d,%d\n", i, l, el, c, ec, got.lineno,
-                        got.end_lineno, got.column, got.end_column);
+                fprintf(stderr,
+                        "unit %ld: expected %d,%d,%d,%d got "
+                        "%d,%d,%d,%d\n",
+                        i, l, el, c, ec, got.lineno, got.end_lineno, got.column,
+                        got.end_column);
         }
     }
     return bad;

@@ -61,11 +61,11 @@ static int load(py_offsets *o)
 TEST(newer_versions_refused)
 {
     py_offsets o;
-    int rc = py_offsets_select(getpid(), 0x030e00f0, 0, 0, &o, msg,
-                               sizeof msg);
+    int rc = py_offsets_select(getpid(), 0x030e00f0, 0, 0, &o, msg, sizeof msg);
     CHECK(rc == -1, "3.14 accepted");
     CHECK(strcmp(msg, "Python 3.14.0 is not supported (supported: 3.11, "
-                 "3.12, 3.13)") == 0, "message: %s", msg);
+                      "3.12, 3.13)") == 0,
+          "message: %s", msg);
     rc = py_offsets_select(getpid(), 0x030f00a1, 0, 0, &o, msg, sizeof msg);
     CHECK(rc == -1 && strstr(msg, "3.15.0 is not supported"), "%s", msg);
     rc = py_offsets_select(getpid(), 0x030a0df0, 0, 0, &o, msg, sizeof msg);
@@ -75,11 +75,13 @@ TEST(newer_versions_refused)
 TEST(tables_for_311_312)
 {
     py_offsets o;
-    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, &o, msg,
-                            sizeof msg) == 0, "3.11");
+    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, &o, msg, sizeof msg) ==
+              0,
+          "3.11");
     CHECK(o.ts_size == 360 && o.rt_gil == 360, "3.11 table");
-    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, &o, msg,
-                            sizeof msg) == 0, "3.12");
+    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, &o, msg, sizeof msg) ==
+              0,
+          "3.12");
     CHECK(o.is_gil_ptr == 384 && o.owner_cstack == 3, "3.12 table");
 }
 
@@ -90,9 +92,10 @@ TEST(debug_offsets_313_accepted)
     REQUIRE(load(&o) == 0, "valid table refused: %s", msg);
     CHECK(o.rt_interpreters_head == 632 && o.is_threads_head == 7344,
           "runtime/interp");
-    CHECK(o.gil_locked == 16 && o.gil_holder == 8, "GIL offsets relative "
-          "to the GIL state: %llu %llu", (unsigned long long)o.gil_locked,
-          (unsigned long long)o.gil_holder);
+    CHECK(o.gil_locked == 16 && o.gil_holder == 8,
+          "GIL offsets relative "
+          "to the GIL state: %llu %llu",
+          (unsigned long long)o.gil_locked, (unsigned long long)o.gil_holder);
     CHECK(o.ts_cframe == PYOFF_NONE && o.ts_current_frame == 72, "frame");
     CHECK(o.co_code_adaptive == 200 && o.u_compact_size == 56, "code");
 }
@@ -107,14 +110,14 @@ TEST(debug_offsets_313_rejected)
     table[W_FREE_THREADED] = 1;
     CHECK(load(&o) == -1 && strstr(msg, "free-threaded"), "ft: %s", msg);
     fake_313();
-    table[W_FR_OWNER] = 80;     /* a 1-byte field at the struct's end */
+    table[W_FR_OWNER] = 80; /* a 1-byte field at the struct's end */
     CHECK(load(&o) == -1 && strstr(msg, "out of bounds"), "oob: %s", msg);
     fake_313();
     table[W_CO_SIZE] = 1u << 30;
     CHECK(load(&o) == -1, "huge struct accepted");
     fake_313();
-    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table,
-                      100, &o, msg, sizeof msg);
+    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table, 100, &o,
+                      msg, sizeof msg);
     CHECK(strstr(msg, "cannot read"), "short section: %s", msg);
 }
 

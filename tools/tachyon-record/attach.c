@@ -14,7 +14,7 @@
 
 #define WAIT_STEP_NS (1000 * 1000)
 #define WAIT_LIMIT_NS (30 * 1000000000ull)
-#define ERROR_RETRIES 300           /* about 0.3 s of 1 ms polls */
+#define ERROR_RETRIES 300 /* about 0.3 s of 1 ms polls */
 
 /* wait_runtime outcomes besides LOCATE_*. */
 enum { WAIT_EXITED = -2, WAIT_DEADLINE = -3 };
@@ -63,22 +63,30 @@ static int describe_failure(const target *t, int rc, const char *msg,
                             volatile sig_atomic_t *stop)
 {
     if (rc == WAIT_DEADLINE || (rc == LOCATE_NOT_YET && *stop))
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d: no CPython "
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d: no CPython "
                         "3.11-3.13 interpreter found before the recording "
-                        "ended", (int)t->pid);
+                        "ended",
+                        (int)t->pid);
     if (rc == LOCATE_DENIED) {
         char hint[256];
         target_permission_hint(hint, sizeof hint);
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d: permission denied: "
-                        "%s", (int)t->pid, hint);
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d: permission denied: "
+                        "%s",
+                        (int)t->pid, hint);
     }
     if (rc == WAIT_EXITED)
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d exited before a "
-                        "CPython interpreter was found", (int)t->pid);
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d exited before a "
+                        "CPython interpreter was found",
+                        (int)t->pid);
     if (rc == LOCATE_NOT_YET)
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d: no CPython "
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d: no CPython "
                         "3.11-3.13 interpreter found (no mapped python "
-                        "file defines _PyRuntime)", (int)t->pid);
+                        "file defines _PyRuntime)",
+                        (int)t->pid);
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
 }
 
@@ -88,8 +96,7 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
 {
     py_runtime_loc loc;
     char msg[512] = "";
-    int rc = wait_runtime(t, stop, deadline_ns, &loc, &u->off, msg,
-                          sizeof msg);
+    int rc = wait_runtime(t, stop, deadline_ns, &loc, &u->off, msg, sizeof msg);
     if (rc != LOCATE_FOUND)
         return describe_failure(t, rc, msg, stop);
     u->pid = t->pid;
@@ -100,10 +107,12 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     u->cfg = *cfg;
     *hexversion = loc.hexversion;
     if (verbose)
-        fprintf(stderr, "%s: process %d: CPython %u.%u.%u in %s, offsets "
-                "from %s\n", cli_program(), (int)t->pid,
-                loc.hexversion >> 24, (loc.hexversion >> 16) & 0xff,
-                (loc.hexversion >> 8) & 0xff, loc.path, u->off.source);
+        fprintf(stderr,
+                "%s: process %d: CPython %u.%u.%u in %s, offsets "
+                "from %s\n",
+                cli_program(), (int)t->pid, loc.hexversion >> 24,
+                (loc.hexversion >> 16) & 0xff, (loc.hexversion >> 8) & 0xff,
+                loc.path, u->off.source);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     return CLI_EXIT_OK;

@@ -17,14 +17,14 @@
 
 #define CACHE_INITIAL 1024u
 #define CACHE_MAX_ENTRIES (1u << 17)
-#define BYTECODE_MAX (1u << 20)     /* larger code objects: not kept */
+#define BYTECODE_MAX (1u << 20) /* larger code objects: not kept */
 
 /* Slots hold pointers so entries stay put while the table grows. */
 struct code_cache {
     code_entry **slots;
     size_t cap, used;
     uint64_t next_serial, loads;
-    unsigned major, minor;      /* the target's version */
+    unsigned major, minor; /* the target's version */
 };
 
 static uint64_t u64_at(const uint8_t *p, uint64_t off)
@@ -78,8 +78,8 @@ static int map_starts(const code_cache *c, code_entry *e)
     if (!e->starts)
         return RMEM_OTHER;
     while (q < units) {
-        int caches = tfmt_opcode_cache_units(c->major, c->minor,
-                                             e->bytecode[2 * q]);
+        int caches =
+            tfmt_opcode_cache_units(c->major, c->minor, e->bytecode[2 * q]);
         if (caches < 0)
             break;
         e->starts[q / 8] |= (uint8_t)(1u << (q % 8));
@@ -101,9 +101,8 @@ int64_t code_instruction_start(const code_entry *e, int64_t q)
 
 /* Copy the code object's instructions (ob_size code units of 2 bytes);
  * a code object too large to keep is not an error. */
-static int load_bytecode(const code_cache *c, pid_t pid,
-                         const py_offsets *o, uint64_t addr,
-                         const uint8_t *head, code_entry *e)
+static int load_bytecode(const code_cache *c, pid_t pid, const py_offsets *o,
+                         uint64_t addr, const uint8_t *head, code_entry *e)
 {
     uint64_t units = u64_at(head, o->b_size);
     if (units == 0 || units > BYTECODE_MAX / 2)
@@ -112,8 +111,7 @@ static int load_bytecode(const code_cache *c, pid_t pid,
     if (!e->bytecode)
         return RMEM_OTHER;
     e->bytecode_len = units * 2;
-    int rc = rmem_read(pid, addr + o->co_code_adaptive, e->bytecode,
-                       units * 2);
+    int rc = rmem_read(pid, addr + o->co_code_adaptive, e->bytecode, units * 2);
     return rc == RMEM_OK ? map_starts(c, e) : rc;
 }
 
@@ -154,7 +152,7 @@ size_t code_head_len(const py_offsets *o)
 {
     uint64_t end = 0;
     cover(&end, o->ob_type, 8);
-    cover(&end, o->b_size, 8);      /* ob_size: its code units */
+    cover(&end, o->b_size, 8); /* ob_size: its code units */
     cover(&end, o->co_filename, 8);
     cover(&end, o->co_qualname, 8);
     cover(&end, o->co_linetable, 8);
@@ -176,9 +174,9 @@ static int32_t i32_at(const uint8_t *p, uint64_t off)
 static uint32_t frame_words(const py_offsets *o, const uint8_t *head)
 {
     int64_t n = o->co_framesize != PYOFF_NONE
-        ? i32_at(head, o->co_framesize)
-        : (int64_t)i32_at(head, o->co_nlocalsplus) +
-          i32_at(head, o->co_stacksize) + o->frame_specials;
+                    ? i32_at(head, o->co_framesize)
+                    : (int64_t)i32_at(head, o->co_nlocalsplus) +
+                          i32_at(head, o->co_stacksize) + o->frame_specials;
     return n > 0 && n < (1 << 24) ? (uint32_t)n : 0;
 }
 
@@ -222,8 +220,8 @@ static int same_identity(const code_entry *e, const py_offsets *o,
 }
 
 /* Read names and line table into `e`, whose old contents are released. */
-static int load(code_cache *c, pid_t pid, const py_offsets *o,
-                uint64_t addr, const uint8_t *head, code_entry *e)
+static int load(code_cache *c, pid_t pid, const py_offsets *o, uint64_t addr,
+                const uint8_t *head, code_entry *e)
 {
     entry_release(e);
     e->filename_ptr = u64_at(head, o->co_filename);
@@ -233,18 +231,18 @@ static int load(code_cache *c, pid_t pid, const py_offsets *o,
     e->framesize = frame_words(o, head);
     e->filename_idx = e->qualname_idx = CODE_IDX_UNSET;
     e->serial = ++c->next_serial;
-    int rc = pystr_read(pid, o, e->filename_ptr, &e->filename,
-                        &e->filename_len);
+    int rc =
+        pystr_read(pid, o, e->filename_ptr, &e->filename, &e->filename_len);
     if (rc == RMEM_OK)
-        rc = pystr_read(pid, o, e->qualname_ptr, &e->qualname,
-                        &e->qualname_len);
+        rc =
+            pystr_read(pid, o, e->qualname_ptr, &e->qualname, &e->qualname_len);
     if (rc == RMEM_OK)
         rc = pybytes_read(pid, o, e->linetable_ptr, &e->linetable,
                           &e->linetable_len);
     if (rc == RMEM_OK)
         rc = load_bytecode(c, pid, o, addr, head, e);
     if (rc != RMEM_OK) {
-        entry_release(e);   /* filename NULL: never matches */
+        entry_release(e); /* filename NULL: never matches */
         return rc;
     }
     c->loads++;

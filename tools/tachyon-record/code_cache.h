@@ -15,12 +15,12 @@
 #define CODE_IDX_UNSET UINT32_MAX
 
 typedef struct code_entry {
-    uint64_t addr;              /* 0: empty slot */
-    uint64_t serial;            /* unique per load; keys derived caches */
+    uint64_t addr;   /* 0: empty slot */
+    uint64_t serial; /* unique per load; keys derived caches */
     /* Identity checked on every use: an address can be reused. */
     uint64_t filename_ptr, qualname_ptr, linetable_ptr;
     int32_t firstlineno;
-    uint32_t framesize;         /* words the frame takes in the stack */
+    uint32_t framesize; /* words the frame takes in the stack */
     char *filename, *qualname;
     size_t filename_len, qualname_len;
     uint8_t *linetable;
@@ -33,7 +33,7 @@ typedef struct code_entry {
      * inline caches); `starts_known` units from the start are mapped. */
     uint8_t *starts;
     size_t starts_known;
-    uint32_t filename_idx, qualname_idx;   /* writer strings, or UNSET */
+    uint32_t filename_idx, qualname_idx; /* writer strings, or UNSET */
 } code_entry;
 
 typedef struct code_cache code_cache;

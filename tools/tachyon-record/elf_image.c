@@ -18,14 +18,13 @@ struct elf_image {
     int fd;
     uint64_t file_size;
     Elf64_Ehdr eh;
-    Elf64_Shdr *sh;         /* eh.e_shnum section headers */
-    char *shstr;            /* section name table */
+    Elf64_Shdr *sh; /* eh.e_shnum section headers */
+    char *shstr;    /* section name table */
     uint64_t shstr_size;
 };
 
 /* pread exactly `len` bytes at `off` inside the file; else -1. */
-static int read_at(const elf_image *img, void *buf, uint64_t len,
-                   uint64_t off)
+static int read_at(const elf_image *img, void *buf, uint64_t len, uint64_t off)
 {
     if (off > img->file_size || len > img->file_size - off)
         return -1;

@@ -44,15 +44,15 @@ static int frame_index(emitter *e, const unwinder *u, const raw_frame *f,
     if (rc != TFMT_OK)
         return rc;
     emit_memo *m = memo_slot(e, c->serial, addrq, f->opcode);
-    if (m->serial == c->serial && m->addrq == addrq &&
-        m->opcode == f->opcode) {
+    if (m->serial == c->serial && m->addrq == addrq && m->opcode == f->opcode) {
         *out = m->frame;
         return TFMT_OK;
     }
-    py_location loc = linetable_lookup(c->linetable, c->linetable_len,
-                                       c->firstlineno, addrq);
+    py_location loc =
+        linetable_lookup(c->linetable, c->linetable_len, c->firstlineno, addrq);
     tfmt_frame fr = {c->filename_idx, c->qualname_idx, loc.lineno,
-                     loc.end_lineno, loc.column, loc.end_column, f->opcode};
+                     loc.end_lineno,  loc.column,      loc.end_column,
+                     f->opcode};
     rc = tfmt_bin_writer_frame(e->w, &fr, out);
     if (rc == TFMT_OK)
         *m = (emit_memo){c->serial, addrq, f->opcode, *out};

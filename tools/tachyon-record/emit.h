@@ -14,10 +14,10 @@
 #define EMIT_MEMO_SLOTS 8192u
 
 typedef struct emit_memo {
-    uint64_t serial;            /* code entry serial; 0 = empty */
+    uint64_t serial; /* code entry serial; 0 = empty */
     int64_t addrq;
     uint8_t opcode;
-    uint32_t frame;             /* writer frame index */
+    uint32_t frame; /* writer frame index */
 } emit_memo;
 
 /* Writer frame indices of the synthetic frames, once interned. */

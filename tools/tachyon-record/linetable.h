@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 typedef struct py_location {
-    int32_t lineno;         /* -1: no location */
+    int32_t lineno; /* -1: no location */
     int32_t end_lineno;
-    int32_t column;         /* -1: not available */
+    int32_t column; /* -1: not available */
     int32_t end_column;
 } py_location;
 

@@ -9,19 +9,19 @@
 #include <sys/types.h>
 
 typedef struct py_runtime_loc {
-    uint64_t runtime;       /* address of _PyRuntime */
-    uint64_t runtime_size;  /* size of the .PyRuntime section / symbol */
-    uint32_t hexversion;    /* PY_VERSION_HEX read from Py_Version */
-    uint64_t code_type;     /* address of PyCode_Type */
-    uint64_t none_obj;      /* address of _Py_NoneStruct (None) */
-    char path[512];         /* the file that defines them */
+    uint64_t runtime;      /* address of _PyRuntime */
+    uint64_t runtime_size; /* size of the .PyRuntime section / symbol */
+    uint32_t hexversion;   /* PY_VERSION_HEX read from Py_Version */
+    uint64_t code_type;    /* address of PyCode_Type */
+    uint64_t none_obj;     /* address of _Py_NoneStruct (None) */
+    char path[512];        /* the file that defines them */
 } py_runtime_loc;
 
 enum {
     LOCATE_FOUND = 0,
-    LOCATE_NOT_YET = 1,     /* no interpreter mapped (yet) */
-    LOCATE_ERROR = -1,      /* message in msg */
-    LOCATE_DENIED = -2      /* not permitted to read the process */
+    LOCATE_NOT_YET = 1, /* no interpreter mapped (yet) */
+    LOCATE_ERROR = -1,  /* message in msg */
+    LOCATE_DENIED = -2  /* not permitted to read the process */
 };
 
 /*
@@ -30,7 +30,6 @@ enum {
  * defined dynamic symbol), and read the interpreter version from its
  * Py_Version symbol. Returns a LOCATE_* value.
  */
-int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg,
-                   size_t msg_len);
+int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len);
 
 #endif

@@ -25,40 +25,39 @@ static const cli_option options[] = {
     {"duration", 'd', CLI_ARG_REQUIRED, &opt_duration,
      "stop after S seconds (default: at the target's exit)", "S", NULL},
     {"mode", 0, CLI_ARG_REQUIRED, &opt_mode,
-     "keep every sample (wall, default), or only threads that ran (cpu), "
-     "hold the GIL (gil) or handle an exception (exception)", "MODE",
+     "wall (every sample, default), cpu, gil or exception", "MODE",
      "wall|cpu|gil|exception"},
     {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
      "sample every thread, not just the main thread", NULL, NULL},
     {"no-gc", 0, CLI_ARG_NONE, &opt_no_gc,
      "no <GC> frames while the garbage collector runs", NULL, NULL},
     {"native", 0, CLI_ARG_NONE, &opt_native,
-     "add <native> frames where C code calls back into Python", NULL,
-     NULL},
+     "add <native> frames where C code calls Python", NULL, NULL},
     {"opcodes", 0, CLI_ARG_NONE, &opt_opcodes,
-     "record the bytecode instruction each frame executes", NULL, NULL},
+     "record each frame's bytecode instruction", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
      "attach to the running process PID", "PID", NULL},
-    {"force", 'f', CLI_ARG_NONE, &opt_force,
-     "replace an existing output FILE", NULL, NULL},
-    {"quiet", 'q', CLI_ARG_NONE, &opt_quiet,
-     "print no summary or warnings", NULL, NULL},
+    {"force", 'f', CLI_ARG_NONE, &opt_force, "replace an existing output FILE",
+     NULL, NULL},
+    {"quiet", 'q', CLI_ARG_NONE, &opt_quiet, "print no summary or warnings",
+     NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opt_verbose,
      "print timing and cache figures at the end", NULL, NULL},
-    {NULL, 0, 0, NULL, NULL, NULL, NULL}
-};
+    {NULL, 0, 0, NULL, NULL, NULL, NULL}};
 
 static const cli_spec spec = {
     "tachyon-record",
     "[OPTIONS] (-p PID | -- COMMAND [ARGS...])",
     "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
-    options, &operands,
+    options,
+    &operands,
+    "MODE keeps every sample (wall) or only those of threads that ran on\n"
+    "a CPU (cpu), hold the GIL (gil) or handle an exception (exception).\n"
     "The log is finalized whatever ends the recording: the target's exit,\n"
-    "--duration, or SIGINT (Ctrl-C). Reading another process needs the\n"
-    "same user or CAP_SYS_PTRACE.\n"
-};
+    "--duration, SIGINT (Ctrl-C), SIGTERM or SIGHUP. Reading another\n"
+    "process needs the same user or CAP_SYS_PTRACE.\n"};
 
 /* A positive finite number no larger than `max`, or -1. */
 static double parse_positive(const char *s, double max)
@@ -87,8 +86,7 @@ static int check_values(rec_options *o)
 {
     if (opt_rate && (o->rate_hz = parse_positive(opt_rate, 100000)) < 0)
         return cli_usage("invalid --rate '%s' (1 to 100000 Hz)", opt_rate);
-    if (opt_duration &&
-        (o->duration_s = parse_positive(opt_duration, 1e7)) < 0)
+    if (opt_duration && (o->duration_s = parse_positive(opt_duration, 1e7)) < 0)
         return cli_usage("invalid --duration '%s'", opt_duration);
     if (opt_pid) {
         double pid = parse_positive(opt_pid, 4194304);
@@ -107,14 +105,10 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     memset(o, 0, sizeof *o);
     o->rate_hz = 1000;
     switch (cli_parse(&spec, argc, argv, &perr)) {
-    case CLI_PARSE_HELP:
-        return cli_print_help(&spec);
-    case CLI_PARSE_VERSION:
-        return cli_print_version();
-    case CLI_PARSE_ERROR:
-        return cli_usage("%s", perr.msg);
-    default:
-        break;
+    case CLI_PARSE_HELP: return cli_print_help(&spec);
+    case CLI_PARSE_VERSION: return cli_print_version();
+    case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    default: break;
     }
     o->output = opt_output;
     o->all_threads = opt_all_threads > 0;

@@ -9,18 +9,18 @@
 #include <sys/types.h>
 
 typedef struct rec_options {
-    const char *output;         /* NULL: tachyon_<pid>.bin */
+    const char *output; /* NULL: tachyon_<pid>.bin */
     double rate_hz;
-    double duration_s;          /* 0: until the target exits */
+    double duration_s; /* 0: until the target exits */
     bool all_threads;
-    int mode;                   /* unwind_mode */
-    bool gc, native, opcodes;   /* capture features */
-    bool force;                 /* replace an existing output */
+    int mode;                 /* unwind_mode */
+    bool gc, native, opcodes; /* capture features */
+    bool force;               /* replace an existing output */
     bool zstd;
     bool quiet;
     int verbose;
-    pid_t pid;                  /* 0: spawn `command` */
-    char **command;             /* NULL-terminated, or NULL */
+    pid_t pid;      /* 0: spawn `command` */
+    char **command; /* NULL-terminated, or NULL */
 } rec_options;
 
 /* Outcome of rec_parse_options. */

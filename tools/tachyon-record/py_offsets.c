@@ -25,7 +25,9 @@ int py_offsets_select(pid_t pid, uint32_t hexversion, uint64_t runtime,
     if (major == 3 && minor == 13)
         return py_offsets_313_load(pid, runtime, section_size, out, msg,
                                    msg_len);
-    snprintf(msg, msg_len, "Python %u.%u.%u is not supported "
-             "(supported: 3.11, 3.12, 3.13)", major, minor, micro);
+    snprintf(msg, msg_len,
+             "Python %u.%u.%u is not supported "
+             "(supported: 3.11, 3.12, 3.13)",
+             major, minor, micro);
     return -1;
 }

@@ -14,30 +14,30 @@
 #define PYOFF_NONE UINT64_MAX
 
 typedef struct py_offsets {
-    const char *source;         /* "table 3.11", "_Py_DebugOffsets" */
+    const char *source; /* "table 3.11", "_Py_DebugOffsets" */
     /* _PyRuntimeState */
     uint64_t rt_interpreters_head;
-    uint64_t rt_gil;            /* 3.11: GIL state inside the runtime */
+    uint64_t rt_gil; /* 3.11: GIL state inside the runtime */
     /* PyInterpreterState */
     uint64_t is_id;
     uint64_t is_next;
     uint64_t is_threads_head;
-    uint64_t is_gil_ptr;        /* 3.12+: pointer to the GIL state */
-    uint64_t is_gc_collecting;  /* int gc.collecting: the collector runs */
+    uint64_t is_gil_ptr;       /* 3.12+: pointer to the GIL state */
+    uint64_t is_gc_collecting; /* int gc.collecting: the collector runs */
     /* struct _gil_runtime_state */
-    uint64_t gil_locked;        /* int */
-    uint64_t gil_holder;        /* PyThreadState * */
+    uint64_t gil_locked; /* int */
+    uint64_t gil_holder; /* PyThreadState * */
     /* PyThreadState */
     uint64_t ts_size;
     uint64_t ts_next;
     uint64_t ts_native_tid;
-    uint64_t ts_cframe;         /* 3.11/3.12: _PyCFrame *, else NONE */
-    uint64_t ts_current_frame;  /* in tstate (3.13) or in _PyCFrame */
-    uint64_t ts_datastack_chunk;    /* _PyStackChunk * of the frames */
-    uint64_t ts_datastack_top;      /* first free word of that chunk */
-    uint64_t ts_exc_info;       /* _PyErr_StackItem *: handled exceptions */
-    uint64_t ts_exc_state;      /* the thread's own _PyErr_StackItem */
-    uint64_t ts_current_exc;    /* being raised: curexc_type (3.11),
+    uint64_t ts_cframe;          /* 3.11/3.12: _PyCFrame *, else NONE */
+    uint64_t ts_current_frame;   /* in tstate (3.13) or in _PyCFrame */
+    uint64_t ts_datastack_chunk; /* _PyStackChunk * of the frames */
+    uint64_t ts_datastack_top;   /* first free word of that chunk */
+    uint64_t ts_exc_info;        /* _PyErr_StackItem *: handled exceptions */
+    uint64_t ts_exc_state;       /* the thread's own _PyErr_StackItem */
+    uint64_t ts_current_exc;     /* being raised: curexc_type (3.11),
                                    current_exception (3.12+) */
     /* _PyErr_StackItem */
     uint64_t err_exc_value;
@@ -45,32 +45,32 @@ typedef struct py_offsets {
     /* _PyInterpreterFrame */
     uint64_t fr_size;
     uint64_t fr_previous;
-    uint64_t fr_code;           /* f_code / f_executable */
-    uint64_t fr_instr;          /* prev_instr (3.11/3.12), instr_ptr */
-    uint64_t fr_owner;          /* char */
-    uint64_t fr_is_entry;       /* 3.11: char, called from C; else NONE */
-    int owner_generator;        /* owner of generator frames */
-    int owner_cstack;           /* owner of C-stack shim frames, -1 none */
-    int owner_max;              /* largest valid owner value */
+    uint64_t fr_code;     /* f_code / f_executable */
+    uint64_t fr_instr;    /* prev_instr (3.11/3.12), instr_ptr */
+    uint64_t fr_owner;    /* char */
+    uint64_t fr_is_entry; /* 3.11: char, called from C; else NONE */
+    int owner_generator;  /* owner of generator frames */
+    int owner_cstack;     /* owner of C-stack shim frames, -1 none */
+    int owner_max;        /* largest valid owner value */
     /* PyCodeObject */
     uint64_t co_size;
     uint64_t co_filename;
     uint64_t co_qualname;
     uint64_t co_linetable;
-    uint64_t co_firstlineno;    /* int */
+    uint64_t co_firstlineno; /* int */
     uint64_t co_code_adaptive;
     /* A frame's size in the frame stack, in words: co_framesize (3.12+),
      * else co_nlocalsplus + co_stacksize + frame_specials (3.11). */
-    uint64_t co_framesize;      /* int, or NONE */
-    uint64_t co_nlocalsplus;    /* int (3.11) */
-    uint64_t co_stacksize;      /* int (3.11) */
-    int frame_specials;         /* words of the frame header (3.11) */
+    uint64_t co_framesize;   /* int, or NONE */
+    uint64_t co_nlocalsplus; /* int (3.11) */
+    uint64_t co_stacksize;   /* int (3.11) */
+    int frame_specials;      /* words of the frame header (3.11) */
     /* str / bytes / object */
     uint64_t ob_type;
     uint64_t u_length;
     uint64_t u_state;
-    uint64_t u_ascii_size;      /* sizeof(PyASCIIObject) */
-    uint64_t u_compact_size;    /* sizeof(PyCompactUnicodeObject) */
+    uint64_t u_ascii_size;   /* sizeof(PyASCIIObject) */
+    uint64_t u_compact_size; /* sizeof(PyCompactUnicodeObject) */
     uint64_t b_size;
     uint64_t b_sval;
 } py_offsets;

@@ -21,19 +21,18 @@ typedef struct field_check {
 } field_check;
 
 static const field_check checks[] = {
-    {W_RT_INTERP_HEAD, W_RT_SIZE, 8},
-    {W_IS_ID, W_IS_SIZE, 8}, {W_IS_NEXT, W_IS_SIZE, 8},
-    {W_IS_THREADS, W_IS_SIZE, 8}, {W_IS_CEVAL_GIL, W_IS_SIZE, 8},
-    {W_IS_GIL_LOCKED, W_IS_SIZE, 4}, {W_IS_GIL_HOLDER, W_IS_SIZE, 8},
-    {W_TS_NEXT, W_TS_SIZE, 8}, {W_TS_FRAME, W_TS_SIZE, 8},
-    {W_TS_NATIVE, W_TS_SIZE, 8}, {W_TS_DATASTACK, W_TS_SIZE, 16},
-    {W_FR_PREV, W_FR_SIZE, 8}, {W_FR_EXEC, W_FR_SIZE, 8},
-    {W_FR_INSTR, W_FR_SIZE, 8}, {W_FR_OWNER, W_FR_SIZE, 1},
-    {W_CO_FILE, W_CO_SIZE, 8}, {W_CO_QUAL, W_CO_SIZE, 8},
-    {W_CO_LINES, W_CO_SIZE, 8}, {W_CO_FIRST, W_CO_SIZE, 4},
-    {W_CO_CODE, W_CO_SIZE, 2},
-    {W_BY_OBSIZE, W_BY_SIZE, 8}, {W_BY_SVAL, W_BY_SIZE, 1},
-    {W_UN_STATE, W_UN_SIZE, 4}, {W_UN_LENGTH, W_UN_SIZE, 8},
+    {W_RT_INTERP_HEAD, W_RT_SIZE, 8}, {W_IS_ID, W_IS_SIZE, 8},
+    {W_IS_NEXT, W_IS_SIZE, 8},        {W_IS_THREADS, W_IS_SIZE, 8},
+    {W_IS_CEVAL_GIL, W_IS_SIZE, 8},   {W_IS_GIL_LOCKED, W_IS_SIZE, 4},
+    {W_IS_GIL_HOLDER, W_IS_SIZE, 8},  {W_TS_NEXT, W_TS_SIZE, 8},
+    {W_TS_FRAME, W_TS_SIZE, 8},       {W_TS_NATIVE, W_TS_SIZE, 8},
+    {W_TS_DATASTACK, W_TS_SIZE, 16},  {W_FR_PREV, W_FR_SIZE, 8},
+    {W_FR_EXEC, W_FR_SIZE, 8},        {W_FR_INSTR, W_FR_SIZE, 8},
+    {W_FR_OWNER, W_FR_SIZE, 1},       {W_CO_FILE, W_CO_SIZE, 8},
+    {W_CO_QUAL, W_CO_SIZE, 8},        {W_CO_LINES, W_CO_SIZE, 8},
+    {W_CO_FIRST, W_CO_SIZE, 4},       {W_CO_CODE, W_CO_SIZE, 2},
+    {W_BY_OBSIZE, W_BY_SIZE, 8},      {W_BY_SVAL, W_BY_SIZE, 1},
+    {W_UN_STATE, W_UN_SIZE, 4},       {W_UN_LENGTH, W_UN_SIZE, 8},
 };
 
 /* Sizes the walker reads whole must stay small. */
@@ -41,9 +40,9 @@ static int check_bounds(const uint64_t *w, char *msg, size_t msg_len)
 {
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         uint64_t off = w[checks[i].word], size = w[checks[i].size_word];
-        if (size > (1u << 20) || off > size ||
-            checks[i].width > size - off) {
-            snprintf(msg, msg_len, "_Py_DebugOffsets field %d out of "
+        if (size > (1u << 20) || off > size || checks[i].width > size - off) {
+            snprintf(msg, msg_len,
+                     "_Py_DebugOffsets field %d out of "
                      "bounds (offset %llu, struct size %llu)",
                      checks[i].word, (unsigned long long)off,
                      (unsigned long long)size);
@@ -60,20 +59,23 @@ static int check_bounds(const uint64_t *w, char *msg, size_t msg_len)
     return 0;
 }
 
-static int check_identity(const uint64_t *w, const char *cookie,
-                          char *msg, size_t msg_len)
+static int check_identity(const uint64_t *w, const char *cookie, char *msg,
+                          size_t msg_len)
 {
     if (memcmp(cookie, "xdebugpy", 8) != 0) {
         snprintf(msg, msg_len, "no _Py_DebugOffsets cookie in _PyRuntime");
         return -1;
     }
     if ((w[W_VERSION] >> 16) != 0x030d) {
-        snprintf(msg, msg_len, "_Py_DebugOffsets version 0x%08llx is not "
-                 "3.13", (unsigned long long)w[W_VERSION]);
+        snprintf(msg, msg_len,
+                 "_Py_DebugOffsets version 0x%08llx is not "
+                 "3.13",
+                 (unsigned long long)w[W_VERSION]);
         return -1;
     }
     if (w[W_FREE_THREADED] != 0) {
-        snprintf(msg, msg_len, "free-threaded CPython 3.13 is not "
+        snprintf(msg, msg_len,
+                 "free-threaded CPython 3.13 is not "
                  "supported");
         return -1;
     }
@@ -115,8 +117,8 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->fr_instr = w[W_FR_INSTR];
     o->fr_owner = w[W_FR_OWNER];
     o->fr_is_entry = PYOFF_NONE;
-    o->owner_generator = 1;         /* FRAME_OWNED_BY_GENERATOR */
-    o->owner_cstack = 3;            /* FRAME_OWNED_BY_CSTACK */
+    o->owner_generator = 1; /* FRAME_OWNED_BY_GENERATOR */
+    o->owner_cstack = 3;    /* FRAME_OWNED_BY_CSTACK */
     o->owner_max = 3;
     o->co_size = w[W_CO_SIZE];
     o->co_filename = w[W_CO_FILE];
@@ -151,7 +153,8 @@ int py_offsets_313_load(pid_t pid, uint64_t runtime, uint64_t section_size,
         return -1;
     if (w[W_RT_SIZE] > section_size || w[W_IS_GIL_LOCKED] < w[W_IS_GIL] ||
         w[W_IS_GIL_HOLDER] < w[W_IS_GIL]) {
-        snprintf(msg, msg_len, "_Py_DebugOffsets runtime layout "
+        snprintf(msg, msg_len,
+                 "_Py_DebugOffsets runtime layout "
                  "implausible");
         return -1;
     }

@@ -15,7 +15,7 @@
 static size_t put_utf8(char *dst, uint32_t cp)
 {
     if (cp >= 0xd800 && cp < 0xe000)
-        cp = 0xfffd;    /* lone surrogate: not valid UTF-8 */
+        cp = 0xfffd; /* lone surrogate: not valid UTF-8 */
     if (cp < 0x80) {
         dst[0] = (char)cp;
         return 1;
@@ -55,8 +55,7 @@ static uint32_t char_at(const uint8_t *data, unsigned kind, size_t i)
 }
 
 /* Convert `n` characters of `kind` bytes each to a new UTF-8 string. */
-static char *to_utf8(const uint8_t *data, unsigned kind, size_t n,
-                     size_t *len)
+static char *to_utf8(const uint8_t *data, unsigned kind, size_t n, size_t *len)
 {
     char *s = malloc(n * 4 + 1);
     size_t at = 0;
@@ -81,8 +80,8 @@ int pystr_read(pid_t pid, const py_offsets *o, uint64_t addr, char **out,
         return rc;
     unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1;
     unsigned ascii = (state >> 6) & 1;
-    if (!compact || (kind != 1 && kind != 2 && kind != 4) ||
-        length < 0 || length > PYSTR_MAX_CHARS || (ascii && kind != 1))
+    if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0 ||
+        length > PYSTR_MAX_CHARS || (ascii && kind != 1))
         return RMEM_FAULT;
     uint64_t data = addr + (ascii ? o->u_ascii_size : o->u_compact_size);
     uint8_t buf[PYSTR_MAX_CHARS * 4];
@@ -93,8 +92,8 @@ int pystr_read(pid_t pid, const py_offsets *o, uint64_t addr, char **out,
     return *out ? RMEM_OK : RMEM_OTHER;
 }
 
-int pybytes_read(pid_t pid, const py_offsets *o, uint64_t addr,
-                 uint8_t **out, size_t *len)
+int pybytes_read(pid_t pid, const py_offsets *o, uint64_t addr, uint8_t **out,
+                 size_t *len)
 {
     int64_t size;
     int rc = rmem_read(pid, addr + o->b_size, &size, 8);

@@ -10,8 +10,8 @@
 
 #include "py_offsets.h"
 
-#define PYSTR_MAX_CHARS 4096        /* longer names are refused */
-#define PYBYTES_MAX (64u << 10)     /* largest line table copied */
+#define PYSTR_MAX_CHARS 4096    /* longer names are refused */
+#define PYBYTES_MAX (64u << 10) /* largest line table copied */
 
 /*
  * Read the compact str at `addr` as UTF-8 into a new NUL-terminated buffer
@@ -22,7 +22,7 @@ int pystr_read(pid_t pid, const py_offsets *o, uint64_t addr, char **out,
                size_t *len);
 
 /* Read the bytes object at `addr` into a new buffer. */
-int pybytes_read(pid_t pid, const py_offsets *o, uint64_t addr,
-                 uint8_t **out, size_t *len);
+int pybytes_read(pid_t pid, const py_offsets *o, uint64_t addr, uint8_t **out,
+                 size_t *len);
 
 #endif

@@ -58,8 +58,7 @@ static void install_handlers(void)
 uint32_t rec_config_word(const rec_options *o)
 {
     uint32_t f = (o->all_threads ? FEATURE_ALL_THREADS : 0) |
-                 (o->native ? FEATURE_NATIVE : 0) |
-                 (o->gc ? FEATURE_GC : 0) |
+                 (o->native ? FEATURE_NATIVE : 0) | (o->gc ? FEATURE_GC : 0) |
                  (o->opcodes ? FEATURE_OPCODES : 0);
     return ((uint32_t)o->mode + 1) | CONFIG_FEATURES_KNOWN |
            f << CONFIG_FEATURE_SHIFT;
@@ -84,14 +83,14 @@ static int check_output(const rec_options *o, const char *path)
 {
     struct stat st;
     if (!o->force && lstat(path, &st) == 0)
-        return cli_file_fail(CLI_EXIT_TROUBLE, path, "file exists (use "
+        return cli_file_fail(CLI_EXIT_TROUBLE, path,
+                             "file exists (use "
                              "--force to replace it)");
     return CLI_EXIT_OK;
 }
 
-static int open_log(const rec_options *o, const char *path,
-                    uint32_t hexversion, uint64_t start_ns, tfmt_sink **sink,
-                    tfmt_bin_writer **w)
+static int open_log(const rec_options *o, const char *path, uint32_t hexversion,
+                    uint64_t start_ns, tfmt_sink **sink, tfmt_bin_writer **w)
 {
     tfmt_error err;
     tfmt_bin_writer_options wo = TFMT_BIN_WRITER_OPTIONS_INIT;
@@ -122,15 +121,13 @@ static uint64_t achieved_interval_us(const sampler_result *r,
 {
     if (r->attempts == 0 || r->end_ns <= r->start_ns)
         return requested_us;
-    double us = (double)(r->end_ns - r->start_ns) / 1e3 /
-                (double)r->attempts;
+    double us = (double)(r->end_ns - r->start_ns) / 1e3 / (double)r->attempts;
     return us < 1.0 ? 1 : (uint64_t)(us + 0.5);
 }
 
 /* Write statistics, tables and header; rename the file into place. */
-static int finish_log(const rec_options *o, const char *path,
-                      tfmt_sink *sink, tfmt_bin_writer *w,
-                      const sampler_result *r)
+static int finish_log(const rec_options *o, const char *path, tfmt_sink *sink,
+                      tfmt_bin_writer *w, const sampler_result *r)
 {
     tfmt_stats st;
     sampler_stats(r, &st);
@@ -157,12 +154,14 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
 {
     double per = r->attempts ? (double)r->busy_ns / (double)r->attempts : 0;
     const uint64_t *race = u->counters.races;
-    fprintf(stderr, "%s: %.1f us per sample, %.1f reads per sample, "
-            "%llu code objects loaded\n", cli_program(), per / 1000.0,
-            r->attempts ? (double)u->counters.reads / (double)r->attempts
-                        : 0.0,
+    fprintf(stderr,
+            "%s: %.1f us per sample, %.1f reads per sample, "
+            "%llu code objects loaded\n",
+            cli_program(), per / 1000.0,
+            r->attempts ? (double)u->counters.reads / (double)r->attempts : 0.0,
             (unsigned long long)code_cache_loads(u->codes));
-    fprintf(stderr, "%s: %llu thread walks redone after a race (stack "
+    fprintf(stderr,
+            "%s: %llu thread walks redone after a race (stack "
             "beyond the copy %llu, frame outside the copy %llu, torn frame "
             "%llu, frames not adjacent %llu, caller not at a call %llu, "
             "returned %llu, stale read %llu)\n",
@@ -174,10 +173,11 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_CALLSITE],
             (unsigned long long)race[RACE_RETURNED],
             (unsigned long long)race[RACE_READ]);
-    fprintf(stderr, "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
+    fprintf(stderr,
+            "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu samples late (over half an interval), "
-            "%llu ticks skipped: %.1f%% missed\n", cli_program(),
-            (double)sampler_late_quantile(r, 0.5) / 1e3,
+            "%llu ticks skipped: %.1f%% missed\n",
+            cli_program(), (double)sampler_late_quantile(r, 0.5) / 1e3,
             (double)sampler_late_quantile(r, 0.9) / 1e3,
             (double)sampler_late_quantile(r, 0.99) / 1e3,
             (double)r->late_max_ns / 1e3, (unsigned long long)r->late,
@@ -190,10 +190,11 @@ static void print_summary(const rec_options *o, const char *path,
     double secs = (double)(r->end_ns - r->start_ns) / 1e9;
     if (o->quiet)
         return;
-    fprintf(stderr, "%s: %s: %llu samples in %.2f s (%.1f Hz), "
-            "%llu thread-samples, %llu failed (%.2f%%)\n", cli_program(),
-            path, (unsigned long long)r->attempts, secs, achieved_hz(r),
-            (unsigned long long)r->thread_samples,
+    fprintf(stderr,
+            "%s: %s: %llu samples in %.2f s (%.1f Hz), "
+            "%llu thread-samples, %llu failed (%.2f%%)\n",
+            cli_program(), path, (unsigned long long)r->attempts, secs,
+            achieved_hz(r), (unsigned long long)r->thread_samples,
             (unsigned long long)r->failed,
             r->attempts ? 100.0 * (double)r->failed / (double)r->attempts
                         : 0.0);
@@ -207,16 +208,16 @@ static void warn_shortfalls(const rec_options *o, const char *path,
 {
     double hz = achieved_hz(r);
     if (r->attempts >= 10 && hz < RATE_WARN_SHARE * o->rate_hz)
-        cli_file_warn(path, "sampled at %.0f Hz, under 90%% of the "
+        cli_file_warn(path,
+                      "sampled at %.0f Hz, under 90%% of the "
                       "requested %.0f Hz (%.1f%% of ticks missed); the log "
-                      "says the interval achieved", hz,
-                      o->rate_hz, sampler_missed_pct(r));
+                      "says the interval achieved",
+                      hz, o->rate_hz, sampler_missed_pct(r));
     if (r->thread_samples == 0)
         cli_file_warn(path, "the profile is empty: %s",
-                      r->attempts == 0 ? "no sample was taken"
-                      : o->mode != UNWIND_MODE_WALL
-                          ? "no thread matched --mode"
-                          : "no thread was sampled");
+                      r->attempts == 0              ? "no sample was taken"
+                      : o->mode != UNWIND_MODE_WALL ? "no thread matched --mode"
+                                                    : "no thread was sampled");
 }
 
 static int end_status(const sampler_result *r, const target *t,
@@ -225,13 +226,15 @@ static int end_status(const sampler_result *r, const target *t,
     if (r->end == SAMPLER_DENIED) {
         char hint[256];
         target_permission_hint(hint, sizeof hint);
-        return cli_fail(CLI_EXIT_TROUBLE, "process %d: permission denied "
-                        "reading its memory: %s", (int)t->pid, hint);
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d: permission denied "
+                        "reading its memory: %s",
+                        (int)t->pid, hint);
     }
     if (r->end == SAMPLER_LOST)
         cli_warn("process %d: stopped after %llu failed samples in a row "
-                 "(did it exec another program?)", (int)t->pid,
-                 (unsigned long long)r->failed_in_row);
+                 "(did it exec another program?)",
+                 (int)t->pid, (unsigned long long)r->failed_in_row);
     if (r->end == SAMPLER_WRITE_ERROR)
         return cli_report(path, tfmt_bin_writer_error(w));
     return CLI_EXIT_OK;
@@ -277,8 +280,8 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc,
-                       o->native, o->opcodes};
+    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc, o->native,
+                       o->opcodes};
     return c;
 }
 
@@ -289,7 +292,8 @@ int run_record(const rec_options *o)
     uint32_t hexversion = 0;
     char defname[64], sched[160];
     uint64_t deadline = o->duration_s > 0
-        ? sampler_now_ns() + (uint64_t)(o->duration_s * 1e9) : 0;
+                            ? sampler_now_ns() + (uint64_t)(o->duration_s * 1e9)
+                            : 0;
     unwind_config cfg = unwind_cfg(o);
     memset(&u, 0, sizeof u);
     install_handlers();

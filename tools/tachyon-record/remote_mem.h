@@ -11,9 +11,9 @@
 /* Why a remote read failed. */
 typedef enum {
     RMEM_OK = 0,
-    RMEM_FAULT = -1,    /* unmapped or partly read: stale pointer, torn */
-    RMEM_GONE = -2,     /* the process no longer exists */
-    RMEM_DENIED = -3,   /* no permission (needs CAP_SYS_PTRACE) */
+    RMEM_FAULT = -1,  /* unmapped or partly read: stale pointer, torn */
+    RMEM_GONE = -2,   /* the process no longer exists */
+    RMEM_DENIED = -3, /* no permission (needs CAP_SYS_PTRACE) */
     RMEM_OTHER = -4
 } rmem_status;
 

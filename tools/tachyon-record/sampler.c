@@ -113,10 +113,9 @@ static bool should_stop(const sampler_config *cfg, uint64_t now,
     return false;
 }
 
-void sampler_run(unwinder *u, emitter *e, target *t,
-                 const sampler_config *cfg, uint64_t start_ns,
-                 volatile sig_atomic_t *stop, sampler_hook hook, void *ctx,
-                 sampler_result *r)
+void sampler_run(unwinder *u, emitter *e, target *t, const sampler_config *cfg,
+                 uint64_t start_ns, volatile sig_atomic_t *stop,
+                 sampler_hook hook, void *ctx, sampler_result *r)
 {
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
@@ -125,8 +124,7 @@ void sampler_run(unwinder *u, emitter *e, target *t,
         uint64_t now = sampler_now_ns();
         if (should_stop(cfg, now, stop, r))
             break;
-        note_lateness(r, now > deadline ? now - deadline : 0,
-                      cfg->interval_ns);
+        note_lateness(r, now > deadline ? now - deadline : 0, cfg->interval_ns);
         int done = tick(u, e, t, r, now);
         if (done > 0 && hook && hook(ctx, u, r) != 0) {
             r->end = SAMPLER_WRITE_ERROR;
@@ -157,8 +155,8 @@ void sampler_stats(const sampler_result *r, tfmt_stats *out)
     out->version = 1;
     out->duration_s = secs;
     out->sample_rate = secs > 0 ? (double)r->attempts / secs : 0.0;
-    out->error_rate = r->attempts ?
-        100.0 * (double)r->failed / (double)r->attempts : 0.0;
+    out->error_rate =
+        r->attempts ? 100.0 * (double)r->failed / (double)r->attempts : 0.0;
     out->missed = sampler_missed_pct(r);
     out->flags = TFMT_STATS_HAS_ERROR_RATE | TFMT_STATS_HAS_MISSED;
 }

@@ -10,9 +10,9 @@
 
 typedef struct target {
     pid_t pid;
-    bool spawned;           /* our child: reaped by target_alive */
+    bool spawned; /* our child: reaped by target_alive */
     bool exited;
-    int wait_status;        /* waitpid status once exited */
+    int wait_status; /* waitpid status once exited */
 } target;
 
 /*

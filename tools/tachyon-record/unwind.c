@@ -31,16 +31,16 @@ uint64_t unwind_u64(const uint8_t *p, uint64_t off)
  */
 /* Set the bit of every opcode whose base instruction is named in
  * `names`; all bits when the version's table is not known. */
-static void opcode_set(const unwinder *u, const char *const *names,
-                       size_t n, uint8_t *bits)
+static void opcode_set(const unwinder *u, const char *const *names, size_t n,
+                       uint8_t *bits)
 {
     unsigned major = u->hexversion >> 24;
     unsigned minor = (u->hexversion >> 16) & 0xff;
     bool known = tfmt_opcode_name(major, minor, 0) != NULL;
     memset(bits, known ? 0 : 0xff, 32);
     for (unsigned op = 0; known && op < 256; op++) {
-        const char *base = tfmt_opcode_name(
-            major, minor, tfmt_opcode_base(major, minor, op));
+        const char *base =
+            tfmt_opcode_name(major, minor, tfmt_opcode_base(major, minor, op));
         for (size_t i = 0; base && i < n; i++)
             if (strcmp(base, names[i]) == 0)
                 bits[op >> 3] |= (uint8_t)(1u << (op & 7));
@@ -49,19 +49,30 @@ static void opcode_set(const unwinder *u, const char *const *names,
 
 static void init_call_sites(unwinder *u)
 {
-    static const char *const sites[] = {
-        "CALL", "CALL_KW", "CALL_FUNCTION_EX", "PRECALL", "SEND",
-        "FOR_ITER", "BINARY_SUBSCR", "BINARY_OP", "LOAD_ATTR",
-        "LOAD_SUPER_ATTR", "EXIT_INIT_CHECK", "INSTRUMENTED_CALL",
-        "INSTRUMENTED_CALL_KW", "INSTRUMENTED_CALL_FUNCTION_EX",
-        "INSTRUMENTED_FOR_ITER", "INSTRUMENTED_LOAD_SUPER_ATTR",
-        "INSTRUMENTED_LINE", "INSTRUMENTED_INSTRUCTION", "ENTER_EXECUTOR"};
-    static const char *const returns[] = {
-        "RETURN_VALUE", "RETURN_CONST", "INSTRUMENTED_RETURN_VALUE",
-        "INSTRUMENTED_RETURN_CONST"};
+    static const char *const sites[] = {"CALL",
+                                        "CALL_KW",
+                                        "CALL_FUNCTION_EX",
+                                        "PRECALL",
+                                        "SEND",
+                                        "FOR_ITER",
+                                        "BINARY_SUBSCR",
+                                        "BINARY_OP",
+                                        "LOAD_ATTR",
+                                        "LOAD_SUPER_ATTR",
+                                        "EXIT_INIT_CHECK",
+                                        "INSTRUMENTED_CALL",
+                                        "INSTRUMENTED_CALL_KW",
+                                        "INSTRUMENTED_CALL_FUNCTION_EX",
+                                        "INSTRUMENTED_FOR_ITER",
+                                        "INSTRUMENTED_LOAD_SUPER_ATTR",
+                                        "INSTRUMENTED_LINE",
+                                        "INSTRUMENTED_INSTRUCTION",
+                                        "ENTER_EXECUTOR"};
+    static const char *const returns[] = {"RETURN_VALUE", "RETURN_CONST",
+                                          "INSTRUMENTED_RETURN_VALUE",
+                                          "INSTRUMENTED_RETURN_CONST"};
     opcode_set(u, sites, sizeof sites / sizeof *sites, u->call_sites);
-    opcode_set(u, returns, sizeof returns / sizeof *returns,
-               u->return_sites);
+    opcode_set(u, returns, sizeof returns / sizeof *returns, u->return_sites);
     if (u->return_sites[0] == 0xff)
         memset(u->return_sites, 0, sizeof u->return_sites);
 }
@@ -77,8 +88,8 @@ int unwind_init(unwinder *u)
     u->jobs = calloc(UNWIND_MAX_THREADS, sizeof *u->jobs);
     u->extras = calloc(UNWIND_EXTRA_MEMO, sizeof *u->extras);
     u->arena = malloc(UNWIND_ARENA);
-    if (!u->codes || !u->tstat || !u->threads || !u->listed ||
-        !u->ts_bufs || !u->jobs || !u->extras || !u->arena ||
+    if (!u->codes || !u->tstat || !u->threads || !u->listed || !u->ts_bufs ||
+        !u->jobs || !u->extras || !u->arena ||
         u->off.fr_size > UNWIND_FRAME_BUF) {
         unwind_free(u);
         return -1;
@@ -137,7 +148,7 @@ static int select_threads(unwinder *u, uint32_t *count)
         uint64_t tid = unwind_u64(l->ts, u->off.ts_native_tid);
         uint8_t status;
         if (tid == 0 || shadowed(u, i, tid))
-            continue;   /* not bound to its OS thread yet (start-up) */
+            continue; /* not bound to its OS thread yet (start-up) */
         if (!u->cfg.all_threads && tid != (uint64_t)u->pid)
             continue;
         int rc = unwind_status(u, l, tid, &status);
@@ -170,8 +181,8 @@ static void add_gc_frames(unwinder *u)
         const listed_thread *l = &u->listed[u->jobs[i].listed];
         if (!l->gc_running || !(t->status & TFMT_STATUS_HAS_GIL))
             continue;
-        uint32_t keep = t->depth < UNWIND_MAX_DEPTH ? t->depth
-                                                    : UNWIND_MAX_DEPTH - 1;
+        uint32_t keep =
+            t->depth < UNWIND_MAX_DEPTH ? t->depth : UNWIND_MAX_DEPTH - 1;
         memmove(&t->frames[1], &t->frames[0], keep * sizeof t->frames[0]);
         t->frames[0] = (raw_frame){.kind = FRAME_GC, .opcode = 255};
         t->depth = keep + 1;

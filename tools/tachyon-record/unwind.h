@@ -18,64 +18,64 @@
 #include "remote_mem.h"
 #include "thread_status.h"
 
-#define UNWIND_MAX_DEPTH 256        /* the binary format keeps 256 */
+#define UNWIND_MAX_DEPTH 256 /* the binary format keeps 256 */
 #define UNWIND_MAX_THREADS 256
 #define UNWIND_MAX_INTERPS 64
 #define UNWIND_STACK_COPY (64u << 10)
 #define UNWIND_ARENA (1u << 20)
 #define UNWIND_FRAME_BUF 256
-#define UNWIND_MAX_STEPS 4096       /* frames incl. skipped shims */
+#define UNWIND_MAX_STEPS 4096 /* frames incl. skipped shims */
 
 /* Profiling modes, numbered as CPython's PROFILING_MODE_*. */
 typedef enum {
-    UNWIND_MODE_WALL = 0,       /* every sampled thread */
-    UNWIND_MODE_CPU = 1,        /* threads that ran (ON_CPU) */
-    UNWIND_MODE_GIL = 2,        /* the thread holding the GIL */
-    UNWIND_MODE_EXCEPTION = 4   /* threads handling an exception */
+    UNWIND_MODE_WALL = 0,     /* every sampled thread */
+    UNWIND_MODE_CPU = 1,      /* threads that ran (ON_CPU) */
+    UNWIND_MODE_GIL = 2,      /* the thread holding the GIL */
+    UNWIND_MODE_EXCEPTION = 4 /* threads handling an exception */
 } unwind_mode;
 
 typedef struct unwind_config {
-    bool all_threads;           /* else the main thread only */
+    bool all_threads; /* else the main thread only */
     unwind_mode mode;
-    bool gc;                    /* <GC> while the collector runs */
-    bool native;                /* <native> between Python frames */
-    bool opcodes;               /* read each frame's instruction */
+    bool gc;      /* <GC> while the collector runs */
+    bool native;  /* <native> between Python frames */
+    bool opcodes; /* read each frame's instruction */
 } unwind_config;
 
 typedef enum {
     FRAME_PYTHON = 0,
-    FRAME_GC,                   /* synthetic "<GC>" */
-    FRAME_NATIVE                /* synthetic "<native>" */
+    FRAME_GC,    /* synthetic "<GC>" */
+    FRAME_NATIVE /* synthetic "<native>" */
 } frame_kind;
 
 typedef struct raw_frame {
     uint64_t code;
-    uint64_t instr;             /* prev_instr / instr_ptr */
-    code_entry *entry;          /* FRAME_PYTHON only */
-    uint64_t addr;              /* the frame's own address */
-    uint8_t kind;               /* frame_kind */
-    uint8_t opcode;             /* the instruction's opcode byte, or 255 */
-    uint8_t owner;              /* FRAME_OWNED_BY_* */
-    bool in_stack;              /* read from the thread's stack copy */
-    bool from_c;                /* called from C code, not its caller */
+    uint64_t instr;    /* prev_instr / instr_ptr */
+    code_entry *entry; /* FRAME_PYTHON only */
+    uint64_t addr;     /* the frame's own address */
+    uint8_t kind;      /* frame_kind */
+    uint8_t opcode;    /* the instruction's opcode byte, or 255 */
+    uint8_t owner;     /* FRAME_OWNED_BY_* */
+    bool in_stack;     /* read from the thread's stack copy */
+    bool from_c;       /* called from C code, not its caller */
 } raw_frame;
 
 typedef struct raw_thread {
-    uint64_t tstate;            /* address of its PyThreadState */
-    uint64_t tid;               /* native thread id */
+    uint64_t tstate; /* address of its PyThreadState */
+    uint64_t tid;    /* native thread id */
     uint32_t interp_id;
-    uint8_t status;             /* TFMT_STATUS_* bits */
+    uint8_t status; /* TFMT_STATUS_* bits */
     uint32_t depth;
-    raw_frame frames[UNWIND_MAX_DEPTH];     /* innermost first */
+    raw_frame frames[UNWIND_MAX_DEPTH]; /* innermost first */
 } raw_thread;
 
 /* A thread found in the interpreters' lists this sample. */
 typedef struct listed_thread {
     uint64_t tstate;
-    uint8_t *ts;                /* a copy of its PyThreadState */
+    uint8_t *ts; /* a copy of its PyThreadState */
     uint32_t interp_id;
-    uint64_t gil_holder;        /* its interpreter's, 0: GIL free */
-    bool gc_running;            /* its interpreter's collector runs */
+    uint64_t gil_holder; /* its interpreter's, 0: GIL free */
+    bool gc_running;     /* its interpreter's collector runs */
 } listed_thread;
 
 /* Frames outside a thread's stack copy read together with it. */
@@ -88,30 +88,30 @@ typedef struct listed_thread {
 
 /* What a walk reads twice around the copy. */
 typedef struct walk_head {
-    uint64_t tid;               /* native_thread_id: the same thread */
-    uint64_t cframe;            /* 3.11/3.12: tstate->cframe */
-    uint64_t frame;             /* innermost frame, 0: not found */
-    uint64_t top;               /* datastack_top */
+    uint64_t tid;    /* native_thread_id: the same thread */
+    uint64_t cframe; /* 3.11/3.12: tstate->cframe */
+    uint64_t frame;  /* innermost frame, 0: not found */
+    uint64_t top;    /* datastack_top */
     uint64_t cand_frame[UNWIND_CFRAMES];
 } walk_head;
 
 /* Per-thread state of a walk. */
 typedef struct walk_job {
-    uint32_t listed;            /* index in unwinder.listed */
-    raw_thread *t;              /* where the frames go */
-    uint64_t top_guess;         /* from the thread state or the last try */
-    uint64_t high_top;          /* highest top seen: copied too */
-    uint64_t cframes[UNWIND_CFRAMES];   /* candidates, 0: unused */
+    uint32_t listed;    /* index in unwinder.listed */
+    raw_thread *t;      /* where the frames go */
+    uint64_t top_guess; /* from the thread state or the last try */
+    uint64_t high_top;  /* highest top seen: copied too */
+    uint64_t cframes[UNWIND_CFRAMES]; /* candidates, 0: unused */
     walk_head before, after;
     uint64_t copy_base, copy_len;
-    uint8_t *copy;              /* in the arena */
+    uint8_t *copy; /* in the arena */
     uint32_t nextra;
-    uint64_t extra[UNWIND_MAX_EXTRA];   /* frames read with the copy */
-    uint8_t *extra_buf;         /* in the arena, fr_size each */
-    uint64_t addr;              /* next frame to visit, 0: done */
-    int tries;                  /* failed tries that learnt nothing */
+    uint64_t extra[UNWIND_MAX_EXTRA]; /* frames read with the copy */
+    uint8_t *extra_buf;               /* in the arena, fr_size each */
+    uint64_t addr;                    /* next frame to visit, 0: done */
+    int tries;                        /* failed tries that learnt nothing */
     bool failed;
-    bool moved;                 /* the stack moved while it was read */
+    bool moved; /* the stack moved while it was read */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -121,57 +121,57 @@ typedef struct extra_memo {
     uint32_t n;
     uint64_t addr[UNWIND_MAX_EXTRA];
     uint64_t cframes[UNWIND_CFRAMES];
-    uint64_t high_top;          /* the highest stack top seen */
+    uint64_t high_top; /* the highest stack top seen */
 } extra_memo;
 
 #define UNWIND_EXTRA_MEMO 256
 
 /* Why a thread's walk was not accepted on a try. */
 typedef enum {
-    RACE_HEAD,                  /* top beyond the copy, or C frame changed */
-    RACE_OUTSIDE,               /* needed a frame not read with the copy */
-    RACE_TORN,                  /* a frame that cannot be in a chain */
-    RACE_APART,                 /* caller and callee not one frame apart */
-    RACE_CALLSITE,              /* caller not at a call instruction */
-    RACE_RETURNED,              /* moved, and the innermost was returning */
-    RACE_READ,                  /* a read faulted (stale address) */
+    RACE_HEAD,     /* top beyond the copy, or C frame changed */
+    RACE_OUTSIDE,  /* needed a frame not read with the copy */
+    RACE_TORN,     /* a frame that cannot be in a chain */
+    RACE_APART,    /* caller and callee not one frame apart */
+    RACE_CALLSITE, /* caller not at a call instruction */
+    RACE_RETURNED, /* moved, and the innermost was returning */
+    RACE_READ,     /* a read faulted (stale address) */
     RACE_KINDS
 } race_kind;
 
 typedef struct unwind_counters {
-    uint64_t reads;             /* process_vm_readv calls (remote_mem) */
-    uint64_t retried;           /* thread walks redone after a race */
+    uint64_t reads;   /* process_vm_readv calls (remote_mem) */
+    uint64_t retried; /* thread walks redone after a race */
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 
 typedef struct unwinder {
     pid_t pid;
-    uint32_t hexversion;        /* the target's PY_VERSION_HEX */
+    uint32_t hexversion; /* the target's PY_VERSION_HEX */
     py_offsets off;
     uint64_t runtime;
     uint64_t code_type;
-    uint64_t none_obj;          /* None: an empty exception slot */
-    uint8_t call_sites[32];     /* bit per opcode: may call Python */
-    uint8_t return_sites[32];   /* bit per opcode: returns */
+    uint64_t none_obj;        /* None: an empty exception slot */
+    uint8_t call_sites[32];   /* bit per opcode: may call Python */
+    uint8_t return_sites[32]; /* bit per opcode: returns */
     unwind_config cfg;
     code_cache *codes;
     tstat_cache *tstat;
-    raw_thread *threads;        /* UNWIND_MAX_THREADS */
-    uint32_t nthreads;          /* filled by unwind_sample */
-    uint64_t now_ns;            /* time of the sample being taken */
+    raw_thread *threads; /* UNWIND_MAX_THREADS */
+    uint32_t nthreads;   /* filled by unwind_sample */
+    uint64_t now_ns;     /* time of the sample being taken */
     unwind_counters counters;
     /* Threads listed this sample; their PyThreadState copies. */
-    listed_thread *listed;      /* UNWIND_MAX_THREADS */
+    listed_thread *listed; /* UNWIND_MAX_THREADS */
     uint32_t nlisted;
-    uint8_t *ts_bufs;           /* UNWIND_MAX_THREADS thread states */
+    uint8_t *ts_bufs; /* UNWIND_MAX_THREADS thread states */
     /* The speculative listing: the one interpreter and its GIL seen last
      * time (nlisted threads at listed[].tstate). */
     uint64_t last_interp, last_gil;
     bool single_interp;
     /* Walk state. */
-    walk_job *jobs;             /* UNWIND_MAX_THREADS */
-    extra_memo *extras;         /* UNWIND_EXTRA_MEMO */
-    uint8_t *arena;             /* UNWIND_ARENA: stack copies */
+    walk_job *jobs;     /* UNWIND_MAX_THREADS */
+    extra_memo *extras; /* UNWIND_EXTRA_MEMO */
+    uint8_t *arena;     /* UNWIND_ARENA: stack copies */
 } unwinder;
 
 /* Set up `u` (offsets, addresses and cfg already filled in). 0 or -1. */

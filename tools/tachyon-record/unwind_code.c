@@ -13,7 +13,7 @@
 #include "unwind.h"
 
 #define HEAD_MAX 256
-#define CODE_SET 1024               /* distinct code objects per sample */
+#define CODE_SET 1024 /* distinct code objects per sample */
 
 /* Index of `addr` in the set `keys` (open addressing), inserting it. */
 static uint32_t set_put(uint64_t *keys, uint32_t *n, uint64_t addr)

@@ -33,16 +33,15 @@ int unwind_read_pieces(pid_t pid, const rmem_piece *p, size_t n)
 }
 
 /* Plan the reads of an interpreter's fields (not the GIL state). */
-static size_t plan_interp(const unwinder *u, uint64_t interp,
-                          interp_fields *v, rmem_piece *p)
+static size_t plan_interp(const unwinder *u, uint64_t interp, interp_fields *v,
+                          rmem_piece *p)
 {
     const py_offsets *o = &u->off;
     size_t k = 0;
     p[k++] = (rmem_piece){interp + o->is_threads_head, &v->head, 8};
     p[k++] = (rmem_piece){interp + o->is_id, &v->id, 8};
     p[k++] = (rmem_piece){interp + o->is_next, &v->next, 8};
-    p[k++] = (rmem_piece){interp + o->is_gc_collecting, &v->gc_collecting,
-                          4};
+    p[k++] = (rmem_piece){interp + o->is_gc_collecting, &v->gc_collecting, 4};
     if (o->rt_gil == PYOFF_NONE)
         p[k++] = (rmem_piece){interp + o->is_gil_ptr, &v->gil, 8};
     return k;
@@ -84,7 +83,7 @@ static int list_interp(unwinder *u, uint64_t interp, uint64_t *next)
     }
     for (uint64_t ts = v.head; ts;) {
         if (u->nlisted >= UNWIND_MAX_THREADS)
-            return RMEM_OK;     /* keep the first ones; bounds a loop */
+            return RMEM_OK; /* keep the first ones; bounds a loop */
         if (ts & 7)
             return RMEM_FAULT;
         add_listed(u, ts, &v);
@@ -101,8 +100,7 @@ static int list_interp(unwinder *u, uint64_t interp, uint64_t *next)
 static int list_slow(unwinder *u)
 {
     uint64_t interp;
-    int i, rc = rmem_read_u64(u->pid,
-                              u->runtime + u->off.rt_interpreters_head,
+    int i, rc = rmem_read_u64(u->pid, u->runtime + u->off.rt_interpreters_head,
                               &interp);
     u->nlisted = 0;
     for (i = 0; interp && rc == RMEM_OK; i++) {
@@ -135,8 +133,8 @@ static int list_speculative(unwinder *u)
     if (!u->single_interp)
         return RMEM_FAULT;
     v.gil = u->last_gil;
-    p[k++] = (rmem_piece){u->runtime + u->off.rt_interpreters_head,
-                          &head_interp, 8};
+    p[k++] =
+        (rmem_piece){u->runtime + u->off.rt_interpreters_head, &head_interp, 8};
     k += plan_interp(u, u->last_interp, &v, p + k);
     k += plan_gil(u, &v, p + k);
     for (uint32_t i = 0; i < u->nlisted; i++)
@@ -144,8 +142,8 @@ static int list_speculative(unwinder *u)
     int rc = unwind_read_pieces(u->pid, p, k);
     if (rc != RMEM_OK)
         return rc;
-    uint64_t gil = u->off.rt_gil == PYOFF_NONE ? v.gil
-                                               : u->runtime + u->off.rt_gil;
+    uint64_t gil =
+        u->off.rt_gil == PYOFF_NONE ? v.gil : u->runtime + u->off.rt_gil;
     if (head_interp != u->last_interp || v.next != 0 || gil != u->last_gil ||
         v.head != u->listed[0].tstate || check_chain(u) != RMEM_OK)
         return RMEM_FAULT;

@@ -131,8 +131,7 @@ static void copy_range(const unwinder *u, const walk_job *j, uint64_t *lo,
 }
 
 /* Plan job j's reads; 0 pieces when the arena is full (retried alone). */
-static size_t plan_job(unwinder *u, walk_job *j, size_t *used,
-                       rmem_piece *p)
+static size_t plan_job(unwinder *u, walk_job *j, size_t *used, rmem_piece *p)
 {
     const uint64_t sz = u->off.fr_size;
     uint64_t lo, len;
@@ -179,8 +178,8 @@ static void add_marker(walk_job *j, frame_kind kind)
 {
     raw_thread *t = j->t;
     if (t->depth < UNWIND_MAX_DEPTH)
-        t->frames[t->depth++] = (raw_frame){.kind = (uint8_t)kind,
-                                        .opcode = 255};
+        t->frames[t->depth++] =
+            (raw_frame){.kind = (uint8_t)kind, .opcode = 255};
 }
 
 /* The innermost Python frame so far was entered from C code (the shim
@@ -212,8 +211,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
      * frame without a caller has just yielded. A frame that owns its
      * place in the frame stack sits above its caller there. */
     if (owner > o->owner_max || (!prev && owner == o->owner_generator) ||
-        (owner == 0 && in_copy(j, here) && in_copy(j, prev) &&
-         prev >= here))
+        (owner == 0 && in_copy(j, here) && in_copy(j, prev) && prev >= here))
         return RMEM_FAULT;
     j->addr = prev;
     if (owner == o->owner_cstack) {
@@ -223,8 +221,11 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
         return RMEM_OK;
     }
     raw_frame f = {.code = unwind_u64(fr, o->fr_code),
-                   .instr = unwind_u64(fr, o->fr_instr), .addr = here,
-                   .kind = FRAME_PYTHON, .opcode = 255, .owner = owner,
+                   .instr = unwind_u64(fr, o->fr_instr),
+                   .addr = here,
+                   .kind = FRAME_PYTHON,
+                   .opcode = 255,
+                   .owner = owner,
                    .in_stack = in_copy(j, here)};
     if (!f.code || (f.code & 7))
         return RMEM_FAULT;
@@ -232,11 +233,11 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
     if (unwind_addrq(u, &f) >= 0)
         t->frames[t->depth++] = f;
     /* 3.11 marks a frame called from C code instead of a shim. */
-    if (u->cfg.native && o->fr_is_entry != PYOFF_NONE &&
-        fr[o->fr_is_entry] && prev && t->depth > 0)
+    if (u->cfg.native && o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry] &&
+        prev && t->depth > 0)
         add_marker(j, FRAME_NATIVE);
     if (t->depth >= UNWIND_MAX_DEPTH)
-        j->addr = 0;    /* the innermost 256 are kept, as CPython does */
+        j->addr = 0; /* the innermost 256 are kept, as CPython does */
     return RMEM_OK;
 }
 
@@ -271,7 +272,7 @@ static void remember_extras(unwinder *u, const walk_job *j,
 static bool pick_frame(const walk_job *j, walk_head *h)
 {
     if (!h->cframe)
-        return true;    /* no Python code running: no frames */
+        return true; /* no Python code running: no frames */
     for (int i = 0; i < UNWIND_CFRAMES && j->cframes[i]; i++) {
         if (j->cframes[i] == h->cframe) {
             h->frame = h->cand_frame[i];
@@ -287,8 +288,8 @@ static bool head_usable(const unwinder *u, walk_job *j)
     bool through = !cframe_mode(u) || (pick_frame(j, a) && pick_frame(j, b));
     bool inside = !j->copy_len || (a->top <= j->copy_base + j->copy_len &&
                                    b->top <= j->copy_base + j->copy_len);
-    j->moved = a->cframe != b->cframe || a->frame != b->frame ||
-               a->top != b->top;
+    j->moved =
+        a->cframe != b->cframe || a->frame != b->frame || a->top != b->top;
     /* A thread state reused by another thread, or bound to its thread
      * after it was listed (3.11 fills in the creator's id first): this
      * sample's status bits would be another thread's. */
@@ -302,8 +303,7 @@ static bool head_usable(const unwinder *u, walk_job *j)
     j->high_top = a->top > j->high_top ? a->top : j->high_top;
     j->high_top = b->top > j->high_top ? b->top : j->high_top;
     if (cframe_mode(u) && !through &&
-        (add_cframe(j->cframes, a->cframe) | add_cframe(j->cframes,
-                                                        b->cframe)))
+        (add_cframe(j->cframes, a->cframe) | add_cframe(j->cframes, b->cframe)))
         j->tries--;
     return through && inside;
 }
@@ -382,8 +382,7 @@ static bool stopped_at(const unwinder *u, const raw_frame *f,
  * stopped at a return instruction, so a walk that starts at one is not
  * taken.
  */
-static race_kind consistent(const unwinder *u, const raw_thread *t,
-                            bool moved)
+static race_kind consistent(const unwinder *u, const raw_thread *t, bool moved)
 {
     const raw_frame *inner = NULL;
     for (uint32_t i = 0; i < t->depth; i++) {
@@ -394,8 +393,7 @@ static race_kind consistent(const unwinder *u, const raw_thread *t,
             return RACE_RETURNED;
         if (inner && !adjacent(inner, f))
             return RACE_APART;
-        if (inner && !inner->from_c &&
-            !stopped_at(u, f, u->call_sites, true))
+        if (inner && !inner->from_c && !stopped_at(u, f, u->call_sites, true))
             return RACE_CALLSITE;
         inner = f;
     }
@@ -449,7 +447,7 @@ static int walk_try(unwinder *u, walk_job **jobs, uint32_t n)
         jobs[i]->failed = true;
         jobs[i]->tries++;
         if (n == 1)
-            jobs[i]->nextra = 0;    /* a stale extra may be the cause */
+            jobs[i]->nextra = 0; /* a stale extra may be the cause */
     }
     return RMEM_OK;
 }

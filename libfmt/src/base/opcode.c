@@ -14,8 +14,7 @@ static const opcode_table *table_for(unsigned major, unsigned minor)
 {
     if (major != 3)
         return NULL;
-    for (size_t i = 0; i < sizeof opcode_tables / sizeof opcode_tables[0];
-         i++)
+    for (size_t i = 0; i < sizeof opcode_tables / sizeof opcode_tables[0]; i++)
         if (opcode_tables[i].minor == minor)
             return &opcode_tables[i];
     return NULL;

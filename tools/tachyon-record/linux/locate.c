@@ -17,8 +17,7 @@
 
 #define LOCATE_MAX_FILES 32
 
-static int find_runtime(const elf_image *img, uint64_t *addr,
-                        uint64_t *size)
+static int find_runtime(const elf_image *img, uint64_t *addr, uint64_t *size)
 {
     if (elf_section(img, ".PyRuntime", addr, size) == 0)
         return 0;
@@ -34,14 +33,18 @@ static int read_symbols(pid_t pid, const pmap_file *f, const elf_image *img,
     if (find_runtime(img, &addr, &size) != 0)
         return LOCATE_NOT_YET;
     if (elf_dynsym(img, "Py_Version", &ver, &dummy) != 0) {
-        snprintf(msg, msg_len, "%s: no Py_Version symbol: Python older "
-                 "than 3.11 is not supported", f->path);
+        snprintf(msg, msg_len,
+                 "%s: no Py_Version symbol: Python older "
+                 "than 3.11 is not supported",
+                 f->path);
         return LOCATE_ERROR;
     }
     if (elf_dynsym(img, "PyCode_Type", &type, &dummy) != 0 ||
         elf_dynsym(img, "_Py_NoneStruct", &none, &dummy) != 0) {
-        snprintf(msg, msg_len, "%s: no PyCode_Type or _Py_NoneStruct "
-                 "symbol", f->path);
+        snprintf(msg, msg_len,
+                 "%s: no PyCode_Type or _Py_NoneStruct "
+                 "symbol",
+                 f->path);
         return LOCATE_ERROR;
     }
     out->runtime = bias + addr;
@@ -52,8 +55,7 @@ static int read_symbols(pid_t pid, const pmap_file *f, const elf_image *img,
     int rc = rmem_read(pid, bias + ver, &out->hexversion, 4);
     if (rc == RMEM_OK)
         return LOCATE_FOUND;
-    snprintf(msg, msg_len, "cannot read the memory of process %d",
-             (int)pid);
+    snprintf(msg, msg_len, "cannot read the memory of process %d", (int)pid);
     return rc == RMEM_DENIED ? LOCATE_DENIED : LOCATE_ERROR;
 }
 
@@ -71,16 +73,17 @@ static int try_file(pid_t pid, const pmap_file *f, py_runtime_loc *out,
     if (rc == LOCATE_NOT_YET &&
         elf_dynsym(img, "Py_Initialize", &dummy, &dummy) == 0) {
         /* An interpreter without _PyRuntime: Python 3.6 or older. */
-        snprintf(msg, msg_len, "%s: Python older than 3.11 is not "
-                 "supported (no _PyRuntime)", f->path);
+        snprintf(msg, msg_len,
+                 "%s: Python older than 3.11 is not "
+                 "supported (no _PyRuntime)",
+                 f->path);
         rc = LOCATE_ERROR;
     }
     elf_close(img);
     return rc;
 }
 
-int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg,
-                   size_t msg_len)
+int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len)
 {
     pmap_file files[LOCATE_MAX_FILES];
     int n = pmap_find_files(pid, "python", files, LOCATE_MAX_FILES);

@@ -23,7 +23,8 @@ static int parse_line(const char *line, uint64_t *start, uint64_t *offset,
     char perms[8];
     int used = 0;
     if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
-               start, &end, perms, offset, &used) < 4 || used == 0)
+               start, &end, perms, offset, &used) < 4 ||
+        used == 0)
         return -1;
     *path = line + used;
     return (*path)[0] == '/' ? 0 : -1;

@@ -10,7 +10,7 @@
 
 /* One mapped file: where its offset-0 mapping starts. */
 typedef struct pmap_file {
-    uint64_t start;         /* address of the mapping with file offset 0 */
+    uint64_t start; /* address of the mapping with file offset 0 */
     char path[512];
 } pmap_file;
 
@@ -19,7 +19,6 @@ typedef struct pmap_file {
  * with the start of its lowest offset-0 mapping. Returns the number found
  * (up to `cap`), or -1 with errno set when the maps cannot be read.
  */
-int pmap_find_files(pid_t pid, const char *needle, pmap_file *out,
-                    int cap);
+int pmap_find_files(pid_t pid, const char *needle, pmap_file *out, int cap);
 
 #endif

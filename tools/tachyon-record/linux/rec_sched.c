@@ -87,7 +87,8 @@ int rec_sched_setup(char *what, size_t len)
     int nice;
     /* For measuring what the scheduling buys (bench/record_bench.sh). */
     if (getenv("TACHYON_RECORD_DEFAULT_SCHED")) {
-        snprintf(what, len, "default scheduling "
+        snprintf(what, len,
+                 "default scheduling "
                  "(TACHYON_RECORD_DEFAULT_SCHED)");
         return -1;
     }
@@ -97,17 +98,21 @@ int rec_sched_setup(char *what, size_t len)
         return 0;
     }
     if (fifo() == 0) {
-        snprintf(what, len, "SCHED_FIFO priority %d (no short time "
+        snprintf(what, len,
+                 "SCHED_FIFO priority %d (no short time "
                  "slice before Linux 6.12)",
                  sched_get_priority_min(SCHED_FIFO));
         return 0;
     }
     if (best_nice(&nice) == 0) {
-        snprintf(what, len, "nice %d (no short time slice before Linux "
-                 "6.12, no SCHED_FIFO permitted)", nice);
+        snprintf(what, len,
+                 "nice %d (no short time slice before Linux "
+                 "6.12, no SCHED_FIFO permitted)",
+                 nice);
         return 0;
     }
-    snprintf(what, len, "default scheduling (no short time slice, "
+    snprintf(what, len,
+             "default scheduling (no short time slice, "
              "SCHED_FIFO or lower nice permitted: samples may be late "
              "on a busy machine)");
     return -1;

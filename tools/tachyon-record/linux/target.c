@@ -26,7 +26,7 @@ static void exec_child(char *const argv[], int report_fd, pid_t parent)
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-        _exit(127);     /* the recorder is already gone */
+        _exit(127); /* the recorder is already gone */
     rec_sched_reset();
     execvp(argv[0], argv);
     int e = errno;
@@ -153,12 +153,14 @@ static int yama_scope(void)
 void target_permission_hint(char *buf, size_t len)
 {
     static const char *const yama[] = {
-        "", "; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
+        "",
+        "; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
         "unless with CAP_SYS_PTRACE",
         "; Yama's ptrace_scope is 2: only with CAP_SYS_PTRACE",
         "; Yama's ptrace_scope is 3: no process can be read"};
     int scope = yama_scope();
-    snprintf(buf, len, "run as the same user as the target or with "
+    snprintf(buf, len,
+             "run as the same user as the target or with "
              "CAP_SYS_PTRACE (containers: --cap-add SYS_PTRACE)%s",
              scope > 0 && scope < 4 ? yama[scope] : "");
 }

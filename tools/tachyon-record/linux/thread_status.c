@@ -38,18 +38,18 @@
 
 typedef struct tstat_slot {
     uint64_t tid;
-    int stat_fd;                /* /proc/PID/task/TID/stat, -1: free slot */
-    int clock_fd;               /* perf counter or schedstat, -1: none */
-    bool have_clock;            /* `clock` holds a reading */
-    uint64_t clock;             /* last CPU time read, ns */
-    uint64_t read_ns;           /* when it was read */
-    uint64_t changed_ns;        /* schedstat: when `clock` last changed */
+    int stat_fd;         /* /proc/PID/task/TID/stat, -1: free slot */
+    int clock_fd;        /* perf counter or schedstat, -1: none */
+    bool have_clock;     /* `clock` holds a reading */
+    uint64_t clock;      /* last CPU time read, ns */
+    uint64_t read_ns;    /* when it was read */
+    uint64_t changed_ns; /* schedstat: when `clock` last changed */
     uint64_t last_use;
 } tstat_slot;
 
 struct tstat_cache {
     pid_t pid;
-    bool perf;                  /* perf task clocks work */
+    bool perf; /* perf task clocks work */
     uint64_t uses;
     tstat_slot slots[TSTAT_SLOTS];
 };
@@ -60,7 +60,7 @@ tstat_cache *tstat_new(pid_t pid)
     if (!c)
         return NULL;
     c->pid = pid;
-    c->perf = true;     /* until an open fails */
+    c->perf = true; /* until an open fails */
     for (int i = 0; i < TSTAT_SLOTS; i++)
         c->slots[i].stat_fd = c->slots[i].clock_fd = -1;
     return c;
@@ -105,8 +105,7 @@ static int open_perf_clock(uint64_t tid)
                         PERF_FLAG_FD_CLOEXEC);
 }
 
-static int open_task_file(const tstat_cache *c, uint64_t tid,
-                          const char *name)
+static int open_task_file(const tstat_cache *c, uint64_t tid, const char *name)
 {
     char path[96];
     snprintf(path, sizeof path, "/proc/%d/task/%llu/%s", (int)c->pid,
@@ -121,7 +120,7 @@ static int open_clock(tstat_cache *c, uint64_t tid)
         int fd = open_perf_clock(tid);
         if (fd >= 0)
             return fd;
-        c->perf = false;    /* not permitted or not built: for good */
+        c->perf = false; /* not permitted or not built: for good */
     }
     return open_task_file(c, tid, "schedstat");
 }
@@ -158,8 +157,7 @@ static tstat_slot *slot_for(tstat_cache *c, uint64_t tid)
 }
 
 /* The thread's CPU time in ns; -1 when it cannot be read. */
-static int read_clock(const tstat_cache *c, const tstat_slot *s,
-                      uint64_t *out)
+static int read_clock(const tstat_cache *c, const tstat_slot *s, uint64_t *out)
 {
     char buf[128];
     if (s->clock_fd < 0)
@@ -220,7 +218,7 @@ int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns)
         return 0;
     char state = sched_state(s);
     if (state == 0) {
-        slot_close(s);      /* the thread is gone; reopen if it is not */
+        slot_close(s); /* the thread is gone; reopen if it is not */
         return -1;
     }
     return state == 'R';
