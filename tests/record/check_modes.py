@@ -27,7 +27,8 @@ def thread_of(sample):
     for f in sample[3]:
         if f[0] in LEAF:
             return LEAF[f[0]]
-    return None
+    # The main thread starting up (imports) or joining the others.
+    return "main" if sample[1] & MAIN_THREAD else None
 
 
 def run(args, mode, seconds, hog):
