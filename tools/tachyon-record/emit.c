@@ -63,7 +63,7 @@ static int frame_index(emitter *e, const unwinder *u, const raw_frame *f,
 static int synthetic_index(emitter *e, emit_synthetic *s, const char *name,
                            uint32_t *out)
 {
-    uint32_t file, func;
+    uint32_t file = 0, func = 0;
     if (!s->done) {
         int rc = tfmt_bin_writer_string(e->w, "~", 1, &file);
         if (rc == TFMT_OK)
