@@ -302,9 +302,12 @@ static bool head_usable(const unwinder *u, walk_job *j)
     j->top_guess = b->top;
     j->high_top = a->top > j->high_top ? a->top : j->high_top;
     j->high_top = b->top > j->high_top ? b->top : j->high_top;
-    if (cframe_mode(u) && !through &&
-        (add_cframe(j->cframes, a->cframe) | add_cframe(j->cframes, b->cframe)))
-        j->tries--;
+    if (cframe_mode(u) && !through) {
+        bool learnt = add_cframe(j->cframes, a->cframe);
+        learnt = add_cframe(j->cframes, b->cframe) || learnt;
+        if (learnt)
+            j->tries--;
+    }
     return through && inside;
 }
 
