@@ -154,8 +154,8 @@ void target_permission_hint(char *buf, size_t len)
 {
     static const char *const yama[] = {
         "",
-        "; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
-        "unless with CAP_SYS_PTRACE",
+        ("; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
+         "unless with CAP_SYS_PTRACE"),
         "; Yama's ptrace_scope is 2: only with CAP_SYS_PTRACE",
         "; Yama's ptrace_scope is 3: no process can be read"};
     int scope = yama_scope();
