@@ -51,7 +51,7 @@ def main():
         print(f"{n} thread-samples in the loops, {nbad} impossible; "
               f"failed samples {float(stats['error']):.2f}%; load average "
               f"{load_avg()}")
-        check(n >= 5000, f"only {n} samples")
+        check(n >= 2000, f"only {n} samples")
         check(not bad, f"{nbad} impossible stacks, e.g. "
               f"{[f[0] for f in bad[0][3]] if bad else None}")
         check(float(stats["error"]) < 15,
