@@ -157,6 +157,13 @@ static void check_equal(const tfmt_jsonl_record *a,
               a->entries[i].cumulative == b->entries[i].cumulative);
 }
 
+/* Cross-record findings are not this target's business: read on. */
+static void ignore_finding(void *ctx, const tfmt_error *where)
+{
+    (void)ctx;
+    check(where->msg[0] != 0);
+}
+
 static void roundtrip(const tfmt_jsonl_record *rec)
 {
     if (rec->type == TFMT_JREC_UNKNOWN)
@@ -167,8 +174,10 @@ static void roundtrip(const tfmt_jsonl_record *rec)
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = NULL;
     const tfmt_jsonl_record *back = NULL;
+    tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    o.on_finding = ignore_finding;
     check(tfmt_source_open_memory(&src, b.data, b.len, 0, NULL) == TFMT_OK);
-    check(tfmt_jsonl_open(&r, src, NULL, NULL) == TFMT_OK);
+    check(tfmt_jsonl_open(&r, src, &o, NULL) == TFMT_OK);
     check(tfmt_jsonl_next(r, &back) == TFMT_OK);
     check_equal(rec, back);
     tfmt_jsonl_free(r);
@@ -176,17 +185,29 @@ static void roundtrip(const tfmt_jsonl_record *rec)
     tfmt__buf_free(&b);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* Counts the errors among the findings of the lenient pass. */
+static void count_finding(void *ctx, const tfmt_error *where)
+{
+    check(where->msg[0] != 0 && tfmt_jsonl_rule(where->check) != NULL);
+    if (where->code == TFMT_ESCHEMA)
+        (*(uint64_t *)ctx)++;
+}
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * Every error, as tachyon-validate sees them (keep_going, every finding):
+ * returns how many, each record read back through roundtrip.
+ */
+static uint64_t lenient_pass(const uint8_t *data, size_t size)
 {
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = NULL;
     tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    uint64_t errors = 0;
     o.keep_going = true;
     o.max_line = 4096;
-    if (tfmt_source_open_memory(&src, data, size, 7, NULL) != TFMT_OK)
-        return 0;
+    o.on_finding = count_finding;
+    o.finding_ctx = &errors;
+    check(tfmt_source_open_memory(&src, data, size, 7, NULL) == TFMT_OK);
     check(tfmt_jsonl_open(&r, src, &o, NULL) == TFMT_OK);
     const tfmt_jsonl_record *rec;
     uint64_t last = 0;
@@ -199,6 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             roundtrip(rec);
         } else if (rc < 0) {
             check(tfmt_jsonl_error(r)->msg[0] != 0);
+            errors++;
         }
     } while (rc == TFMT_OK || rc == TFMT_EFORMAT || rc == TFMT_ESCHEMA ||
              rc == TFMT_EVERSION || rc == TFMT_ELIMIT);
@@ -206,5 +228,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check(tfmt_jsonl_lines(r) <= size);
     tfmt_jsonl_free(r);
     tfmt_source_free(src);
+    return errors;
+}
+
+/*
+ * As every other reader sees it: the first error is final. Returns the
+ * last status (TFMT_DONE for a clean file).
+ */
+static int strict_pass(const uint8_t *data, size_t size)
+{
+    tfmt_source *src = NULL;
+    tfmt_jsonl_reader *r = NULL;
+    tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    o.max_line = 4096;
+    check(tfmt_source_open_memory(&src, data, size, 7, NULL) == TFMT_OK);
+    check(tfmt_jsonl_open(&r, src, &o, NULL) == TFMT_OK);
+    const tfmt_jsonl_record *rec;
+    int rc;
+    while ((rc = tfmt_jsonl_next(r, &rec)) == TFMT_OK)
+        ;
+    const tfmt_jsonl_record *again;
+    check(tfmt_jsonl_next(r, &again) == rc);
+    if (rc < 0)
+        check(tfmt_jsonl_rule(tfmt_jsonl_error(r)->check) != NULL ||
+              rc == TFMT_ENOMEM);
+    tfmt_jsonl_free(r);
+    tfmt_source_free(src);
+    return rc;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * Invariant of the one rulebook: a reader that stops at the first error
+ * reads an input to its end exactly when tachyon-validate's way of
+ * reading it finds no error.
+ */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    uint64_t errors = lenient_pass(data, size);
+    int rc = strict_pass(data, size);
+    check((rc == TFMT_DONE) == (errors == 0));
     return 0;
 }

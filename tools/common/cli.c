@@ -172,6 +172,16 @@ int cli_report(const char *file, const tfmt_error *e)
     return cli_exit_code(e->code);
 }
 
+int cli_report_jsonl(const char *file, const tfmt_error *e)
+{
+    const char *rule = tfmt_jsonl_rule(e->check);
+    begin_located(file ? file : "<stdin>", e);
+    if (rule)
+        fprintf(stderr, "%s: ", rule);
+    fprintf(stderr, "%s\n", error_text(e));
+    return cli_exit_code(e->code);
+}
+
 void cli_report_warning(const char *file, const tfmt_error *e)
 {
     if (quiet)

@@ -194,6 +194,13 @@ void cli_file_info(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
  */
 int cli_report(const char *file, const tfmt_error *e);
 
+/*
+ * As cli_report, for an error met while reading a JSONL export: the rule id
+ * of its check (tfmt_jsonl_rule, schemas/RULES.md) follows the location,
+ * "prog: FILE:LINE: TV125: msg", as in tachyon-validate's messages.
+ */
+int cli_report_jsonl(const char *file, const tfmt_error *e);
+
 /* The same shape with "warning: " after the location; dropped if quiet. */
 void cli_report_warning(const char *file, const tfmt_error *e);
 

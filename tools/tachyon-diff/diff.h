@@ -89,6 +89,7 @@ typedef struct diff_side {
     bool failed;    /* loading failed: the error to report */
     tfmt_error fail;
     const char *fail_file;
+    bool fail_jsonl;        /* met reading a JSONL export (rule ids) */
 } diff_side;
 
 /*

@@ -56,6 +56,8 @@ int diff_load_report(const diff_side *side)
 {
     if (!side->failed)
         return CLI_EXIT_OK;
+    if (side->fail_jsonl)
+        return cli_report_jsonl(side->fail_file, &side->fail);
     return cli_report(side->fail_file, &side->fail);
 }
 
@@ -110,8 +112,12 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path)
     if (tfmt_jsonl_open(&r, src, &jo, &err) < 0)
         return trouble(side, path, &err);
     int code = CLI_EXIT_OK;
-    if (tfmt_flat_add_jsonl(side->flat, r) < 0)
+    /* The reader applies the JSONL rulebook: the first error stops it. */
+    if (tfmt_flat_add_jsonl(side->flat, r) < 0) {
+        if (!side->failed)
+            side->fail_jsonl = true;
         code = trouble(side, path, tfmt_flat_error(side->flat));
+    }
     tfmt_jsonl_free(r);
     return code;
 }

@@ -13,8 +13,12 @@
  * the reader returns TFMT_ETRUNC at its end.
  *
  * The reader checks each line on its own (JSON syntax, the record envelope,
- * required fields, JSON types and ranges). Cross-record rules (order, id
- * uniqueness, references, totals) are left to the caller (tachyon-validate).
+ * required fields, JSON types and ranges) and every record against the
+ * ones before it: the cross-record rules of schemas/RULES.md (meta first
+ * and once, one run_id and one dialect, nothing after end, ids defined
+ * once and before use, equal samples_total, self <= cumulative <=
+ * samples_total). This rulebook is the one every reader of the library
+ * and every tool applies; each check has its rule id (tfmt_jsonl_rule).
  *
  * Ownership: a record and every pointer in it are borrowed until the next
  * tfmt_jsonl_next or tfmt_jsonl_free on the same reader.
@@ -56,9 +60,35 @@ typedef enum {
     TFMT_JCHK_TYPE = 7,         /* field of the wrong JSON type */
     TFMT_JCHK_RANGE = 8,        /* number out of range or bad value */
     TFMT_JCHK_INCOMPLETE = 9,   /* input ended without an end record */
-    TFMT_JCHK_INPUT = 10        /* the source failed: corrupt or truncated
+    TFMT_JCHK_INPUT = 10,       /* the source failed: corrupt or truncated
                                    compression (EFORMAT/ETRUNC), EIO */
+    /* Cross-record rules (ESCHEMA unless marked as warnings). */
+    TFMT_JCHK_META_FIRST = 11,  /* the first record is not meta */
+    TFMT_JCHK_META_DUP = 12,    /* a second meta record */
+    TFMT_JCHK_END_DUP = 13,     /* a second end record */
+    TFMT_JCHK_AFTER_END = 14,   /* a record after the end record */
+    TFMT_JCHK_RUN_ID = 15,      /* run_id differs from the first record's */
+    TFMT_JCHK_DIALECT = 16,     /* record v differs from meta's */
+    TFMT_JCHK_STR_DUP = 17,     /* a str_id defined twice */
+    TFMT_JCHK_FRAME_DUP = 18,   /* a frame_id defined twice */
+    TFMT_JCHK_STR_REF = 19,     /* a frame names a string not defined on an
+                                   earlier line */
+    TFMT_JCHK_FRAME_REF = 20,   /* an agg entry names a frame not defined on
+                                   an earlier line */
+    TFMT_JCHK_AGG_DUP = 21,     /* a frame listed twice in agg entries */
+    TFMT_JCHK_TOTAL = 22,       /* samples_total differs between records */
+    TFMT_JCHK_SELF_CUM = 23,    /* an entry with self > cumulative */
+    TFMT_JCHK_CUM_TOTAL = 24,   /* an entry with cumulative > samples_total */
+    TFMT_JCHK_NO_AGG = 25,      /* warning: a frame without an agg entry */
+    TFMT_JCHK_RUN_ID_FORM = 26  /* warning: run_id not 32 lowercase hex */
 } tfmt_jsonl_check;
+
+/*
+ * The stable rule id of a check ("TV102", "TV125", ...; schemas/RULES.md),
+ * the same in every tool's messages; NULL for TFMT_JCHK_NONE or an unknown
+ * value.
+ */
+TFMT_API const char *tfmt_jsonl_rule(int check);
 
 /* Findings that are not errors, reported through on_note. */
 typedef enum {
@@ -70,6 +100,14 @@ typedef enum {
 /* `where` holds the line and a one-line message; borrowed for the call. */
 typedef void (*tfmt_jsonl_note_fn)(void *ctx, tfmt_jsonl_note kind,
                                    const tfmt_error *where);
+
+/*
+ * A finding of the cross-record rules: `where` holds the line, the check
+ * (tfmt_jsonl_check) and a one-line message; `where->code` is
+ * TFMT_ESCHEMA for an error and TFMT_OK for a warning. Borrowed for the
+ * call.
+ */
+typedef void (*tfmt_jsonl_finding_fn)(void *ctx, const tfmt_error *where);
 
 /* Field "not present" value for the optional integer fields below. */
 #define TFMT_JSONL_ABSENT (-1)
@@ -127,7 +165,7 @@ typedef struct tfmt_jsonl_record {
 #define TFMT_JSONL_MAX_LINE_DEFAULT ((size_t)64 << 20)
 #define TFMT_JSONL_MAX_LINE_LIMIT ((size_t)1 << 30)
 
-#define TFMT_JSONL_OPTIONS_VERSION 1
+#define TFMT_JSONL_OPTIONS_VERSION 2
 typedef struct tfmt_jsonl_options {
     unsigned version;           /* TFMT_JSONL_OPTIONS_VERSION */
     const tfmt_allocator *alloc; /* NULL: libc */
@@ -148,9 +186,23 @@ typedef struct tfmt_jsonl_options {
      */
     const void *head;
     size_t head_len;
+    /* Version 2. */
+    /*
+     * The cross-record rules are always checked. Without on_finding, their
+     * first error ends the input like any error (TFMT_ESCHEMA, final, also
+     * with keep_going; tfmt_jsonl_error names the check) and warnings are
+     * dropped. With it, every finding, error or warning, goes to
+     * on_finding and the reader goes on (tachyon-validate reports them
+     * all); after a line that could not be read (keep_going), findings
+     * that line may have caused (meta first, references, coverage) are
+     * no longer reported.
+     */
+    tfmt_jsonl_finding_fn on_finding;
+    void *finding_ctx;
 } tfmt_jsonl_options;
 #define TFMT_JSONL_OPTIONS_INIT \
-    {TFMT_JSONL_OPTIONS_VERSION, NULL, 0, false, NULL, NULL, NULL, 0}
+    {TFMT_JSONL_OPTIONS_VERSION, NULL, 0, false, NULL, NULL, NULL, 0, NULL, \
+     NULL}
 
 /*
  * Start reading JSONL from `src` (borrowed; it must outlive the reader).
@@ -164,11 +216,12 @@ TFMT_API int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
 /*
  * Read the next record into *out (borrowed). Returns TFMT_OK; TFMT_DONE at
  * the end of a complete input (an `end` record was seen; records after it
- * are still delivered); or a negative status with tfmt_jsonl_error filled
- * (line, check, message): TFMT_ETRUNC at the end of an input without an
- * `end` record, TFMT_EFORMAT for bad JSON, TFMT_ESCHEMA / TFMT_EVERSION for
- * a record that breaks the schema, TFMT_ELIMIT for a line too long, or
- * TFMT_EIO / TFMT_ENOMEM. With keep_going, a line-local error can be
+ * are still delivered when on_finding takes the TV114 findings); or a
+ * negative status with tfmt_jsonl_error filled (line, check, message):
+ * TFMT_ETRUNC at the end of an input without an `end` record,
+ * TFMT_EFORMAT for bad JSON, TFMT_ESCHEMA / TFMT_EVERSION for a record
+ * that breaks the schema or a cross-record rule, TFMT_ELIMIT for a line
+ * too long, or TFMT_EIO / TFMT_ENOMEM. With keep_going, a line-local error can be
  * followed by another call; otherwise (and for EIO/ENOMEM/ETRUNC) the
  * reader keeps returning the same error.
  */
@@ -180,6 +233,25 @@ TFMT_API const tfmt_error *tfmt_jsonl_error(const tfmt_jsonl_reader *r);
 
 /* Lines read so far. */
 TFMT_API uint64_t tfmt_jsonl_lines(const tfmt_jsonl_reader *r);
+
+/* What the records read so far said about the whole export. */
+typedef struct tfmt_jsonl_info {
+    bool has_meta;              /* a meta record was read */
+    int64_t v;                  /* its dialect: 0 schema v0, 1 pre-release */
+    uint64_t sample_interval_usec;
+    int mode;                   /* tfmt_mode of meta's "mode" (a name, or
+                                   the decimal number CPython writes for
+                                   others); TFMT_MODE_UNKNOWN when absent
+                                   or neither */
+    tfmt_str run_id;            /* the first record's; borrowed until
+                                   tfmt_jsonl_free */
+    uint64_t samples_total;     /* of the first agg or end record */
+    uint64_t strings, frames, entries;  /* ids defined and agg entries */
+} tfmt_jsonl_info;
+
+/* Borrowed until tfmt_jsonl_free; never NULL. */
+TFMT_API const tfmt_jsonl_info *tfmt_jsonl_get_info(
+    const tfmt_jsonl_reader *r);
 
 /* "meta", "string_table", ... for a type; "unknown" for TFMT_JREC_UNKNOWN. */
 TFMT_API const char *tfmt_jsonl_type_name(tfmt_jsonl_type type);

@@ -102,6 +102,35 @@ uint32_t tfmt__idset_find(const tfmt_idset *s, uint64_t hash, const void *key,
 /* Insert id (caller checked it is absent). */
 int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id);
 
+/*
+ * A set of uint32 ids an input chooses (idbits.c): a bitmap for the dense
+ * ids writers use, a hash table for the rest, memory proportional to the
+ * ids stored.
+ */
+typedef struct tfmt_idbits {
+    const tfmt_allocator *alloc;
+    uint64_t *bits;         /* id's bit, for ids below 64 * nwords */
+    size_t nwords;
+    uint64_t *slots;        /* spilled ids: 0 empty, else id + 1 */
+    size_t cap, nspilled;
+    size_t count;           /* ids stored */
+} tfmt_idbits;
+void tfmt__idbits_init(tfmt_idbits *s, const tfmt_allocator *a);
+void tfmt__idbits_free(tfmt_idbits *s);
+bool tfmt__idbits_spilled(const tfmt_idbits *s, uint32_t id);
+static inline bool tfmt__idbits_has(const tfmt_idbits *s, uint32_t id)
+{
+    /* An id may have been spilled before the bitmap grew to cover it. */
+    if ((id >> 6) < s->nwords && (s->bits[id >> 6] >> (id & 63)) & 1)
+        return true;
+    return tfmt__idbits_spilled(s, id);
+}
+/* Add `id`: 1 when added, 0 when present, TFMT_ENOMEM. */
+int tfmt__idbits_add(tfmt_idbits *s, uint32_t id);
+/* Call fn for every id, in no particular order. */
+void tfmt__idbits_each(const tfmt_idbits *s, void (*fn)(void *, uint32_t),
+                       void *ctx);
+
 /* ---- byte order ---- */
 static inline uint32_t tfmt__bswap32(uint32_t v)
 {

@@ -37,6 +37,24 @@ void tfmt__lines_free(tfmt_lines *l, const tfmt_allocator *a);
 int tfmt__lines_next(tfmt_lines *l, const char **ptr, size_t *len,
                      tfmt_error *err);
 
+/*
+ * The state of the cross-record rules (jsonl_rules.c): what the records
+ * read so far defined. Bounded by the ids the input defines (each costs
+ * the input several bytes).
+ */
+typedef struct tfmt_jrules {
+    tfmt_idbits strings, frames, agg;
+    uint64_t records;           /* well-formed records so far */
+    bool saw_meta, saw_end, first_reported;
+    int64_t v;                  /* the last meta record's version */
+    bool have_total;
+    uint64_t total_line;        /* line of the first samples_total */
+    bool dropped;               /* a line could not be read as a record */
+    bool have_run_id;
+    tfmt_buf run_id;            /* the first record's run_id */
+    tfmt_jsonl_info info;
+} tfmt_jrules;
+
 struct json_object;
 struct json_tokener;
 
@@ -54,6 +72,7 @@ struct tfmt_jsonl_reader {
     tfmt_jsonl_agg *entries;
     size_t entries_cap;
     tfmt_buf fast_text;         /* strings decoded by jsonl_fast.c */
+    tfmt_jrules rules;
     tfmt_error err;
     bool saw_end;
     int final;                  /* nonzero: every later call returns it */
@@ -76,6 +95,18 @@ int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n);
 
 /* Parse the line p[0..n) with json-c and convert it into r->rec. */
 int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n);
+
+/* The cross-record rules (jsonl_rules.c). */
+void tfmt__jrules_init(tfmt_jrules *s, const tfmt_allocator *a);
+void tfmt__jrules_free(tfmt_jrules *s);
+/*
+ * Check r->rec against the records before it. Returns TFMT_OK (findings,
+ * if any, went to on_finding), TFMT_ESCHEMA with r->err set (the first
+ * error, without on_finding) or TFMT_ENOMEM.
+ */
+int tfmt__jrules_record(tfmt_jsonl_reader *r);
+/* At a complete end: frames without an agg entry (on_finding only). */
+void tfmt__jrules_end(tfmt_jsonl_reader *r);
 
 /* Report a note through the options' callback, if any. */
 void tfmt__jsonl_note(tfmt_jsonl_reader *r, tfmt_jsonl_note kind,

@@ -7,6 +7,7 @@
  * alive at once.
  */
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "jsonl_internal.h"
@@ -46,7 +47,11 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
     if (!r)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     r->alloc = opts->alloc;
-    r->opts = *opts;
+    /* A version 1 caller's struct ends before on_finding. */
+    memcpy(&r->opts, opts,
+           opts->version >= 2 ? sizeof *opts
+                              : offsetof(tfmt_jsonl_options, on_finding));
+    tfmt__jrules_init(&r->rules, r->alloc);
     r->opts.max_line = clamp_max_line(opts->max_line);
     tfmt__buf_init(&r->fast_text, r->alloc);
     r->tok = json_tokener_new_ex(JSONL_MAX_DEPTH);
@@ -84,6 +89,7 @@ void tfmt_jsonl_free(tfmt_jsonl_reader *r)
     tfmt__free(r->alloc, r->frames);
     tfmt__free(r->alloc, r->entries);
     tfmt__buf_free(&r->fast_text);
+    tfmt__jrules_free(&r->rules);
     tfmt__free(r->alloc, r);
 }
 
@@ -95,6 +101,11 @@ const tfmt_error *tfmt_jsonl_error(const tfmt_jsonl_reader *r)
 uint64_t tfmt_jsonl_lines(const tfmt_jsonl_reader *r)
 {
     return r->lines.line;
+}
+
+const tfmt_jsonl_info *tfmt_jsonl_get_info(const tfmt_jsonl_reader *r)
+{
+    return &r->rules.info;
 }
 
 void tfmt__jsonl_note(tfmt_jsonl_reader *r, tfmt_jsonl_note kind,
@@ -185,6 +196,7 @@ static int at_end(tfmt_jsonl_reader *r)
 {
     if (r->saw_end) {
         r->final = TFMT_DONE;
+        tfmt__jrules_end(r);
         return TFMT_DONE;
     }
     tfmt__error(&r->err, TFMT_ETRUNC, "incomplete file: no end record");
@@ -215,6 +227,7 @@ static int fail(tfmt_jsonl_reader *r, int rc)
                  rc == TFMT_EVERSION || rc == TFMT_ELIMIT;
     if (!r->opts.keep_going || !local)
         r->final = rc;
+    r->rules.dropped = true;
     return rc;
 }
 
@@ -245,6 +258,14 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
         tfmt__error(&r->err, rc, "out of memory");
     if (rc < 0)
         return fail(r, rc);
+    /* The record is well formed; now against the records before it. */
+    rc = tfmt__jrules_record(r);
+    if (rc == TFMT_ENOMEM)
+        tfmt__error(&r->err, rc, "out of memory");
+    if (rc < 0) {
+        r->final = rc;
+        return rc;
+    }
     *out = &r->rec;
     return TFMT_OK;
 }
