@@ -434,7 +434,108 @@ TEST(failing_allocator_every_site)
     free(data);
 }
 
+/* Collects the rule ids of every finding. */
+typedef struct findings {
+    char rules[256];
+    int errors, warnings;
+} findings;
+
+static void collect(void *ctx, const tfmt_error *w)
+{
+    findings *f = ctx;
+    const char *rule = tfmt_jsonl_rule(w->check);
+    size_t n = strlen(f->rules);
+    snprintf(f->rules + n, sizeof f->rules - n, "%s%s:%llu", n ? " " : "",
+             rule ? rule : "?", (unsigned long long)w->line);
+    if (w->code == TFMT_ESCHEMA)
+        f->errors++;
+    else
+        f->warnings++;
+}
+
+#define R "\"run_id\":\"0123456789abcdef0123456789abcdef\""
+static const char broken[] =
+    "{\"type\":\"meta\",\"v\":0," R ",\"sample_interval_usec\":250,"
+    "\"mode\":\"7\"}\n"
+    "{\"type\":\"string_table\",\"v\":0," R ",\"strings\":["
+    "{\"str_id\":0,\"value\":\"f\"},{\"str_id\":0,\"value\":\"g\"}]}\n"
+    "{\"type\":\"frame_table\",\"v\":0," R ",\"frames\":["
+    "{\"frame_id\":0,\"path_str_id\":0,\"func_str_id\":5,\"line\":1},"
+    "{\"frame_id\":1,\"path_str_id\":0,\"func_str_id\":0,\"line\":2}]}\n"
+    "{\"type\":\"agg\",\"v\":0," R ",\"kind\":\"frame\","
+    "\"scope\":\"final\",\"samples_total\":4,\"entries\":["
+    "{\"frame_id\":0,\"self\":9,\"cumulative\":5}]}\n"
+    "{\"type\":\"end\",\"v\":0," R ",\"samples_total\":4}\n";
+
+/*
+ * The rulebook: without on_finding the first error ends the input with
+ * its check; with it every finding comes, in line order, and the reader
+ * reaches the end.
+ */
+TEST(cross_record_rules_both_ways)
+{
+    counts c = read_all(broken, sizeof broken - 1, 7, NULL);
+    CHECK(c.rc == TFMT_ESCHEMA, "strict: rc %d", c.rc);
+    tfmt_source *src = NULL;
+    tfmt_jsonl_reader *r = NULL;
+    tfmt_source_open_memory(&src, broken, sizeof broken - 1, 0, NULL);
+    REQUIRE(tfmt_jsonl_open(&r, src, NULL, NULL) == TFMT_OK, "open");
+    const tfmt_jsonl_record *rec;
+    while (tfmt_jsonl_next(r, &rec) == TFMT_OK)
+        ;
+    const tfmt_error *e = tfmt_jsonl_error(r);
+    CHECK(e->line == 2 && e->check == TFMT_JCHK_STR_DUP &&
+          strcmp(tfmt_jsonl_rule(e->check), "TV120") == 0 &&
+          strcmp(e->msg, "strings[1]: str_id 0 defined twice") == 0,
+          "first error: line %llu check %d %s", (unsigned long long)e->line,
+          e->check, e->msg);
+    const tfmt_jsonl_info *info = tfmt_jsonl_get_info(r);
+    CHECK(info->has_meta && info->mode == 7 &&
+          info->sample_interval_usec == 250 && info->run_id.len == 32,
+          "info: mode %d interval %llu", info->mode,
+          (unsigned long long)info->sample_interval_usec);
+    tfmt_jsonl_free(r);
+    tfmt_source_free(src);
+
+    findings f;
+    memset(&f, 0, sizeof f);
+    tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
+    o.on_finding = collect;
+    o.finding_ctx = &f;
+    c = read_all(broken, sizeof broken - 1, 1, &o);
+    CHECK(c.rc == TFMT_DONE, "lenient: rc %d", c.rc);
+    CHECK(strcmp(f.rules, "TV120:2 TV122:3 TV126:4 TV127:4 TV131:5") == 0 &&
+              f.errors == 4 && f.warnings == 1,
+          "findings: %s (%d errors)", f.rules, f.errors);
+}
+
+/* Ids far apart: a bitmap for the dense ones, the table for the rest. */
+TEST(idbits_dense_and_sparse)
+{
+    tfmt_idbits s;
+    tfmt__idbits_init(&s, NULL);
+    static const uint32_t ids[] = {UINT32_MAX, 5, 0, 1u << 30, 70000,
+                                   200000, 3};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        CHECK(tfmt__idbits_add(&s, ids[i]) == 1, "add %u", ids[i]);
+    /* Enough dense ids to grow the bitmap over 70000 and 200000. */
+    for (uint32_t id = 6; id < 4000; id++)
+        tfmt__idbits_add(&s, id);
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++) {
+        CHECK(tfmt__idbits_has(&s, ids[i]), "has %u", ids[i]);
+        CHECK(tfmt__idbits_add(&s, ids[i]) == 0, "re-add %u", ids[i]);
+    }
+    CHECK(!tfmt__idbits_has(&s, 4) && !tfmt__idbits_has(&s, 70001) &&
+              !tfmt__idbits_has(&s, UINT32_MAX - 1),
+          "absent ids");
+    CHECK(s.count == 3994 + 7, "count %zu", s.count);
+    CHECK(s.nwords * 64 < 64 * 4096 + 65536 * 2, "bitmap %zu words",
+          s.nwords);
+    tfmt__idbits_free(&s);
+}
+
 TESTS(TCASE(fixture_counts_every_chunking), TCASE(chunked_tables),
+      TCASE(cross_record_rules_both_ways), TCASE(idbits_dense_and_sparse),
       TCASE(v1_ids_become_zero_based_and_synthetic_kept),
       TCASE(missing_end_is_truncated), TCASE(bad_lines_exact_messages),
       TCASE(errors_are_final_without_keep_going),
