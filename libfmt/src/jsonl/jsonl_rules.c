@@ -185,7 +185,8 @@ static int check_identity(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec)
         s->info.run_id.ptr = s->run_id.data ? s->run_id.data : "";
         s->info.run_id.len = s->run_id.len;
     } else if (rec->run_id.len != s->run_id.len ||
-               memcmp(rec->run_id.ptr, s->run_id.data, s->run_id.len) != 0) {
+               (s->run_id.len &&
+                memcmp(rec->run_id.ptr, s->run_id.data, s->run_id.len))) {
         TRY(FIND(r, rec, TFMT_JCHK_RUN_ID,
                  "run_id differs from the first record's"));
     }
