@@ -179,7 +179,10 @@ static void add_gc_frames(unwinder *u)
     for (uint32_t i = 0; i < u->nthreads; i++) {
         raw_thread *t = &u->threads[i];
         const listed_thread *l = &u->listed[u->jobs[i].listed];
-        if (!l->gc_running || !(t->status & TFMT_STATUS_HAS_GIL))
+        /* No Python frame, no <GC>: CPython puts it above the frame that
+         * started the collection. */
+        if (!l->gc_running || !(t->status & TFMT_STATUS_HAS_GIL) ||
+            t->depth == 0)
             continue;
         uint32_t keep =
             t->depth < UNWIND_MAX_DEPTH ? t->depth : UNWIND_MAX_DEPTH - 1;

@@ -65,8 +65,19 @@ int unwind_resolve_threads(unwinder *u, raw_thread *threads, uint32_t n)
     return rc;
 }
 
-/* The opcode byte of every Python frame; a frame whose instruction cannot
- * be read keeps "none", as in CPython. */
+/* Where a frame's instruction starts: 3.11/3.12 frames in a call point
+ * at the last inline cache unit of their CALL, 3.13 at the instruction. */
+static uint64_t instruction_addr(const unwinder *u, const raw_frame *f)
+{
+    int64_t q = code_instruction_start(f->entry, unwind_addrq(u, f));
+    if (q < 0)
+        return f->instr;
+    return f->code + u->off.co_code_adaptive + 2 * (uint64_t)q;
+}
+
+/* The opcode byte of every Python frame, read now from the live code (a
+ * specialised variant is reported as such, as CPython 3.15 does); a frame
+ * whose instruction cannot be read keeps "none", as in CPython. */
 static int read_opcodes(unwinder *u)
 {
     enum { CHUNK = 512 };
@@ -80,7 +91,7 @@ static int read_opcodes(unwinder *u)
             if (fr->kind != FRAME_PYTHON)
                 continue;
             who[n] = fr;
-            p[n] = (rmem_piece){fr->instr, &bytes[n], 1};
+            p[n] = (rmem_piece){instruction_addr(u, fr), &bytes[n], 1};
             if (++n < CHUNK)
                 continue;
             if (unwind_read_pieces(u->pid, p, n) == RMEM_OK)
