@@ -33,22 +33,27 @@ static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
 
 /*
  * Poll until the interpreter is mapped and readable, for up to 30 s;
- * LOCATE_*, or WAIT_EXITED / WAIT_DEADLINE. A child that has just been started may show its
+ * LOCATE_*, or WAIT_EXITED / WAIT_DEADLINE. A child that has just been
+ * started may show its
  * libpython before the loader has mapped every segment, so reading it
  * can briefly give garbage: errors are retried for a while too.
  */
 static int wait_runtime(target *t, volatile sig_atomic_t *stop,
-                        uint64_t deadline_ns, py_runtime_loc *loc,
+                        const attach_wait *w, py_runtime_loc *loc,
                         py_offsets *off, char *msg, size_t len)
 {
     struct timespec step = {0, WAIT_STEP_NS};
     uint64_t limit = sampler_now_ns() + WAIT_LIMIT_NS;
     int errors = 0;
-    while (!*stop && sampler_now_ns() < limit) {
-        if (deadline_ns && sampler_now_ns() >= deadline_ns)
+    while (!*stop && (w->until_exit || sampler_now_ns() < limit)) {
+        uint64_t now = sampler_now_ns();
+        if (w->deadline_ns && now >= w->deadline_ns)
             return WAIT_DEADLINE;
+        if (w->poll)
+            w->poll(w->ctx, now);
         int rc = try_attach(t, loc, off, msg, len);
-        if (rc == LOCATE_FOUND || rc == LOCATE_DENIED || !t->spawned)
+        if (rc == LOCATE_FOUND || rc == LOCATE_DENIED ||
+            (!t->spawned && !w->until_exit))
             return rc;
         if (rc == LOCATE_ERROR && ++errors >= ERROR_RETRIES)
             return rc;
@@ -91,12 +96,17 @@ static int describe_failure(const target *t, int rc, const char *msg,
 }
 
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
-                    volatile sig_atomic_t *stop, uint64_t deadline_ns,
+                    volatile sig_atomic_t *stop, const attach_wait *w,
                     unwinder *u, uint32_t *hexversion)
 {
     py_runtime_loc loc;
     char msg[512] = "";
-    int rc = wait_runtime(t, stop, deadline_ns, &loc, &u->off, msg, sizeof msg);
+    int rc = wait_runtime(t, stop, w, &loc, &u->off, msg, sizeof msg);
+    /* Following children, a target that is not Python (a shell wrapper)
+     * is not an error by itself. */
+    if (w->until_exit && (rc == WAIT_EXITED || rc == WAIT_DEADLINE ||
+                          (rc == LOCATE_NOT_YET && *stop)))
+        return ATTACH_NO_PYTHON;
     if (rc != LOCATE_FOUND)
         return describe_failure(t, rc, msg, stop);
     u->pid = t->pid;

@@ -11,15 +11,27 @@
 #include "target.h"
 #include "unwind.h"
 
+/* How long to wait for a started target to run Python. */
+typedef struct attach_wait {
+    uint64_t deadline_ns; /* monotonic end (--duration), 0: none */
+    bool until_exit;      /* not just 30 s: while the target runs */
+    void (*poll)(void *ctx, uint64_t now_ns); /* each look, or NULL */
+    void *ctx;
+} attach_wait;
+
+/* attach_unwinder's result when the target never ran Python (reported
+ * by the caller, who may have recorded its children). */
+#define ATTACH_NO_PYTHON (-1)
+
 /*
  * Find the target's interpreter (waiting for a spawned child to map it, up
- * to 30 s or the monotonic `deadline_ns` if earlier, 0: none), check its
- * version and initialise `u` with `cfg`. Reports failures on stderr;
- * returns an exit code (0 on success). *hexversion gets the target's
- * PY_VERSION_HEX. With `verbose`, says what was found.
+ * to 30 s, or as `w` says), check its version and initialise `u` with
+ * `cfg`. Reports failures on stderr and returns an exit code (0 on
+ * success), except ATTACH_NO_PYTHON with `w->until_exit`. *hexversion gets
+ * the target's PY_VERSION_HEX. With `verbose`, says what was found.
  */
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
-                    volatile sig_atomic_t *stop, uint64_t deadline_ns,
+                    volatile sig_atomic_t *stop, const attach_wait *w,
                     unwinder *u, uint32_t *hexversion);
 
 #endif

@@ -14,7 +14,7 @@
 static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
-static int opt_native, opt_opcodes;
+static int opt_native, opt_opcodes, opt_subprocesses;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -37,6 +37,8 @@ static const cli_option options[] = {
      "record each frame's bytecode instruction", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
+    {"subprocesses", 0, CLI_ARG_NONE, &opt_subprocesses,
+     "record Python children too, NAME.PID.bin each", NULL, NULL},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
      "attach to the running process PID", "PID", NULL},
     {"force", 'f', CLI_ARG_NONE, &opt_force, "replace an existing output FILE",
@@ -117,6 +119,7 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->native = opt_native > 0;
     o->opcodes = opt_opcodes > 0;
     o->force = opt_force > 0;
+    o->subprocesses = opt_subprocesses > 0;
     o->zstd = opt_compression && strcmp(opt_compression, "zstd") == 0;
     o->quiet = opt_quiet > 0;
     o->verbose = opt_verbose;

@@ -16,6 +16,7 @@ typedef struct rec_options {
     int mode;                 /* unwind_mode */
     bool gc, native, opcodes; /* capture features */
     bool force;               /* replace an existing output */
+    bool subprocesses;        /* record Python children too */
     bool zstd;
     bool quiet;
     int verbose;

@@ -19,6 +19,7 @@
 #include "attach.h"
 #include "cli.h"
 #include "code_cache.h"
+#include "follow.h"
 #include "rec_sched.h"
 #include "sampler.h"
 
@@ -240,8 +241,23 @@ static int end_status(const sampler_result *r, const target *t,
     return CLI_EXIT_OK;
 }
 
+/* The sampler's per-tick hook: look for new Python children. */
+static int poll_children(void *ctx, const unwinder *u, const sampler_result *r)
+{
+    (void)u;
+    (void)r;
+    follow_poll(ctx, sampler_now_ns());
+    return 0;
+}
+
+static void poll_children_waiting(void *ctx, uint64_t now_ns)
+{
+    follow_poll(ctx, now_ns);
+}
+
 static int record_to(const rec_options *o, const char *path, target *t,
-                     unwinder *u, uint32_t hexversion, uint64_t deadline)
+                     unwinder *u, uint32_t hexversion, uint64_t deadline,
+                     follow *fl)
 {
     sampler_config cfg = {(uint64_t)(1e9 / o->rate_hz), deadline};
     sampler_result r;
@@ -253,7 +269,8 @@ static int record_to(const rec_options *o, const char *path, target *t,
                : cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK) {
         e->w = w;
-        sampler_run(u, e, t, &cfg, start, &stop_flag, NULL, NULL, &r);
+        sampler_run(u, e, t, &cfg, start, &stop_flag, fl ? poll_children : NULL,
+                    fl, &r);
         rc = end_status(&r, t, w, path);
         int frc = finish_log(o, path, sink, w, &r);
         rc = rc ? rc : frc;
@@ -285,17 +302,63 @@ static unwind_config unwind_cfg(const rec_options *o)
     return c;
 }
 
+/*
+ * Following children, the target itself may not run Python (a shell
+ * wrapper): that is fine when some child was recorded.
+ */
+static int no_python_target(const rec_options *o, const target *t, follow *fl,
+                            uint64_t deadline)
+{
+    bool ended = deadline && sampler_now_ns() >= deadline;
+    int failed = follow_end(fl, stop_flag || ended, &stop_flag);
+    if (follow_started(fl) == 0)
+        return cli_fail(CLI_EXIT_TROUBLE,
+                        "process %d: no CPython 3.11-3.13 interpreter found "
+                        "in it or its children",
+                        (int)t->pid);
+    if (o->verbose && !o->quiet)
+        fprintf(stderr,
+                "%s: process %d: no CPython interpreter in it; %d child "
+                "process(es) recorded\n",
+                cli_program(), (int)t->pid, follow_started(fl));
+    return failed ? CLI_EXIT_TROUBLE : CLI_EXIT_OK;
+}
+
+/* Find the interpreter and record; children followed throughout. */
+static int record_target(const rec_options *o, const char *path, target *t,
+                         uint64_t deadline, follow *fl)
+{
+    unwinder u;
+    uint32_t hexversion = 0;
+    char sched[160];
+    unwind_config cfg = unwind_cfg(o);
+    attach_wait w = {deadline, fl != NULL, fl ? poll_children_waiting : NULL,
+                     fl};
+    memset(&u, 0, sizeof u);
+    rec_sched_setup(sched, sizeof sched);
+    int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
+                             &u, &hexversion);
+    if (rc == ATTACH_NO_PYTHON) {
+        rc = no_python_target(o, t, fl, deadline);
+    } else if (rc == CLI_EXIT_OK) {
+        say_setup(o, sched, &u);
+        rc = record_to(o, path, t, &u, hexversion, deadline, fl);
+        bool ended = deadline && sampler_now_ns() >= deadline;
+        if (fl && follow_end(fl, stop_flag || ended, &stop_flag) && !rc)
+            rc = CLI_EXIT_TROUBLE;
+    }
+    unwind_free(&u);
+    return rc;
+}
+
 int run_record(const rec_options *o)
 {
     target t;
-    unwinder u;
-    uint32_t hexversion = 0;
-    char defname[64], sched[160];
+    char defname[64];
+    follow *fl = NULL;
     uint64_t deadline = o->duration_s > 0
                             ? sampler_now_ns() + (uint64_t)(o->duration_s * 1e9)
                             : 0;
-    unwind_config cfg = unwind_cfg(o);
-    memset(&u, 0, sizeof u);
     install_handlers();
     int rc = o->output ? check_output(o, o->output) : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK)
@@ -308,16 +371,13 @@ int run_record(const rec_options *o)
         path = defname;
         rc = check_output(o, path);
     }
-    rec_sched_setup(sched, sizeof sched);
+    if (rc == CLI_EXIT_OK && o->subprocesses &&
+        !(fl = follow_new(o, t.pid, deadline)))
+        rc = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK)
-        rc = attach_unwinder(&t, &cfg, o->verbose && !o->quiet, &stop_flag,
-                             deadline, &u, &hexversion);
-    if (rc == CLI_EXIT_OK) {
-        say_setup(o, sched, &u);
-        rc = record_to(o, path, &t, &u, hexversion, deadline);
-    }
+        rc = record_target(o, path, &t, deadline, fl);
     /* After SIGINT/SIGTERM the child may be exiting on its own. */
     target_finish(&t, stop_flag ? 1000 : 0);
-    unwind_free(&u);
+    follow_free(fl);
     return rc;
 }

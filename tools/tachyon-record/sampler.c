@@ -126,7 +126,7 @@ void sampler_run(unwinder *u, emitter *e, target *t, const sampler_config *cfg,
             break;
         note_lateness(r, now > deadline ? now - deadline : 0, cfg->interval_ns);
         int done = tick(u, e, t, r, now);
-        if (done > 0 && hook && hook(ctx, u, r) != 0) {
+        if (done >= 0 && hook && hook(ctx, u, r) != 0) {
             r->end = SAMPLER_WRITE_ERROR;
             done = -1;
         }

@@ -48,8 +48,8 @@ typedef struct sampler_result {
 uint64_t sampler_now_ns(void);
 
 /*
- * Called after every tick that wrote a sample (checkpoints, the live
- * view); a non-zero return ends the run with SAMPLER_WRITE_ERROR.
+ * Called after every tick (checkpoints, the live view, following
+ * children); a non-zero return ends the run with SAMPLER_WRITE_ERROR.
  */
 typedef int (*sampler_hook)(void *ctx, const unwinder *u,
                             const sampler_result *r);

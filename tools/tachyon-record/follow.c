@@ -1,0 +1,231 @@
+/*
+ * follow.c - --subprocesses. The target's descendants are listed every
+ * FOLLOW_PERIOD_NS; each one that runs Python (its executable's name says
+ * python, or it maps a libpython) gets its own tachyon-record attached
+ * with -p and the same options, writing NAME.PID.bin beside the parent's
+ * log. A process that is not Python yet is looked at again while it is
+ * young or after it execs another program (a `sh -c` wrapper becoming
+ * python), then left alone quietly. At most FOLLOW_MAX_RECORDERS run at
+ * once, as in CPython's profiler; more are skipped with a warning.
+ */
+#include "follow.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "children.h"
+#include "cli.h"
+
+#define FOLLOW_PERIOD_NS (20 * 1000 * 1000ull)
+#define FOLLOW_MAX_SEEN 4096
+#define YOUNG_LOOKS 50 /* about a second of looks */
+
+typedef enum { SEEN_WAITING, SEEN_RECORDING, SEEN_DONE, SEEN_SKIPPED } state;
+
+typedef struct seen {
+    pid_t pid, recorder;
+    state st;
+    int looks;
+    char exe[256];
+} seen;
+
+struct follow {
+    const rec_options *o;
+    pid_t root;
+    uint64_t deadline_ns, last_ns;
+    seen *seen;
+    int nseen, active, started, failed;
+};
+
+follow *follow_new(const rec_options *o, pid_t root, uint64_t deadline_ns)
+{
+    follow *f = calloc(1, sizeof *f);
+    if (f)
+        f->seen = calloc(FOLLOW_MAX_SEEN, sizeof *f->seen);
+    if (!f || !f->seen) {
+        free(f);
+        return NULL;
+    }
+    f->o = o;
+    f->root = root;
+    f->deadline_ns = deadline_ns;
+    return f;
+}
+
+void follow_free(follow *f)
+{
+    if (f)
+        free(f->seen);
+    free(f);
+}
+
+int follow_started(const follow *f)
+{
+    return f->started;
+}
+
+void follow_log_name(const char *path, pid_t pid, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot || dot == (slash ? slash + 1 : path))
+        snprintf(out, len, "%s.%d", path, (int)pid);
+    else
+        snprintf(out, len, "%.*s.%d%s", (int)(dot - path), path, (int)pid, dot);
+}
+
+/* The child recorder's command line, in `buf` (strings) and `argv`. */
+static void recorder_args(const follow *f, pid_t pid, char buf[8][300],
+                          char *argv[32], uint64_t now_ns)
+{
+    const rec_options *o = f->o;
+    static const char *const modes[] = {"wall", "cpu", "gil", "", "exception"};
+    int n = 0;
+    argv[n++] = "tachyon-record";
+    if (o->output)
+        follow_log_name(o->output, pid, buf[0], sizeof buf[0]);
+    else
+        snprintf(buf[0], sizeof buf[0], "tachyon_%d.bin", (int)pid);
+    argv[n++] = "-o";
+    argv[n++] = buf[0];
+    snprintf(buf[1], sizeof buf[1], "%.17g", o->rate_hz);
+    argv[n++] = "-r";
+    argv[n++] = buf[1];
+    argv[n++] = "--mode";
+    argv[n++] = (char *)modes[o->mode];
+    snprintf(buf[2], sizeof buf[2], "%d", (int)pid);
+    argv[n++] = "-p";
+    argv[n++] = buf[2];
+    if (f->deadline_ns) {
+        double left = f->deadline_ns > now_ns
+                          ? (double)(f->deadline_ns - now_ns) / 1e9
+                          : 0.001;
+        snprintf(buf[3], sizeof buf[3], "%.6f", left);
+        argv[n++] = "-d";
+        argv[n++] = buf[3];
+    }
+    const char *flags[] = {o->all_threads ? "-a" : NULL,
+                           o->gc ? NULL : "--no-gc",
+                           o->native ? "--native" : NULL,
+                           o->opcodes ? "--opcodes" : NULL,
+                           o->zstd ? "--compression=zstd" : NULL,
+                           o->force ? "-f" : NULL,
+                           o->quiet ? "-q" : NULL,
+                           o->verbose ? "-v" : NULL};
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
+        if (flags[i])
+            argv[n++] = (char *)flags[i];
+    argv[n] = NULL;
+}
+
+static void start_recorder(follow *f, seen *s, uint64_t now_ns)
+{
+    char buf[8][300], *argv[32];
+    if (f->active >= FOLLOW_MAX_RECORDERS) {
+        cli_warn("process %d: not recorded, %d recorders already run",
+                 (int)s->pid, FOLLOW_MAX_RECORDERS);
+        s->st = SEEN_SKIPPED;
+        return;
+    }
+    recorder_args(f, s->pid, buf, argv, now_ns);
+    if (children_spawn_recorder(argv, &s->recorder) != 0) {
+        cli_warn("process %d: cannot start a recorder: %s", (int)s->pid,
+                 strerror(errno));
+        s->st = SEEN_SKIPPED;
+        return;
+    }
+    s->st = SEEN_RECORDING;
+    f->active++;
+    f->started++;
+}
+
+static seen *find_or_add(follow *f, pid_t pid)
+{
+    for (int i = 0; i < f->nseen; i++)
+        if (f->seen[i].pid == pid)
+            return &f->seen[i];
+    if (f->nseen >= FOLLOW_MAX_SEEN)
+        return NULL;
+    seen *s = &f->seen[f->nseen++];
+    memset(s, 0, sizeof *s);
+    s->pid = pid;
+    return s;
+}
+
+/* Look at one descendant: a new or changed (exec'd) one that runs Python
+ * gets a recorder. */
+static void look(follow *f, pid_t pid, uint64_t now_ns)
+{
+    char exe[256];
+    seen *s = find_or_add(f, pid);
+    if (!s || s->st != SEEN_WAITING)
+        return;
+    children_exe(pid, exe, sizeof exe);
+    if (strcmp(exe, s->exe) != 0) {
+        snprintf(s->exe, sizeof s->exe, "%s", exe);
+        s->looks = 0; /* exec'd: young again */
+    }
+    if (s->looks++ > YOUNG_LOOKS)
+        return;
+    if (children_runs_python(pid, s->exe))
+        start_recorder(f, s, now_ns);
+}
+
+/* Reap child recorders that ended. */
+static void reap(follow *f, int options)
+{
+    int status;
+    for (int i = 0; i < f->nseen; i++) {
+        seen *s = &f->seen[i];
+        if (s->st != SEEN_RECORDING)
+            continue;
+        pid_t r = waitpid(s->recorder, &status, options);
+        if (r != s->recorder && !(r < 0 && errno == ECHILD))
+            continue;
+        s->st = SEEN_DONE;
+        f->active--;
+        if (r == s->recorder &&
+            (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
+            f->failed++;
+    }
+}
+
+void follow_poll(follow *f, uint64_t now_ns)
+{
+    static pid_t kids[FOLLOW_MAX_SEEN];
+    if (now_ns - f->last_ns < FOLLOW_PERIOD_NS)
+        return;
+    f->last_ns = now_ns;
+    reap(f, WNOHANG);
+    int n = children_of(f->root, kids, FOLLOW_MAX_SEEN);
+    for (int i = 0; i < n; i++)
+        look(f, kids[i], now_ns);
+}
+
+static void stop_all(follow *f)
+{
+    for (int i = 0; i < f->nseen; i++)
+        if (f->seen[i].st == SEEN_RECORDING)
+            kill(f->seen[i].recorder, SIGTERM);
+}
+
+int follow_end(follow *f, bool stop, volatile sig_atomic_t *stop_flag)
+{
+    struct timespec step = {0, 10 * 1000 * 1000};
+    bool stopped = stop;
+    if (stop)
+        stop_all(f);
+    for (reap(f, WNOHANG); f->active > 0; reap(f, WNOHANG)) {
+        if (!stopped && *stop_flag) {
+            stop_all(f);
+            stopped = true;
+        }
+        nanosleep(&step, NULL);
+    }
+    return f->failed;
+}

@@ -1,0 +1,49 @@
+/*
+ * follow.h - --subprocesses: a recorder for every Python process the
+ * target starts (fork, exec, multiprocessing, subprocess, wrappers such
+ * as `sh -c`), one log each.
+ */
+#ifndef TREC_FOLLOW_H
+#define TREC_FOLLOW_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "options.h"
+
+/* At most this many child recorders at a time, as CPython. */
+#define FOLLOW_MAX_RECORDERS 100
+
+typedef struct follow follow;
+
+/*
+ * Follow the descendants of `root` with the recording options `o` (its
+ * -o names the children's logs: DIR/NAME.bin gives DIR/NAME.PID.bin).
+ * `deadline_ns` (0: none) bounds the child recorders too. NULL when out
+ * of memory.
+ */
+follow *follow_new(const rec_options *o, pid_t root, uint64_t deadline_ns);
+
+/* Look for new Python descendants and start recorders for them; cheap to
+ * call often (it looks every FOLLOW_PERIOD_NS at most). */
+void follow_poll(follow *f, uint64_t now_ns);
+
+/* Recorders started so far. */
+int follow_started(const follow *f);
+
+/*
+ * End: with `stop`, ask the child recorders to finish now (SIGTERM);
+ * without, let them record until their processes exit, or until
+ * *stop_flag is set (a signal). Waits for them; returns how many ended
+ * with an error.
+ */
+int follow_end(follow *f, bool stop, volatile sig_atomic_t *stop_flag);
+
+void follow_free(follow *f);
+
+/* The log name for process `pid` under output `path` (NAME.PID.EXT). */
+void follow_log_name(const char *path, pid_t pid, char *out, size_t len);
+
+#endif
