@@ -105,6 +105,8 @@ static int emit_thread(emitter *e, const unwinder *u, const raw_thread *t,
 
 int emit_sample(emitter *e, const unwinder *u, uint64_t timestamp_us)
 {
+    if (!e->w)
+        return TFMT_OK; /* --live without -o: nothing written */
     for (uint32_t i = 0; i < u->nthreads; i++) {
         int rc = emit_thread(e, u, &u->threads[i], timestamp_us);
         if (rc != TFMT_OK)

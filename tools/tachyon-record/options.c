@@ -14,7 +14,7 @@
 static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
-static int opt_native, opt_opcodes, opt_subprocesses;
+static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -37,6 +37,10 @@ static const cli_option options[] = {
      "record each frame's bytecode instruction", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
+    {"dump", 0, CLI_ARG_NONE, &opt_dump,
+     "print every thread's stack once (after -d S) and exit", NULL, NULL},
+    {"live", 0, CLI_ARG_NONE, &opt_live,
+     "show the hottest functions live (q quits)", NULL, NULL},
     {"subprocesses", 0, CLI_ARG_NONE, &opt_subprocesses,
      "record Python children too, NAME.PID.bin each", NULL, NULL},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
@@ -98,6 +102,11 @@ static int check_values(rec_options *o)
     }
     if (!opt_pid == (operands.count == 0))
         return cli_usage("give either -p PID or -- COMMAND ARGS...");
+    if (opt_dump && (opt_output || opt_live || opt_subprocesses || opt_mode))
+        return cli_usage("--dump prints to stdout: no -o, --live, "
+                         "--subprocesses or --mode with it");
+    if (opt_live && opt_subprocesses)
+        return cli_usage("--live shows one process: no --subprocesses");
     return REC_PARSE_RUN;
 }
 
@@ -120,6 +129,8 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->opcodes = opt_opcodes > 0;
     o->force = opt_force > 0;
     o->subprocesses = opt_subprocesses > 0;
+    o->dump = opt_dump > 0;
+    o->live = opt_live > 0;
     o->zstd = opt_compression && strcmp(opt_compression, "zstd") == 0;
     o->quiet = opt_quiet > 0;
     o->verbose = opt_verbose;

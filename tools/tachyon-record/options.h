@@ -17,6 +17,8 @@ typedef struct rec_options {
     bool gc, native, opcodes; /* capture features */
     bool force;               /* replace an existing output */
     bool subprocesses;        /* record Python children too */
+    bool dump;                /* print one snapshot instead */
+    bool live;                /* a top view while recording */
     bool zstd;
     bool quiet;
     int verbose;

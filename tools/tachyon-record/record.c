@@ -13,13 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <tachyon/fmt.h>
 
 #include "attach.h"
 #include "cli.h"
 #include "code_cache.h"
+#include "dump.h"
 #include "follow.h"
+#include "live.h"
 #include "rec_sched.h"
 #include "sampler.h"
 
@@ -73,7 +77,7 @@ static int start_target(const rec_options *o, target *t)
                             strerror(errno));
         return CLI_EXIT_OK;
     }
-    if (target_spawn(t, o->command) != 0)
+    if (target_spawn(t, o->command, o->live && isatty(STDOUT_FILENO)) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "%s: %s", o->command[0],
                         strerror(errno));
     return CLI_EXIT_OK;
@@ -255,6 +259,15 @@ static void poll_children_waiting(void *ctx, uint64_t now_ns)
     follow_poll(ctx, now_ns);
 }
 
+/* The hook and its context for this run: following children or the
+ * live view (never both), or none. */
+static sampler_hook run_hook(const rec_options *o, follow *fl, live *lv,
+                             void **ctx)
+{
+    *ctx = fl ? (void *)fl : (void *)lv;
+    return fl ? poll_children : lv ? live_tick : NULL;
+}
+
 static int record_to(const rec_options *o, const char *path, target *t,
                      unwinder *u, uint32_t hexversion, uint64_t deadline,
                      follow *fl)
@@ -263,22 +276,33 @@ static int record_to(const rec_options *o, const char *path, target *t,
     sampler_result r;
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
+    live *lv = NULL;
+    void *ctx;
     emitter *e = calloc(1, sizeof *e);
     uint64_t start = sampler_now_ns();
-    int rc = e ? open_log(o, path, hexversion, start, &sink, &w)
-               : cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    /* --live writes a log only when asked to (-o). */
+    bool write = !o->live || o->output;
+    int rc = e ? CLI_EXIT_OK : cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    if (rc == CLI_EXIT_OK && write)
+        rc = open_log(o, path, hexversion, start, &sink, &w);
+    if (rc == CLI_EXIT_OK && o->live &&
+        !(lv = live_new(t->pid, hexversion, stdin, stdout, &stop_flag)))
+        rc = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK) {
         e->w = w;
-        sampler_run(u, e, t, &cfg, start, &stop_flag, fl ? poll_children : NULL,
-                    fl, &r);
+        sampler_hook hook = run_hook(o, fl, lv, &ctx);
+        sampler_run(u, e, t, &cfg, start, &stop_flag, hook, ctx, &r);
+        if (lv)
+            live_end(lv, &r);
         rc = end_status(&r, t, w, path);
-        int frc = finish_log(o, path, sink, w, &r);
+        int frc = write ? finish_log(o, path, sink, w, &r) : CLI_EXIT_OK;
         rc = rc ? rc : frc;
-        if (frc == CLI_EXIT_OK) {
+        if (frc == CLI_EXIT_OK && write) {
             print_summary(o, path, &r, u);
             warn_shortfalls(o, path, &r);
         }
     }
+    live_free(lv);
     tfmt_bin_writer_free(w);
     tfmt_sink_free(sink);
     free(e);
@@ -351,6 +375,49 @@ static int record_target(const rec_options *o, const char *path, target *t,
     return rc;
 }
 
+/* Sleep until the deadline, a signal or the target's exit. */
+static void wait_deadline(target *t, uint64_t deadline)
+{
+    struct timespec step = {0, 10 * 1000 * 1000};
+    while (deadline && !stop_flag && sampler_now_ns() < deadline &&
+           target_alive(t))
+        nanosleep(&step, NULL);
+}
+
+/* --dump: find the interpreter, wait for -d if given, print once. */
+static int run_dump(const rec_options *o, target *t, uint64_t deadline)
+{
+    unwinder u;
+    uint32_t hexversion;
+    unwind_config cfg = {true, UNWIND_MODE_WALL, o->gc, o->native, o->opcodes};
+    attach_wait w = {0, false, NULL, NULL};
+    memset(&u, 0, sizeof u);
+    int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
+                             &u, &hexversion);
+    if (rc == CLI_EXIT_OK) {
+        wait_deadline(t, deadline);
+        int got = dump_threads(&u, stdout);
+        if (got == RMEM_OK) {
+            rc = cli_close_stdout(CLI_EXIT_OK);
+        } else if (got == RMEM_DENIED) {
+            char hint[256];
+            target_permission_hint(hint, sizeof hint);
+            rc = cli_fail(CLI_EXIT_TROUBLE,
+                          "process %d: permission denied "
+                          "reading its memory: %s",
+                          (int)t->pid, hint);
+        } else {
+            rc = cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
+                          got == RMEM_GONE ? "exited before the dump"
+                                           : "no consistent snapshot of its "
+                                             "threads (they change too "
+                                             "fast); try again");
+        }
+    }
+    unwind_free(&u);
+    return rc;
+}
+
 int run_record(const rec_options *o)
 {
     target t;
@@ -365,6 +432,11 @@ int run_record(const rec_options *o)
         rc = start_target(o, &t);
     if (rc != CLI_EXIT_OK)
         return rc;
+    if (o->dump) {
+        rc = run_dump(o, &t, deadline);
+        target_finish(&t, 0);
+        return rc;
+    }
     const char *path = o->output;
     if (!path) {
         snprintf(defname, sizeof defname, "tachyon_%d.bin", (int)t.pid);

@@ -17,9 +17,10 @@ typedef struct target {
 
 /*
  * Start argv[0] with argv (PATH search) as a child that dies with the
- * recorder. 0, or -1 with errno (also when the command cannot be run).
+ * recorder; `silent`: its standard streams on /dev/null (under a live
+ * view). 0, or -1 with errno (also when the command cannot be run).
  */
-int target_spawn(target *t, char *const argv[]);
+int target_spawn(target *t, char *const argv[], bool silent);
 
 /* Attach to an existing process. 0, or -1 if it does not exist. */
 int target_attach(target *t, pid_t pid);

@@ -20,8 +20,15 @@
 #include "rec_sched.h"
 
 /* In the child: prepare, exec, and on failure send errno up the pipe. */
-static void exec_child(char *const argv[], int report_fd, pid_t parent)
+static void exec_child(char *const argv[], int report_fd, pid_t parent,
+                       bool silent)
 {
+    int null = silent ? open("/dev/null", O_RDWR | O_CLOEXEC) : -1;
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
@@ -35,7 +42,7 @@ static void exec_child(char *const argv[], int report_fd, pid_t parent)
     _exit(127);
 }
 
-int target_spawn(target *t, char *const argv[])
+int target_spawn(target *t, char *const argv[], bool silent)
 {
     int fds[2], e;
     memset(t, 0, sizeof *t);
@@ -51,7 +58,7 @@ int target_spawn(target *t, char *const argv[])
     }
     if (pid == 0) {
         close(fds[0]);
-        exec_child(argv, fds[1], parent);
+        exec_child(argv, fds[1], parent, silent);
     }
     close(fds[1]);
     /* The pipe closes on a successful exec; an errno means it failed. */
