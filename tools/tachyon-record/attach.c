@@ -104,6 +104,9 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     int rc = wait_runtime(t, stop, w, &loc, &u->off, msg, sizeof msg);
     /* Following children, a target that is not Python (a shell wrapper)
      * is not an error by itself. */
+    if (w->quiet_exit &&
+        (rc == WAIT_EXITED || (rc == LOCATE_ERROR && !target_alive(t))))
+        return ATTACH_GONE;
     if (w->until_exit && (rc == WAIT_EXITED || rc == WAIT_DEADLINE ||
                           (rc == LOCATE_NOT_YET && *stop)))
         return ATTACH_NO_PYTHON;

@@ -15,6 +15,7 @@
 typedef struct attach_wait {
     uint64_t deadline_ns; /* monotonic end (--duration), 0: none */
     bool until_exit;      /* not just 30 s: while the target runs */
+    bool quiet_exit;      /* a target gone early is no error */
     void (*poll)(void *ctx, uint64_t now_ns); /* each look, or NULL */
     void *ctx;
 } attach_wait;
@@ -22,6 +23,8 @@ typedef struct attach_wait {
 /* attach_unwinder's result when the target never ran Python (reported
  * by the caller, who may have recorded its children). */
 #define ATTACH_NO_PYTHON (-1)
+/* ... and when it exited first, with `quiet_exit`. */
+#define ATTACH_GONE (-2)
 
 /*
  * Find the target's interpreter (waiting for a spawned child to map it, up

@@ -356,13 +356,18 @@ static int record_target(const rec_options *o, const char *path, target *t,
     uint32_t hexversion = 0;
     char sched[160];
     unwind_config cfg = unwind_cfg(o);
-    attach_wait w = {deadline, fl != NULL, fl ? poll_children_waiting : NULL,
-                     fl};
+    /* A recorder started by --subprocesses: its process may be gone
+     * before its interpreter is found, which is not worth a message. */
+    bool child = getenv("TACHYON_RECORD_CHILD") != NULL;
+    attach_wait w = {deadline, fl != NULL, child,
+                     fl ? poll_children_waiting : NULL, fl};
     memset(&u, 0, sizeof u);
     rec_sched_setup(sched, sizeof sched);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
                              &u, &hexversion);
-    if (rc == ATTACH_NO_PYTHON) {
+    if (rc == ATTACH_GONE) {
+        rc = CLI_EXIT_OK;
+    } else if (rc == ATTACH_NO_PYTHON) {
         rc = no_python_target(o, t, fl, deadline);
     } else if (rc == CLI_EXIT_OK) {
         say_setup(o, sched, &u);
@@ -390,7 +395,7 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
     unwinder u;
     uint32_t hexversion;
     unwind_config cfg = {true, UNWIND_MODE_WALL, o->gc, o->native, o->opcodes};
-    attach_wait w = {0, false, NULL, NULL};
+    attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
                              &u, &hexversion);

@@ -83,7 +83,8 @@ int children_spawn_recorder(char *const argv[], pid_t *out)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent ||
+            setenv("TACHYON_RECORD_CHILD", "1", 1) != 0)
             _exit(2);
         execv("/proc/self/exe", argv);
         _exit(2);
