@@ -92,6 +92,7 @@ int run_conv(const conv_options *o)
                               : TFMT_COMPRESSION_NONE;
     conv_filter filter;
     code = conv_filter_build(&filter, o);
+    conv_view_options(&filter, o, job.format);
     job.filter = &filter;
     if (code == CLI_EXIT_OK)
         code = job.format == CONV_BIN     ? conv_bin(&job)

@@ -39,6 +39,7 @@ typedef struct conv_options {
     cli_list include, exclude, rewrite, threads;
     const char *drop;        /* "samples" (default) or "frames" */
     int gil, on_cpu, exception, skip_idle, collapse_recursion;
+    int no_lines;            /* --no-lines (viewer formats) */
 } conv_options;
 
 /* The filters of the command line, as profile options. */
@@ -88,6 +89,10 @@ int conv_filter_build(conv_filter *f, const conv_options *o);
 void conv_filter_free(conv_filter *f);
 bool conv_filter_any(const conv_options *o);
 int conv_view_check(const conv_options *o, conv_format f, conv_job *job);
+/* The viewer-only profile options of format `f`: --no-lines, and the
+   "<truncated>" marker where the format draws stacks. */
+void conv_view_options(conv_filter *filter, const conv_options *o,
+                       conv_format f);
 void conv_progress_begin(conv_filter *f, const conv_input *in);
 void conv_progress_end(conv_filter *f);
 /* Write `p` in a viewer format to `sink` (library status). */

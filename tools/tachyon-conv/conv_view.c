@@ -40,6 +40,9 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
                          "to --to top");
     if (f == CONV_BIN && conv_filter_any(o))
         return cli_usage("filters do not apply to --to bin");
+    if (o->no_lines && f < CONV_SPEEDSCOPE)
+        return cli_usage("option '--no-lines' applies only to the viewer "
+                         "formats (jsonl and collapsed are CPython's)");
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
     return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;
@@ -114,6 +117,15 @@ int conv_filter_build(conv_filter *f, const conv_options *o)
         code = add_rules(f->focus, TFMT_MATCH_INCLUDE, &o->include,
                          "include");
     return code == CLI_EXIT_OK ? parse_threads(f, &o->threads) : code;
+}
+
+void conv_view_options(conv_filter *filter, const conv_options *o,
+                       conv_format f)
+{
+    filter->popts.no_lines = o->no_lines > 0;
+    filter->popts.mark_truncated = f == CONV_SPEEDSCOPE || f == CONV_GECKO ||
+                                   f == CONV_PPROF || f == CONV_SVG ||
+                                   f == CONV_HTML;
 }
 
 void conv_filter_free(conv_filter *f)

@@ -52,6 +52,8 @@ static const cli_option options[] = {
      NULL},
     {"collapse-recursion", 0, CLI_ARG_NONE, &opts.collapse_recursion,
      "merge directly recursive frames of one function", NULL, NULL},
+    {"no-lines", 0, CLI_ARG_NONE, &opts.no_lines,
+     "viewer formats: one frame per function (lines dropped)", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
@@ -79,6 +81,12 @@ static const char epilog[] =
     "matches an include and none an exclude) or only the frames (--drop\n"
     "frames: non-matching includes and matching excludes are cut out of the\n"
     "stack); --collapse-recursion last. Patterns are PCRE2, unanchored.\n"
+    "\n"
+    "In speedscope, gecko, pprof, svg and html, a stack at the binary\n"
+    "format's 256-frame cap (its outer frames may be lost) starts with a\n"
+    "synthetic \"<truncated>\" frame; jsonl, collapsed and pstats stay\n"
+    "CPython's. --no-lines merges the lines of each function (viewer\n"
+    "formats only).\n"
     "\n"
     "Without --run-id, the JSONL run id is the input's fingerprint (a hash\n"
     "of its header, footer, string and frame tables and size), so the same\n"

@@ -43,6 +43,12 @@ typedef struct tfmt_profile_options {
        read so far from it (tfmt_bin_samples_read); NULL: none. */
     void (*progress)(void *ctx, uint64_t samples_read);
     void *progress_ctx;
+    /* Viewer options (never set for CPython's own formats: jsonl,
+       collapsed, pstats stay byte for byte CPython's). */
+    bool no_lines;                  /* one frame per (file, function): line,
+                                       columns and opcode dropped */
+    bool mark_truncated;            /* a stack at the 256-frame cap gets a
+                                       "<truncated>" frame at its root */
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -54,9 +60,17 @@ typedef struct tfmt_profile_options {
  * (pprof's hide/show): excluded and not-included frames are removed from
  * the stack, the sample is kept (dropped only when no frame is left).
  */
+/*
+ * mark_truncated: CPython's writer keeps the 256 innermost frames of a
+ * deeper stack and marks nothing, so a stack of exactly TFMT_MAX_DEPTH
+ * frames may have lost its outer frames. The marker is a synthetic frame
+ * in CPython's own convention for them (like <GC> and <native>): file
+ * "~", function "<truncated>", no location. Filters see only the real
+ * frames; the marker is added after them.
+ */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false, NULL, NULL}
+     false, false, NULL, NULL, false, false}
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,

@@ -1,13 +1,18 @@
 /*
  * export_svg.c - a self-contained interactive flame graph SVG.
  *
- * Layout in the C code (so the picture is right even where scripts do not
- * run): root "all" at the bottom, one box per thread above it, then the
- * call tree, siblings in content order, widths proportional to subtree
- * totals. Boxes narrower than 0.1 px are left out, which bounds the file
- * by what can be seen. Colours: a warm hue per file (hash of the name),
- * blue for synthetic frames (<GC>, <native>, "<...>" files), grey for the
- * root and threads. The inline script (export_svg_script.h) adds hover
+ * Everything is drawn by the C code, labels included, so the picture is
+ * complete where no script runs (an <img>, an image viewer, a code-review
+ * preview): root "all" at the TOP (an icicle, so the roots are what the
+ * file shows first, however deep the stacks), one box per thread below
+ * it, then the call tree, siblings in content order, widths proportional
+ * to subtree totals. Each label is the function name cut to what fits the
+ * box (about 7 px a character, ".." when cut), as the script re-cuts it
+ * when zooming. Boxes narrower than 0.1 px are left out, which bounds the
+ * file by what can be seen, and the height ends at the deepest box drawn.
+ * Colours: a warm hue per file (hash of the name), blue for synthetic
+ * frames (<GC>, <native>, <truncated>, "<...>" files), grey for the root
+ * and threads. The inline script (export_svg_script.h) only adds hover
  * details, click to zoom and regex search.
  */
 #include "export_internal.h"
@@ -16,8 +21,9 @@
 #define WIDTH 1200.0
 #define MARGIN 10.0
 #define FRAME_H 16.0
-#define TOP_PAD 50.0
-#define BOTTOM_PAD 34.0
+#define TOP_PAD 64.0        /* title, summary, hover details */
+#define BOTTOM_PAD 10.0
+#define CHAR_W 7.0          /* label width per character (12px Verdana) */
 
 typedef struct vctx {
     tfmt_profile *p;
@@ -26,7 +32,7 @@ typedef struct vctx {
     tfmt_xorder o;
     double scale;           /* px per sample */
     double height;
-    uint32_t levels;
+    uint32_t levels;        /* levels drawn (root = 0) */
     double *next;           /* per level: x of the next box, in samples */
     tfmt_buf out;
 } vctx;
@@ -72,6 +78,37 @@ static int put_color(tfmt_buf *b, const tfmt_profile *p, const tfmt_frame *f)
                             60 + (h >> 8) % 141, 30 + (h >> 16) % 51);
 }
 
+/* UTF-8 characters (code points) of s, stopping at `stop`. */
+static size_t chars_in(const char *s, size_t n, size_t stop, size_t *bytes)
+{
+    size_t count = 0, i = 0;
+    while (i < n && count < stop) {
+        i++;
+        while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+            i++;
+        count++;
+    }
+    *bytes = i;
+    return count;
+}
+
+/*
+ * The label of a box `w` px wide: the name when it fits, else its first
+ * characters and "..", nothing below 3 characters (the script's fit()).
+ */
+static int put_label(tfmt_buf *b, tfmt_str name, double w)
+{
+    double room = (w - 6) / CHAR_W;
+    if (room < 3)
+        return TFMT_OK;
+    size_t fit = (size_t)room, bytes;
+    if (chars_in(name.ptr, name.len, fit + 1, &bytes) <= fit)
+        return put_xml(b, name.ptr, name.len);
+    chars_in(name.ptr, name.len, fit - 2, &bytes);
+    int rc = put_xml(b, name.ptr, bytes);
+    return rc ? rc : tfmt__buf_puts(b, "..");
+}
+
 static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
                    const tfmt_frame *f, const char *label)
 {
@@ -79,7 +116,8 @@ static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
     const tfmt_profile *p = c->p;
     tfmt_str name = f ? tfmt__profile_str(p, f->funcname)
                       : (tfmt_str){label, strlen(label)};
-    double y = c->height - BOTTOM_PAD - (level + 1) * FRAME_H;
+    double y = TOP_PAD + level * FRAME_H;
+    double w = (double)total * c->scale;
     int rc = tfmt__buf_printf(b, "<g class=\"f\" data-d=\"%u\" data-n=\"",
                               level);
     rc |= put_xml(b, name.ptr, name.len);
@@ -97,15 +135,18 @@ static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
     rc |= tfmt__buf_printf(b, "\n%llu samples, %.2f%%</title><rect x=\"%.2f"
                            "\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
                            "rx=\"2\" fill=\"", (unsigned long long)total,
-                           share, x * c->scale, y, (double)total * c->scale,
-                           FRAME_H - 1);
+                           share, x * c->scale, y, w, FRAME_H - 1);
     rc |= put_color(b, p, f);
-    rc |= tfmt__buf_printf(b, "\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n",
+    rc |= tfmt__buf_printf(b, "\"/><text x=\"%.2f\" y=\"%.1f\">",
                            x * c->scale + 3, y + FRAME_H - 4.5);
-    return rc;
+    rc |= put_label(b, name, w);
+    return rc | tfmt__buf_puts(b, "</text></g>\n");
 }
 
-/* Every node at least 0.1 px wide, in a walk of the content order. */
+/*
+ * Every node at least 0.1 px wide, in a walk of the content order;
+ * next[level] is where the next box of a level starts (in samples).
+ */
 static int put_tree(vctx *c)
 {
     const tfmt_profile *p = c->p;
@@ -121,6 +162,8 @@ static int put_tree(vctx *c)
         const tfmt_pnode *n = &p->nodes[node];
         uint32_t level = n->depth + 1;
         uint64_t total = c->o.tree.total[node];
+        if (level >= c->levels)
+            continue;   /* below the deepest box drawn: too narrow */
         double x = c->next[level];
         c->next[level] += (double)total;
         c->next[level + 1] = x;
@@ -157,7 +200,7 @@ static int put_head(vctx *c, const char *title)
                            "fill=\"#f7f7f2\"/>\n<text id=\"title\" "
                            "x=\"%.0f\" y=\"24\">", WIDTH / 2);
     rc |= put_xml(b, title, strlen(title));
-    rc |= tfmt__buf_printf(b, "</text>\n<text x=\"%.0f\" y=\"44\">%llu "
+    rc |= tfmt__buf_printf(b, "</text>\n<text x=\"%.0f\" y=\"40\">%llu "
         "samples, %zu threads, interval %llu us (click a box to zoom, "
         "Ctrl-F or Search to find)</text>\n", MARGIN,
         (unsigned long long)c->p->samples_total, c->p->nthreads,
@@ -167,26 +210,39 @@ static int put_head(vctx *c, const char *title)
         "class=\"btn\" x=\"%.0f\" y=\"24\">Search</text>\n"
         "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
         "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\"> </text>\n",
-        MARGIN, WIDTH - MARGIN - 60, MARGIN, c->height - 12,
-        WIDTH - MARGIN - 130, c->height - 12);
+        MARGIN, WIDTH - MARGIN - 60, MARGIN, TOP_PAD - 8,
+        WIDTH - MARGIN - 130, TOP_PAD - 8);
     return rc | tfmt__buf_printf(b, "<g transform=\"translate(%.0f,0)\">\n",
                                  MARGIN);
+}
+
+/*
+ * Levels to draw: down to the deepest node at least 0.1 px wide (a
+ * narrower node is not drawn, and neither is anything below it).
+ */
+static uint32_t drawn_levels(const vctx *c)
+{
+    const tfmt_profile *p = c->p;
+    double min = 0.1 / c->scale;
+    uint32_t maxd = 0;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        uint64_t total = c->o.tree.total[i];
+        if (total && (double)total >= min && p->nodes[i].depth > maxd)
+            maxd = p->nodes[i].depth;
+    }
+    return maxd + 2;    /* "all", then threads at depth 0 */
 }
 
 static int write_svg(vctx *c, const char *title)
 {
     const tfmt_profile *p = c->p;
-    uint32_t maxd = 0;
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (p->nodes[i].depth > maxd)
-            maxd = p->nodes[i].depth;
-    c->levels = maxd + 3;
-    c->next = tfmt__calloc(p->alloc, c->levels + 1, sizeof *c->next);
-    if (!c->next)
-        return TFMT_ENOMEM;
     uint64_t total = p->samples_total ? p->samples_total : 1;
     c->scale = (WIDTH - 2 * MARGIN) / (double)total;
-    c->height = TOP_PAD + BOTTOM_PAD + (maxd + 2) * FRAME_H;
+    c->levels = drawn_levels(c);
+    c->next = tfmt__calloc(p->alloc, (size_t)c->levels + 2, sizeof *c->next);
+    if (!c->next)
+        return TFMT_ENOMEM;
+    c->height = TOP_PAD + BOTTOM_PAD + c->levels * FRAME_H;
     int rc = put_head(c, title);
     if (rc == TFMT_OK && p->samples_total)
         rc = put_box(c, 0, 0, p->samples_total, NULL, "all");

@@ -28,6 +28,7 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt__idset_init(&p->frame_set, o.alloc);
     tfmt__idset_init(&p->thread_set, o.alloc);
     p->mode = TFMT_MODE_UNKNOWN;
+    p->trunc_frame = TFMT_NO_ID;
     *out = p;
     return TFMT_OK;
 }
@@ -173,6 +174,24 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
     p->frames[id] = *f;
     p->nframes++;
     *out = id;
+    return TFMT_OK;
+}
+
+int tfmt__profile_trunc_frame(tfmt_profile *p, uint32_t *out)
+{
+    if (p->trunc_frame == TFMT_NO_ID) {
+        tfmt_frame f = {0, 0, TFMT_NO_LOCATION, TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION, TFMT_NO_LOCATION, TFMT_NO_OPCODE};
+        int rc = tfmt__profile_intern_string(p, "~", 1, &f.filename);
+        if (rc == TFMT_OK)
+            rc = tfmt__profile_intern_string(p, "<truncated>", 11,
+                                             &f.funcname);
+        if (rc == TFMT_OK)
+            rc = tfmt__profile_intern_frame(p, &f, &p->trunc_frame);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    *out = p->trunc_frame;
     return TFMT_OK;
 }
 

@@ -16,8 +16,10 @@ typedef struct tstate {
     uint32_t thread;    /* profile thread; TFMT_NO_ID until counted */
     uint32_t valid;     /* outermost path entries that still equal the
                            reader's previous stack of this thread */
+    bool trunc;         /* the path starts with the "<truncated>" node */
     size_t cap;
-    uint32_t *path;     /* node ids of the last counted stack, root first */
+    uint32_t *path;     /* node ids of the last counted stack, root first
+                           (after the "<truncated>" node when trunc) */
 } tstate;
 
 typedef struct binctx {
@@ -90,19 +92,43 @@ static int map_frames(binctx *c, const tfmt_sample *s, uint32_t k)
     return TFMT_OK;
 }
 
-/* Extend t's path from depth k to the sample's depth, mapping frames. */
+/* Room in t's path for a stack of `depth` frames and the marker. */
+static int reserve_path(tfmt_profile *p, tstate *t, uint32_t depth)
+{
+    if ((size_t)depth + 1 > t->cap &&
+        tfmt__grow(p->alloc, (void **)&t->path, &t->cap, (size_t)depth + 1,
+                   sizeof *t->path) != TFMT_OK)
+        return nomem(p);
+    return TFMT_OK;
+}
+
+/*
+ * Extend t's path from depth k to the sample's depth, mapping frames.
+ * With t->trunc, path[0] is the "<truncated>" node under the thread root
+ * and frame i's node is path[i + 1].
+ */
 static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
                       uint32_t k)
 {
     tfmt_profile *p = c->p;
-    if (s->depth > t->cap &&
-        tfmt__grow(p->alloc, (void **)&t->path, &t->cap, s->depth,
-                   sizeof *t->path) != TFMT_OK)
-        return nomem(p);
-    uint32_t node = k ? t->path[k - 1] : p->threads[t->thread].root;
+    int rc = reserve_path(p, t, s->depth);
+    if (rc != TFMT_OK)
+        return rc;
+    uint32_t o = t->trunc;
+    uint32_t node = p->threads[t->thread].root;
+    if (o && k == 0) {
+        uint32_t mark;
+        rc = tfmt__profile_trunc_frame(p, &mark);
+        if (rc == TFMT_OK)
+            rc = tfmt__profile_child(p, node, mark, &t->path[0]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    if (k + o)
+        node = t->path[k + o - 1];
     for (uint32_t i = k; i < s->depth; i++) {
         uint32_t idx = s->stack[i];
-        int rc = TFMT_OK;
+        rc = TFMT_OK;
         /* Unmapped frames get ids innermost first, as in CPython. */
         if (!tfmt__import_mapped(&c->pi.im, idx))
             rc = map_frames(c, s, i);
@@ -110,28 +136,37 @@ static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
             rc = tfmt__profile_child(p, node, c->pi.im.fmap[idx], &node);
         if (rc != TFMT_OK)
             return rc;
-        t->path[i] = node;
+        t->path[i + o] = node;
     }
     return TFMT_OK;
 }
 
-/* With stack filters: filter a copy (in t->path) and add it whole. */
+/*
+ * With stack filters: filter a copy (in t->path, after a slot for the
+ * marker) and add it whole; the marker goes on after filtering.
+ */
 static int add_filtered(binctx *c, tstate *t, const tfmt_sample *s)
 {
-    if (s->depth > t->cap &&
-        tfmt__grow(c->p->alloc, (void **)&t->path, &t->cap, s->depth,
-                   sizeof *t->path) != TFMT_OK)
-        return nomem(c->p);
+    int rc = reserve_path(c->p, t, s->depth);
+    if (rc != TFMT_OK)
+        return rc;
     t->valid = 0;
-    uint32_t depth = s->depth;
+    uint32_t depth = s->depth, *stack = t->path + 1;
     for (uint32_t i = 0; i < depth; i++)
-        t->path[i] = c->pi.im.fmap[s->stack[i]];
+        stack[i] = c->pi.im.fmap[s->stack[i]];
     bool keep;
-    int rc = tfmt__pfilter_stack(c->pi.filter, t->path, &depth, &keep);
+    rc = tfmt__pfilter_stack(c->pi.filter, stack, &depth, &keep);
     if (rc != TFMT_OK || !keep)
         return rc;
+    if (tfmt__profile_truncated(c->p, s->depth)) {
+        rc = tfmt__profile_trunc_frame(c->p, &t->path[0]);
+        stack--;
+        depth++;
+    }
+    if (rc != TFMT_OK)
+        return rc;
     return tfmt__profile_add_stack(c->p, s->thread_id, s->interpreter_id,
-                                   t->path, depth, s->weight);
+                                   stack, depth, s->weight);
 }
 
 static int add_sample(void *ctx, const tfmt_sample *s)
@@ -158,11 +193,16 @@ static int add_sample(void *ctx, const tfmt_sample *s)
         if (rc != TFMT_OK)
             return rc;
     }
+    bool trunc = tfmt__profile_truncated(c->p, s->depth);
+    if (trunc != t->trunc) {
+        t->trunc = trunc;
+        k = 0;
+    }
     rc = build_path(c, t, s, k);
     if (rc != TFMT_OK)
         return rc;
     t->valid = s->depth;
-    tfmt__profile_count(c->p, t->path[s->depth - 1], s->weight);
+    tfmt__profile_count(c->p, t->path[s->depth - 1 + trunc], s->weight);
     return TFMT_OK;
 }
 

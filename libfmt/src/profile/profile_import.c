@@ -21,6 +21,12 @@ static int intern_frame(void *ctx, uint32_t index, const tfmt_frame *f,
     tfmt_pimport *pi = ctx;
     tfmt_frame pf = *f;
     (void)index;
+    if (pi->p->opts.no_lines) {
+        /* one frame per (file, function), as py-spy's --nolineno */
+        pf.lineno = pf.end_lineno = TFMT_NO_LOCATION;
+        pf.column = pf.end_column = TFMT_NO_LOCATION;
+        pf.opcode = TFMT_NO_OPCODE;
+    }
     int rc = tfmt__pfilter_names(pi->filter, &pf);
     return rc == TFMT_OK ? tfmt__profile_intern_frame(pi->p, &pf, out) : rc;
 }

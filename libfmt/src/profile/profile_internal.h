@@ -90,6 +90,8 @@ struct tfmt_profile {
     tfmt_stats stats;           /* of the first input, if it had any */
     uint64_t start_time_us;     /* of the first input */
 
+    uint32_t trunc_frame;       /* the "<truncated>" frame; TFMT_NO_ID
+                                   until first needed */
     uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
     struct tfmt_pslot *node_slots;  /* open addressing on (parent, frame) */
     size_t node_cap, node_count;
@@ -150,6 +152,20 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
     return tfmt__profile_child_slow(p, parent, frame, out);
 }
 void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight);
+
+/*
+ * The synthetic "<truncated>" frame (file "~", no location) that
+ * mark_truncated puts at the root of a stack cut at TFMT_MAX_DEPTH,
+ * interned on first use.
+ */
+int tfmt__profile_trunc_frame(tfmt_profile *p, uint32_t *out);
+
+/* True when the options mark the stack of a sample `depth` deep. */
+static inline bool tfmt__profile_truncated(const tfmt_profile *p,
+                                           uint32_t depth)
+{
+    return p->opts.mark_truncated && depth >= TFMT_MAX_DEPTH;
+}
 
 /* Intern a string / frame (frame strings are profile ids) into `p`. */
 int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,

@@ -225,6 +225,34 @@ static int tab_stack(gin *c, gthread *t, const tfmt_sample *s,
     return rc;
 }
 
+/*
+ * A stack at the 256-frame cap, when the options mark it: a copy in
+ * stackbuf after the "<truncated>" frame (fmt_profile.h).
+ */
+static int mark_truncated(gin *c, const tfmt_sample *s,
+                          const uint32_t **stack, uint32_t *depth,
+                          uint32_t *hint)
+{
+    tfmt_gecko *g = c->g;
+    if (*depth == 0 || !tfmt__profile_truncated(g->tab, s->depth))
+        return TFMT_OK;
+    if ((size_t)*depth + 1 > g->capstackbuf) {
+        /* *stack may be stackbuf itself: keep its offset */
+        bool own = *stack == g->stackbuf;
+        if (tfmt__grow(g->alloc, (void **)&g->stackbuf, &g->capstackbuf,
+                       (size_t)*depth + 1, sizeof *g->stackbuf) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        if (own)
+            *stack = g->stackbuf;
+    }
+    memmove(g->stackbuf + 1, *stack, *depth * sizeof *g->stackbuf);
+    int rc = tfmt__profile_trunc_frame(g->tab, &g->stackbuf[0]);
+    *stack = g->stackbuf;
+    ++*depth;
+    *hint = 0;
+    return rc;
+}
+
 static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
                           uint32_t stack)
 {
@@ -290,6 +318,8 @@ static int collect(void *ctx, const tfmt_sample *s)
     int gc = 0;
     if (rc == TFMT_OK)
         rc = tab_stack(c, t, s, &stack, &depth, &hint, &gc);
+    if (rc == TFMT_OK)
+        rc = mark_truncated(c, s, &stack, &depth, &hint);
     if (rc == TFMT_OK)
         rc = tfmt__gecko_track(g, t, s->status, gc == 1, s->timestamps[0]);
     bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);

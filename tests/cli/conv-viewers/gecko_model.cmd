@@ -1,0 +1,1 @@
+python3 $TESTDATA/../tests/tools/check_gecko_model.py $TESTDATA "$(command -v tachyon-conv)" . && tachyon-conv --to gecko -o e.json $TESTDATA/views/empty_stacks.bin && python3 $TESTDATA/../tests/unit/test_export_check.py gecko-eq e.json $TESTDATA/views/empty_stacks.expected.gecko.json | sed "s|$TESTDATA/||"

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Generate testdata/views/*: binary logs for the viewer tests, written by
+make_log.py (CPython's writer algorithm, checked byte for byte against
+CPython's own none.bin files), and the expected Gecko output of the two
+Gecko cases, derived by gecko_model.py (a model of CPython's replay and
+GeckoCollector, checked byte for byte against CPython's expected.gecko.json
+of every fixture in testdata/cpython).
+
+Cases:
+  deep          one thread: a 301-frame recursion (cut to the 256 innermost
+                frames by the writer) and a 2-frame stack; what the
+                "<truncated>" marker is tested on.
+  empty_stacks  threads whose stacks are empty: a fresh thread whose first
+                stack is empty (a REPEAT record of depth 0), a later empty
+                stack (a FULL record of depth 0), a thread that is only
+                ever empty while its CPU state flips (so "Off CPU"/"On CPU"
+                markers, and their strings, come before later functions), a
+                thread that starts empty and then enters <GC>. The first
+                sample is 2770 us after the header's start time.
+  many_stacks   about 500 distinct stacks over three threads (a random walk
+                with a fixed seed), a long idle run (one REPEAT group of 500
+                samples, batched by status), a thread whose first stack is
+                empty (its REPEAT group is written after other threads'
+                later records, so some times are negative), and the final
+                REPEAT groups flushed in thread-creation order, so the last
+                collect() call is not the latest timestamp. The first
+                sample is 2770 us after the header's start time.
+
+usage: make_views_fixtures.py OUT_DIR   (writes OUT_DIR/<case>.bin, and
+       <case>.expected.gecko.json for the two Gecko cases)
+"""
+import json
+import os
+import random
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gecko_model  # noqa: E402
+import make_log  # noqa: E402
+
+GIL, CPU, GILREQ, EXC, MAIN = 1, 2, 8, 16, 32
+
+
+def frame(file, line, func, col=4):
+    return [file, [line, line, col, col + 10], func, None]
+
+
+def log(samples, start=1000000):
+    return {"start_time_us": start, "sample_interval_us": 1000,
+            "mode": None, "stats": None, "samples": samples}
+
+
+def at(t, *threads):
+    return {"t": t, "interps": [{"id": 0, "threads": [
+        {"tid": tid, "status": st, "frames": fr} for tid, st, fr in threads]}]}
+
+
+def deep():
+    rec = [frame("/app/r.py", 10 + i % 3, "rec") for i in range(300)]
+    rec.append(frame("/app/r.py", 50, "<module>", 0))
+    short = [frame("/app/r.py", 5, "work"), frame("/app/r.py", 51,
+                                                  "<module>", 0)]
+    return log([at(1001000 + 1000 * i, (7, GIL | CPU | MAIN,
+                                        rec if i % 4 else short))
+                for i in range(40)])
+
+
+def empty_stacks():
+    main = [frame("/app/m.py", 3, "step"), frame("/app/m.py", 9, "main"),
+            frame("/app/m.py", 12, "<module>", 0)]
+    other = [frame("/app/w.py", 7, "wait"), frame("/lib/threading.py", 99,
+                                                 "run")]
+    gc = [["~", None, "<GC>", None]] + other
+    samples, t = [], 1002770
+    for i in range(30):
+        a = [] if i < 3 or 12 <= i < 15 else main
+        b_status = CPU if i % 5 < 2 else 0
+        threads = [(100, MAIN | GIL | CPU if a else MAIN, a),
+                   (200, b_status, [])]
+        if i >= 8:
+            c = [] if i < 10 else (gc if 16 <= i < 20 else other)
+            threads.append((300, GIL if 16 <= i < 20 else GILREQ, c))
+        samples.append(at(t, *threads))
+        t += 1000 if i % 7 else 1250
+    return log(samples)
+
+
+def many_stacks():
+    r = random.Random(12)
+    funcs = [(f"/app/mod{i % 7}.py", 10 + i, f"f{i}") for i in range(60)]
+    state = {1: [], 2: [], 3: []}
+    samples, t = [], 1002770
+    for i in range(900):
+        threads = []
+        for tid in (1, 2, 3):
+            st = state[tid]
+            if tid == 3 and 150 <= i < 650:
+                pass  # a long idle run: one REPEAT group
+            elif tid == 2 and i < 40:
+                st = []  # fresh thread, empty at first: written late
+            else:
+                x = r.random()
+                if x < 0.45 and len(st) < 18:
+                    st = st + [r.choice(funcs)]
+                elif x < 0.8 and st:
+                    st = st[:-1]
+                elif x < 0.85:
+                    st = [r.choice(funcs) for _ in range(r.randint(1, 9))]
+            state[tid] = st
+            status = (GIL | CPU) if (i + tid) % 3 else CPU
+            if tid == 3 and 150 <= i < 650:
+                status = 0
+            frames = [frame(f, ln, fn) for f, ln, fn in reversed(st)]
+            if tid == 3 and not frames:
+                frames = [frame("/app/idle.py", 1, "idle")]
+            threads.append((tid, status | (MAIN if tid == 1 else 0),
+                            frames))
+        samples.append(at(t, *threads))
+        t += 1000 + (i % 5 == 0) * 37
+    # the last stacks repeat, so each thread ends with a pending REPEAT
+    # group, flushed in thread-creation order at the end of the file
+    for k in range(3):
+        samples.append(at(t, *[(tid, GIL | CPU if tid == 2 else CPU,
+                                [frame(f, ln, fn) for f, ln, fn in
+                                 reversed(state[tid])] or
+                                [frame("/app/idle.py", 1, "idle")])
+                               for tid in (3, 1, 2)]))
+        t += 1000
+    return log(samples)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name, fn, gecko in (("deep", deep, False),
+                            ("empty_stacks", empty_stacks, True),
+                            ("many_stacks", many_stacks, False)):
+        path = os.path.join(out, name + ".bin")
+        with open(path, "wb") as f:
+            f.write(make_log.write(fn()))
+        if gecko:
+            with open(os.path.join(out, name + ".expected.gecko.json"),
+                      "w") as f:
+                f.write(json.dumps(gecko_model.model(path),
+                                   separators=(",", ":")))
+
+
+if __name__ == "__main__":
+    main()
