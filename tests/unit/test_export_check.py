@@ -361,6 +361,82 @@ def speedscope_collapsed(ours, collapsed, interval):
         fail(f"speedscope stacks differ:\n ours {got}\n want {want}")
 
 
+def gecko_threads(path):
+    """tid -> [(time in us, stack as (name, line) root first)] of a Gecko
+    file, in its (chronological) order."""
+    with open(path, encoding="utf-8") as f:
+        d = json.load(f)
+    strs = d["shared"]["stringArray"]
+    out = {}
+    for t in d["threads"]:
+        st, ft, fn = t["stackTable"], t["frameTable"], t["funcTable"]
+
+        def stack(i):
+            frames = []
+            while i is not None:
+                fr = st["frame"][i]
+                frames.append((strs[fn["name"][ft["func"][fr]]],
+                               ft["line"][fr]))
+                i = st["prefix"][i]
+            return tuple(reversed(frames))
+        s = t["samples"]
+        out[t["tid"]] = [(round(tm * 1000), stack(i))
+                         for i, tm in zip(s["stack"], s["time"])]
+    return out, d["meta"]
+
+
+def speedscope_timeline(ours, gecko, interval):
+    """Each thread's speedscope samples are the thread's Gecko samples (a
+    chronological replay by CPython's collector) in the same order: every
+    Gecko sample lies in a speedscope run of the same stack starting
+    (weights summed from the thread's first sample) where that run's first
+    Gecko sample is, empty runs keep the time of samples Gecko does not
+    show, and the last run ends one interval after the last sample.
+    Gecko threads without samples (only empty stacks) have no profile."""
+    with open(ours, encoding="ascii") as f:
+        d = json.load(f)
+    frames = d["shared"]["frames"]
+    want, _ = gecko_threads(gecko)
+    interval = int(interval)
+    for p in d["profiles"]:
+        tid = int(p["name"].split()[1])
+        runs, at = [], 0
+        for stack, w in zip(p["samples"], p["weights"]):
+            if w <= 0:
+                fail(f"speedscope: thread {tid}: weight {w}")
+            key = tuple((frames[i]["name"], frames[i].get("line"))
+                        for i in stack)
+            if key[:1] == (("<truncated>", None),):
+                key = key[1:]   # tachyon's marker, not in CPython's
+            runs.append((at, at + w, key))
+            at += w
+        samples = want.pop(tid, [])
+        if not samples:
+            fail(f"speedscope: thread {tid} has no Gecko samples")
+        t0, k, firsts = samples[0][0], 0, set()
+        for tm, key in samples:
+            tm -= t0
+            while k < len(runs) and runs[k][1] <= tm:
+                k += 1
+            if k == len(runs) or runs[k][2] != key or runs[k][0] > tm:
+                fail(f"speedscope: thread {tid}: Gecko sample at {tm} us "
+                     f"{key[-1:]} not in run {k} of {len(runs)}")
+            if runs[k][0] == tm:
+                firsts.add(k)
+        for i, r in enumerate(runs):
+            if r[2] and i not in firsts:
+                fail(f"speedscope: thread {tid}: run {i} at {r[0]} us starts "
+                     "at no Gecko sample")
+        if at != samples[-1][0] - t0 + interval:
+            fail(f"speedscope: thread {tid}: ends at {at} us, Gecko's last "
+                 f"sample + interval is {samples[-1][0] - t0 + interval}")
+        print(f"thread {tid}: {len(samples)} samples in {len(runs)} runs "
+              f"({sum(1 for r in runs if not r[2])} empty), {at} us")
+    missing = sorted(tid for tid, v in want.items() if v)
+    if missing:
+        fail(f"speedscope: no profile for Gecko threads {missing}")
+
+
 def svg_check(ours, collapsed, title):
     """Well-formed XML; the title; the root box spans the full width and
     each thread box its share of CPython's collapsed counts."""
@@ -400,10 +476,12 @@ def main():
             "pprof-collapsed": pprof_collapsed,
             "filter-collapsed": filter_collapsed,
             "speedscope-collapsed": speedscope_collapsed,
+            "speedscope-timeline": speedscope_timeline,
             "svg-check": svg_check}
     # checks that take groups of arguments, repeated to batch many files
     arity = {"pprof-collapsed": 4, "filter-collapsed": 3,
-             "speedscope-collapsed": 3, "svg-check": 3}
+             "speedscope-collapsed": 3, "speedscope-timeline": 3,
+             "svg-check": 3}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         fail(__doc__)
     args, n = sys.argv[2:], arity.get(sys.argv[1])

@@ -89,8 +89,9 @@ int conv_filter_build(conv_filter *f, const conv_options *o);
 void conv_filter_free(conv_filter *f);
 bool conv_filter_any(const conv_options *o);
 int conv_view_check(const conv_options *o, conv_format f, conv_job *job);
-/* The viewer-only profile options of format `f`: --no-lines, and the
-   "<truncated>" marker where the format draws stacks. */
+/* The viewer-only profile options of format `f`: --no-lines, the
+   "<truncated>" marker where the format draws stacks, and speedscope's
+   timeline. */
 void conv_view_options(conv_filter *filter, const conv_options *o,
                        conv_format f);
 void conv_progress_begin(conv_filter *f, const conv_input *in);

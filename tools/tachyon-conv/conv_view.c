@@ -123,6 +123,7 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
                        conv_format f)
 {
     filter->popts.no_lines = o->no_lines > 0;
+    filter->popts.timeline = f == CONV_SPEEDSCOPE;
     filter->popts.mark_truncated = f == CONV_SPEEDSCOPE || f == CONV_GECKO ||
                                    f == CONV_PPROF || f == CONV_SVG ||
                                    f == CONV_HTML;

@@ -31,8 +31,16 @@ typedef enum {
     FMT_JSON,
     FMT_MARKDOWN,
     FMT_CSV,
-    FMT_FOLDED
+    FMT_FOLDED,
+    FMT_SVG, /* differential flame graphs (out_flame.c) */
+    FMT_HTML
 } diff_format;
+
+/* The formats drawn from call paths: binary logs on both sides. */
+static inline bool diff_format_stacks(diff_format f)
+{
+    return f == FMT_FOLDED || f == FMT_SVG || f == FMT_HTML;
+}
 
 /* Verdicts, in the order the summary lists them. */
 typedef enum {
@@ -86,6 +94,7 @@ typedef struct diff_side {
     diff_run *runs; /* runs mode: one per file, else NULL */
     size_t n_runs;  /* runs mode: files->count, else 0 */
     double denom;   /* the normalization denominator (summed) */
+    const char *jsonl_file; /* its first JSONL file (no stacks), or NULL */
     bool failed;    /* loading failed: the error to report */
     tfmt_error fail;
     const char *fail_file;
@@ -290,6 +299,8 @@ void diff_write_json(diff_out *o, const diff_ctx *c);
 void diff_write_markdown(diff_out *o, const diff_ctx *c);
 void diff_write_csv(diff_out *o, const diff_ctx *c);
 int diff_write_folded(diff_out *o, const diff_ctx *c);
+/* out_flame.c: svg, or html (the graph and the changed keys). 0 or -1. */
+int diff_write_flame(diff_out *o, const diff_ctx *c, bool html);
 
 /* Helpers shared by the writers (out.c). */
 void diff_out_json_str(diff_out *o, const char *s, size_t n);

@@ -129,8 +129,11 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
     char msg[80];
     if (d->kind == TFMT_KIND_BIN)
         return load_bin(side, src, path, stacks);
-    if (tfmt_kind_is_jsonl(d->kind))
+    if (tfmt_kind_is_jsonl(d->kind)) {
+        if (!side->jsonl_file)
+            side->jsonl_file = path;
         return load_jsonl(side, src, path);
+    }
     if (d->kind == TFMT_KIND_EMPTY)
         return trouble_msg(side, path, TFMT_EFORMAT, "empty input");
     snprintf(msg, sizeof msg,
@@ -157,7 +160,7 @@ int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
     tfmt_flat_options fo = TFMT_FLAT_OPTIONS_INIT;
     fo.key = set->key;
     fo.match = m;
-    fo.stacks = set->format == FMT_FOLDED;
+    fo.stacks = diff_format_stacks(set->format);
     if (tfmt_flat_new(&side->flat, &fo) < 0)
         return trouble_msg(side, NULL, TFMT_ENOMEM, "out of memory");
     for (size_t i = 0; i < side->files->count; i++) {

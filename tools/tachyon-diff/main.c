@@ -39,8 +39,8 @@ static const cli_option options[] = {
     {"top", 0, CLI_ARG_REQUIRED, &opts.top,
      "show N rows (table, markdown: 20; 0: all)", "N", NULL},
     {"format", 'F', CLI_ARG_REQUIRED, &opts.format,
-     "table, json, markdown, csv, collapsed-diff", "FORMAT",
-     "table|json|markdown|csv|collapsed-diff"},
+     "table, json, markdown, csv, collapsed-diff, svg, html", "FORMAT",
+     "table|json|markdown|csv|collapsed-diff|svg|html"},
     {"color", 0, CLI_ARG_REQUIRED, &opts.color,
      "auto (honours NO_COLOR), always, never", "WHEN", "auto|always|never"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
@@ -71,6 +71,11 @@ static const char epilog[] =
     "with Benjamini-Hochberg false discovery rate control. The gate\n"
     "trips only on a regression significantly larger than PP (one-sided\n"
     "test against PP, same control).\n"
+    "\n"
+    "svg and html draw a differential flame graph of NEW (its call paths,\n"
+    "from binary logs on both sides): each box coloured by its key's\n"
+    "verdict on --metric, hover for both sides' figures; html adds the\n"
+    "keys that did not stay unchanged.\n"
     "\n"
     "Exit status: 0 success (also when rows regressed, unless the gate\n"
     "trips), 1 --fail-on-regression tripped or an input is malformed, 2\n"

@@ -63,6 +63,10 @@ static diff_format format_of(const char *f)
         return FMT_JSON;
     if (!strcmp(f, "markdown"))
         return FMT_MARKDOWN;
+    if (!strcmp(f, "svg"))
+        return FMT_SVG;
+    if (!strcmp(f, "html"))
+        return FMT_HTML;
     return !strcmp(f, "csv") ? FMT_CSV : FMT_FOLDED;
 }
 
@@ -192,18 +196,28 @@ static void denominators(diff_ctx *c, diff_settings *s)
                                            : (double)n->samples;
 }
 
+/* A format drawn from call paths needs binary logs on both sides. */
+static int check_stacks(const diff_ctx *c)
+{
+    const diff_side *sides[2] = {&c->base, &c->new_};
+    if (!diff_format_stacks(c->set->format))
+        return CLI_EXIT_OK;
+    for (int i = 0; i < 2; i++)
+        if (sides[i]->jsonl_file)
+            return cli_file_fail(CLI_EXIT_TROUBLE,
+                                 cli_input_name(sides[i]->jsonl_file), "%s",
+                                 TFMT_JSONL_NO_STACKS);
+    return CLI_EXIT_OK;
+}
+
 static int output(diff_ctx *c)
 {
     const diff_settings *s = c->set;
-    if (s->format == FMT_FOLDED &&
-        !(tfmt_flat_get_info(c->base.flat)->has_stacks &&
-          tfmt_flat_get_info(c->new_.flat)->has_stacks))
-        return cli_fail(CLI_EXIT_TROUBLE,
-                        "--format collapsed-diff needs "
-                        "stacks on both sides, and JSONL has none: give "
-                        "binary logs");
+    int code = check_stacks(c);
+    if (code != CLI_EXIT_OK)
+        return code;
     diff_out o;
-    int code = diff_out_open(&o, s);
+    code = diff_out_open(&o, s);
     if (code != CLI_EXIT_OK)
         return code;
     switch (s->format) {
@@ -213,6 +227,11 @@ static int output(diff_ctx *c)
     case FMT_CSV: diff_write_csv(&o, c); break;
     case FMT_FOLDED:
         if (diff_write_folded(&o, c) < 0)
+            o.failed = true;
+        break;
+    case FMT_SVG:
+    case FMT_HTML:
+        if (diff_write_flame(&o, c, s->format == FMT_HTML) < 0)
             o.failed = true;
         break;
     }

@@ -29,6 +29,13 @@
 #include "fmt_model.h"
 #include "fmt_io.h"
 
+/*
+ * The one-line reason every tool gives when what it was asked for needs
+ * stacks and an input is a JSONL export (CPython's export has per-frame
+ * aggregates only): "tool: FILE: " TFMT_JSONL_NO_STACKS.
+ */
+#define TFMT_JSONL_NO_STACKS "the export has no stacks; a binary log is needed"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

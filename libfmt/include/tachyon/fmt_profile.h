@@ -49,6 +49,9 @@ typedef struct tfmt_profile_options {
                                        columns and opcode dropped */
     bool mark_truncated;            /* a stack at the 256-frame cap gets a
                                        "<truncated>" frame at its root */
+    bool timeline;                  /* also keep each thread's samples in
+                                       time order (speedscope), spooled to
+                                       a temporary file */
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -70,7 +73,7 @@ typedef struct tfmt_profile_options {
  */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false, NULL, NULL, false, false}
+     false, false, NULL, NULL, false, false, false}
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,

@@ -4,10 +4,18 @@
  *
  * speedscope keys frames by their index in shared.frames, so frames that
  * differ only in columns or opcode are merged into one (file, function,
- * line) entry; in content order such frames are adjacent. Each call path
- * with self weight is one sample, weighted in microseconds (count x
- * interval), in a depth-first walk of the tree in content order, so the
- * output is bounded by unique stacks and independent of input order.
+ * line) entry; in content order such frames are adjacent.
+ *
+ * With a timeline (tfmt_profile_options.timeline, what tachyon-conv
+ * asks for), each thread's samples come in time order, one sample per
+ * run of one call path, weighted by the time the run lasted (fmt_profile.h
+ * says how); samples the profile did not count keep their time as an
+ * empty stack. speedscope's Time Order then shows what ran when, and
+ * Left Heavy and Sandwich add the same weights up.
+ *
+ * Without one, each call path with self weight is one sample, weighted in
+ * microseconds (count x interval), in a depth-first walk of the tree in
+ * content order: bounded by unique stacks and independent of input order.
  */
 #include "export_internal.h"
 
@@ -121,10 +129,49 @@ static int put_samples(sctx *c, uint32_t root, bool weights)
     return rc;
 }
 
+/* One run of a timeline: its stack (root first) or its weight. */
+typedef struct runctx {
+    sctx *c;
+    bool weights, first;
+} runctx;
+
+static int put_run(void *ctx, uint32_t node, uint64_t weight)
+{
+    runctx *r = ctx;
+    sctx *c = r->c;
+    const tfmt_profile *p = c->p;
+    int rc = tfmt__buf_puts(&c->out, r->first ? "" : ",");
+    r->first = false;
+    if (r->weights)
+        return rc | tfmt__buf_put_u64(&c->out, weight);
+    uint32_t depth = node == TFMT_NO_ID ? 0 : p->nodes[node].depth;
+    if (depth > c->cappath &&
+        tfmt__grow(p->alloc, (void **)&c->path, &c->cappath, depth,
+                   sizeof *c->path) != TFMT_OK)
+        return TFMT_ENOMEM;
+    for (uint32_t i = depth; i-- > 0; node = p->nodes[node].parent)
+        c->path[i] = c->sframe[p->nodes[node].frame];
+    rc |= tfmt__buf_putc(&c->out, '[');
+    for (uint32_t i = 0; i < depth; i++)
+        rc |= tfmt__buf_printf(&c->out, i ? ",%u" : "%u", c->path[i]);
+    rc |= tfmt__buf_putc(&c->out, ']');
+    return rc ? rc : tfmt__xflush(c->p, &c->out, c->sink, false);
+}
+
+static int put_timeline(sctx *c, uint32_t t, bool weights)
+{
+    runctx r = {c, weights, true};
+    int rc = tfmt__profile_tl_each(c->p, t, put_run, &r);
+    if (rc == TFMT_EIO)
+        return tfmt__error(&c->p->err, TFMT_EIO, "timeline spool: read failed");
+    return rc;
+}
+
 static int put_profile(sctx *c, uint32_t t, bool first)
 {
     const tfmt_pthread *th = &c->p->threads[t];
-    uint64_t end = th->samples * c->p->interval_us;
+    bool tl = c->p->opts.timeline;
+    uint64_t end = tl ? th->tl_weight : th->samples * c->p->interval_us;
     int rc = tfmt__buf_printf(&c->out,
         "%s{\"type\":\"sampled\",\"name\":\"Thread %llu (interpreter %u)\","
         "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":%llu,"
@@ -132,11 +179,11 @@ static int put_profile(sctx *c, uint32_t t, bool first)
         (unsigned long long)th->thread_id, th->interpreter_id,
         (unsigned long long)end);
     if (rc == TFMT_OK)
-        rc = put_samples(c, th->root, false);
+        rc = tl ? put_timeline(c, t, false) : put_samples(c, th->root, false);
     if (rc == TFMT_OK)
         rc = tfmt__buf_puts(&c->out, "],\"weights\":[");
     if (rc == TFMT_OK)
-        rc = put_samples(c, th->root, true);
+        rc = tl ? put_timeline(c, t, true) : put_samples(c, th->root, true);
     return rc ? rc : tfmt__buf_puts(&c->out, "]}");
 }
 

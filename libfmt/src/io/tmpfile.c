@@ -3,7 +3,7 @@
  * start, so nothing is left behind whatever happens to the process, and
  * closed on exec. Used to spool a stream that must be read at random
  * (source.c), output that must be patched or compressed later (sink.c),
- * and Gecko's sample records (export_gecko_spool.c).
+ * and the spooled timelines (spool.c).
  */
 #define _GNU_SOURCE /* O_TMPFILE, mkostemp */
 #include <errno.h>

@@ -29,6 +29,8 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt__idset_init(&p->thread_set, o.alloc);
     p->mode = TFMT_MODE_UNKNOWN;
     p->trunc_frame = TFMT_NO_ID;
+    p->tl_spool.alloc = o.alloc;
+    tfmt__buf_init(&p->tl_spool.rd, o.alloc);
     *out = p;
     return TFMT_OK;
 }
@@ -42,6 +44,9 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__free(p->alloc, p->strings);
     tfmt__free(p->alloc, p->frames);
     tfmt__free(p->alloc, p->nodes);
+    for (size_t i = 0; i < p->nthreads; i++)
+        tfmt__sstream_free(p->alloc, &p->threads[i].tl);
+    tfmt__spool_free(&p->tl_spool);
     tfmt__free(p->alloc, p->threads);
     tfmt__free(p->alloc, p->node_slots);
     tfmt__idset_free(&p->string_set);
@@ -321,10 +326,10 @@ static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
         return nomem(p);
     }
     tfmt_pthread *t = &p->threads[id];
+    memset(t, 0, sizeof *t);
     t->thread_id = k->thread_id;
     t->interpreter_id = k->interpreter_id;
     t->root = root;
-    t->samples = 0;
     p->nthreads++;
     *out = id;
     return TFMT_OK;
@@ -355,18 +360,19 @@ void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight)
     p->samples_total += weight;
 }
 
-int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
-                            uint32_t interpreter_id, const uint32_t *stack,
-                            uint32_t depth, uint64_t weight)
+int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
+                               uint32_t interpreter_id, const uint32_t *stack,
+                               uint32_t depth, uint64_t weight,
+                               uint32_t *thread, uint32_t *leaf)
 {
+    *thread = *leaf = TFMT_NO_ID;
     /* CPython's collectors never count an empty stack. */
     if (depth == 0 || weight == 0)
         return TFMT_OK;
-    uint32_t thread;
-    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, &thread);
+    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, thread);
     if (rc != TFMT_OK)
         return rc;
-    uint32_t node = p->threads[thread].root;
+    uint32_t node = p->threads[*thread].root;
     for (uint32_t i = 0; i < depth; i++) {
         if (stack[i] >= p->nframes)
             return tfmt__error(&p->err, TFMT_EINVAL, "frame id out of range");
@@ -375,5 +381,15 @@ int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
             return rc;
     }
     tfmt__profile_count(p, node, weight);
+    *leaf = node;
     return TFMT_OK;
+}
+
+int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
+                            uint32_t interpreter_id, const uint32_t *stack,
+                            uint32_t depth, uint64_t weight)
+{
+    uint32_t thread, leaf;
+    return tfmt__profile_add_stack_at(p, thread_id, interpreter_id, stack,
+                                      depth, weight, &thread, &leaf);
 }

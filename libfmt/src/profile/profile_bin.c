@@ -141,6 +141,16 @@ static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
     return TFMT_OK;
 }
 
+/* The sample on its thread's timeline, if the profile keeps them. */
+static int timeline(binctx *c, const tstate *t, const tfmt_sample *s,
+                    uint32_t leaf)
+{
+    if (!c->p->opts.timeline || t->thread == TFMT_NO_ID)
+        return TFMT_OK;     /* no timeline, or before the first count */
+    return tfmt__profile_tl_add(c->p, t->thread, leaf, s->timestamps,
+                                s->weight);
+}
+
 /*
  * With stack filters: filter a copy (in t->path, after a slot for the
  * marker) and add it whole; the marker goes on after filtering.
@@ -157,16 +167,18 @@ static int add_filtered(binctx *c, tstate *t, const tfmt_sample *s)
     bool keep;
     rc = tfmt__pfilter_stack(c->pi.filter, stack, &depth, &keep);
     if (rc != TFMT_OK || !keep)
-        return rc;
+        return rc == TFMT_OK ? timeline(c, t, s, TFMT_NO_ID) : rc;
     if (tfmt__profile_truncated(c->p, s->depth)) {
         rc = tfmt__profile_trunc_frame(c->p, &t->path[0]);
         stack--;
         depth++;
     }
-    if (rc != TFMT_OK)
-        return rc;
-    return tfmt__profile_add_stack(c->p, s->thread_id, s->interpreter_id,
-                                   stack, depth, s->weight);
+    uint32_t leaf = TFMT_NO_ID;
+    if (rc == TFMT_OK)
+        rc = tfmt__profile_add_stack_at(c->p, s->thread_id, s->interpreter_id,
+                                        stack, depth, s->weight, &t->thread,
+                                        &leaf);
+    return rc == TFMT_OK ? timeline(c, t, s, leaf) : rc;
 }
 
 static int add_sample(void *ctx, const tfmt_sample *s)
@@ -182,7 +194,7 @@ static int add_sample(void *ctx, const tfmt_sample *s)
     /* A skipped sample still becomes the reader's "previous stack". */
     t->valid = k;
     if (!counted(c->p, s))
-        return TFMT_OK;
+        return timeline(c, t, s, TFMT_NO_ID);
     if (tfmt__pfilter_stacks(c->pi.filter)) {
         rc = map_frames(c, s, k);
         return rc == TFMT_OK ? add_filtered(c, t, s) : rc;
@@ -202,8 +214,9 @@ static int add_sample(void *ctx, const tfmt_sample *s)
     if (rc != TFMT_OK)
         return rc;
     t->valid = s->depth;
-    tfmt__profile_count(c->p, t->path[s->depth - 1 + trunc], s->weight);
-    return TFMT_OK;
+    uint32_t leaf = t->path[s->depth - 1 + trunc];
+    tfmt__profile_count(c->p, leaf, s->weight);
+    return timeline(c, t, s, leaf);
 }
 
 int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
@@ -216,6 +229,9 @@ int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
         take_info(p, tfmt_bin_info(r));
         rc = tfmt__import_samples(&c.pi.im, add_sample, &c);
     }
+    /* this input's runs end here; the next input's follow them */
+    if (rc == TFMT_OK && p->opts.timeline)
+        rc = tfmt__profile_tl_close(p, tfmt_bin_info(r)->sample_interval_us);
     ctx_free(&c);
     return rc;
 }

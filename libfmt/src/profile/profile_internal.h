@@ -30,6 +30,7 @@
 #include <tachyon/fmt_profile.h>
 
 #include "internal.h"
+#include "spool.h"
 
 #define TFMT_NO_ID UINT32_MAX
 
@@ -55,11 +56,22 @@ typedef struct tfmt_pslot {
     uint32_t id;
 } tfmt_pslot;
 
+/* The open run of a thread's timeline (profile_timeline.c). */
+typedef struct tfmt_prun {
+    bool open;
+    uint32_t node;              /* leaf node; TFMT_NO_ID: not counted */
+    uint64_t start, last;       /* timestamps of its first and last sample */
+    uint64_t n;                 /* samples in the run */
+} tfmt_prun;
+
 typedef struct tfmt_pthread {
     uint64_t thread_id;
     uint32_t interpreter_id;
     uint32_t root;              /* node id of this thread's root */
     uint64_t samples;           /* weight counted in this thread */
+    tfmt_sstream tl;            /* timeline runs (opts.timeline) */
+    tfmt_prun run;
+    uint64_t tl_weight;         /* sum of the weights written to tl */
 } tfmt_pthread;
 
 struct tfmt_profile {
@@ -90,6 +102,7 @@ struct tfmt_profile {
     tfmt_stats stats;           /* of the first input, if it had any */
     uint64_t start_time_us;     /* of the first input */
 
+    tfmt_spool tl_spool;        /* the timelines' file (opts.timeline) */
     uint32_t trunc_frame;       /* the "<truncated>" frame; TFMT_NO_ID
                                    until first needed */
     uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
@@ -114,6 +127,30 @@ static inline tfmt_str tfmt__profile_str(const tfmt_profile *p, uint32_t id)
 int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
                             uint32_t interpreter_id, const uint32_t *stack,
                             uint32_t depth, uint64_t weight);
+/* The same, giving the thread index and leaf node (TFMT_NO_ID when the
+   stack was empty and nothing was counted). */
+int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
+                               uint32_t interpreter_id, const uint32_t *stack,
+                               uint32_t depth, uint64_t weight,
+                               uint32_t *thread, uint32_t *leaf);
+
+/* ---- timelines (profile_timeline.c), with opts.timeline ---- */
+
+/*
+ * `n` samples of profile thread `thread` at `ts` (in order): counted at
+ * leaf node `node`, or not counted (TFMT_NO_ID). Consecutive samples of
+ * one node make one run.
+ */
+int tfmt__profile_tl_add(tfmt_profile *p, uint32_t thread, uint32_t node,
+                         const uint64_t *ts, uint32_t n);
+/* The end of an input: every open run ends, one `interval_us` after its
+   last sample (a run not counted is dropped). */
+int tfmt__profile_tl_close(tfmt_profile *p, uint64_t interval_us);
+/* fn(ctx, node, weight) for each run of `thread`, in order. */
+int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
+                          int (*fn)(void *ctx, uint32_t node,
+                                    uint64_t weight),
+                          void *ctx);
 
 /*
  * Building blocks of tfmt__profile_add_stack for inputs that track their

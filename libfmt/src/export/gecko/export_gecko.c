@@ -94,8 +94,8 @@ static void thread_free(const tfmt_allocator *a, gthread *t)
     tfmt__idset_free(&t->frame_set);
     tfmt__idset_free(&t->stack_set);
     tfmt__idset_free(&t->res_set);
-    tfmt__gstream_free(a, &t->samples);
-    tfmt__gstream_free(a, &t->markers);
+    tfmt__sstream_free(a, &t->samples);
+    tfmt__sstream_free(a, &t->markers);
     tfmt__gecko_view_free(a, t);
 }
 
@@ -110,7 +110,7 @@ void tfmt_gecko_free(tfmt_gecko *g)
     tfmt__free(g->alloc, g->strs);
     tfmt__buf_free(&g->strbuf);
     tfmt__idset_free(&g->str_set);
-    tfmt__gspool_free(&g->spool);
+    tfmt__spool_free(&g->spool);
     tfmt__free(g->alloc, g->stackbuf);
     tfmt__free(g->alloc, g->gc);
     tfmt_profile_free(g->tab);
@@ -260,7 +260,7 @@ static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
         gsample rec = {stack, s->timestamps[i]};
         uint8_t buf[G_SAMPLE_MAX];
         size_t n = gsample_encode(buf, &rec, &t->samples.prev);
-        int rc = tfmt__gspool_append(&g->spool, &t->samples, buf, n);
+        int rc = tfmt__spool_append(&g->spool, &t->samples, buf, n);
         if (rc == TFMT_EIO)
             return tfmt__error_errno(&g->err, errno, "gecko spool");
         if (rc != TFMT_OK)

@@ -2,7 +2,7 @@
  * export_gecko.h - internals of the Gecko (Firefox Profiler) export, a
  * replay of CPython's GeckoCollector: collection (export_gecko.c), the
  * thread-state markers (export_gecko_state.c), spooled per-thread record
- * streams (export_gecko_spool.c) and the JSON writer
+ * streams (io/spool.c) and the JSON writer
  * (export_gecko_write.c).
  */
 #ifndef TFMT_EXPORT_GECKO_H
@@ -12,6 +12,7 @@
 
 #include "export_internal.h"
 #include "profile_filter.h"
+#include "spool.h"
 
 #define G_NONE_LINE INT64_MIN     /* Python None as a line number */
 
@@ -23,35 +24,9 @@ enum { G_CAT_PYTHON = 1, G_CAT_NATIVE = 2, G_CAT_GC = 3, G_CAT_GIL = 4,
 enum { G_HAS_GIL, G_NO_GIL, G_ON_CPU, G_OFF_CPU, G_PY_CODE, G_NATIVE_CODE,
        G_GIL_WAIT, G_GC, G_EXC, G_NO_EXC, G_NSTATES };
 
-/* ---- a growable record stream, spooled to a shared temporary file ---- */
-typedef struct gblock {
-    uint64_t off;
-    uint32_t len;
-} gblock;
-
-typedef struct gstream {
-    tfmt_buf tail;              /* records not yet spooled */
-    gblock *blocks;
-    size_t nblocks, capblocks;
-    uint64_t count;             /* records in the stream */
-    uint64_t prev;              /* the last record's time (see gsample) */
-} gstream;
-
-typedef struct gspool {
-    const tfmt_allocator *alloc;
-    FILE *file;                 /* NULL until the first block is spooled */
-    uint64_t size;
-    tfmt_buf rd;                /* read-back buffer */
-} gspool;
-
-/* Append one record of `n` bytes (at most a few dozen). */
-int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n);
-/* Call fn(ctx, bytes, len) for each run of whole records, in order. */
-int tfmt__gspool_each(gspool *s, gstream *st,
-                      int (*fn)(void *ctx, const uint8_t *d, size_t len),
-                      void *ctx);
-void tfmt__gstream_free(const tfmt_allocator *a, gstream *st);
-void tfmt__gspool_free(gspool *s);
+/* Record streams spooled to a shared temporary file (io/spool.h). */
+typedef tfmt_spool gspool;
+typedef tfmt_sstream gstream;
 
 /*
  * Records. Times stay the reader's microsecond timestamps until they are

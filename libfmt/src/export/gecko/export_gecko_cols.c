@@ -116,7 +116,7 @@ static int column(colctx *c, const char *key, bool comma, gstream *st,
     c->first = true;
     c->prev = 0;
     if (rc == TFMT_OK)
-        rc = tfmt__gspool_each(&c->w->g->spool, st, fn, c);
+        rc = tfmt__spool_each(&c->w->g->spool, st, fn, c);
     return rc ? rc : tfmt__buf_putc(&c->w->b, ']');
 }
 

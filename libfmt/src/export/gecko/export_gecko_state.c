@@ -49,7 +49,7 @@ static int add_marker(tfmt_gecko *g, gthread *t, int state, uint64_t end)
     t->open[state] = false;
     uint8_t buf[G_MARKER_MAX];
     size_t n = gmarker_encode(buf, &m, &t->markers.prev);
-    rc = tfmt__gspool_append(&g->spool, &t->markers, buf, n);
+    rc = tfmt__spool_append(&g->spool, &t->markers, buf, n);
     if (rc == TFMT_EIO)
         return tfmt__error_errno(&g->err, errno, "gecko spool");
     return rc == TFMT_OK ? rc : tfmt__gecko_nomem(g);

@@ -1,15 +1,16 @@
 /*
- * export_gecko_spool.c - streams of small records whose bulk
- * lives in one unlinked temporary file: each stream keeps at most one
- * block in memory, so a Gecko export holds O(threads) buffers however many
- * samples and markers it collects. Streams are read back in order as many
- * times as the writer needs (once per JSON column). The file is the
- * library's unlinked temporary file, so nothing is left behind.
+ * spool.c - streams of small records whose bulk lives in one unlinked
+ * temporary file: each stream keeps at most one block in memory, so a
+ * timeline (the Gecko export, speedscope's per-thread samples) holds
+ * O(threads) buffers however many samples it collects. Streams are read
+ * back in order as many times as a writer needs (the Gecko writer: once
+ * per JSON column). The file is the library's unlinked temporary file
+ * (tmpfile.c), so nothing is left behind.
  */
 #include <errno.h>
 #include <unistd.h>
 
-#include "export_gecko.h"
+#include "spool.h"
 #include "io_internal.h"
 
 #define BLOCK (8u * 1024u)
@@ -29,7 +30,7 @@ static FILE *spool_open(void)
     return f;
 }
 
-static int spool_block(gspool *s, gstream *st)
+static int spool_block(tfmt_spool *s, tfmt_sstream *st)
 {
     if (!s->file && !(s->file = spool_open()))
         return TFMT_EIO;
@@ -47,7 +48,7 @@ static int spool_block(gspool *s, gstream *st)
     return TFMT_OK;
 }
 
-int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n)
+int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec, size_t n)
 {
     if (!st->tail.data)
         tfmt__buf_init(&st->tail, s->alloc);
@@ -62,12 +63,12 @@ int tfmt__gspool_append(gspool *s, gstream *st, const void *rec, size_t n)
     return TFMT_OK;
 }
 
-int tfmt__gspool_each(gspool *s, gstream *st,
+int tfmt__spool_each(tfmt_spool *s, tfmt_sstream *st,
                       int (*fn)(void *ctx, const uint8_t *d, size_t len),
                       void *ctx)
 {
     for (size_t i = 0; i < st->nblocks; i++) {
-        gblock b = st->blocks[i];
+        tfmt_sblock b = st->blocks[i];
         s->rd.len = 0;
         if (tfmt__buf_reserve(&s->rd, b.len) != TFMT_OK)
             return TFMT_ENOMEM;
@@ -83,14 +84,14 @@ int tfmt__gspool_each(gspool *s, gstream *st,
     return fn(ctx, (const uint8_t *)st->tail.data, st->tail.len);
 }
 
-void tfmt__gstream_free(const tfmt_allocator *a, gstream *st)
+void tfmt__sstream_free(const tfmt_allocator *a, tfmt_sstream *st)
 {
     tfmt__buf_free(&st->tail);
     tfmt__free(a, st->blocks);
     memset(st, 0, sizeof *st);
 }
 
-void tfmt__gspool_free(gspool *s)
+void tfmt__spool_free(tfmt_spool *s)
 {
     if (s->file)
         fclose(s->file);

@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff -F html -q --metric cumulative --normalize none base.bin regressed.bin && tachyon-diff -F html -q --base run_base1.bin --base run_base2.bin --base run_base3.bin --new run_new1.bin --new run_new2.bin --new run_new3.bin | grep -c '<g class="f"'

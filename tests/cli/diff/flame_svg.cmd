@@ -1,0 +1,1 @@
+cd "$TESTDATA/diff" && tachyon-diff --format svg base.bin regressed.bin > "$OLDPWD/d.svg" && cd "$OLDPWD" && cat d.svg && python3 -c 'import xml.dom.minidom as m; d=m.parse("d.svg"); print(len([g for g in d.getElementsByTagName("g") if g.getAttribute("class")=="f"]), "boxes, well-formed XML")'
