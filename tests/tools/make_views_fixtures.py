@@ -25,6 +25,10 @@ Cases:
                 REPEAT groups flushed in thread-creation order, so the last
                 collect() call is not the latest timestamp. The first
                 sample is 2770 us after the header's start time.
+  rate_1khz, rate_100hz  one program recorded at 1 kHz (2,000 samples) and
+                at 100 Hz (200 samples), same stacks in the same shares:
+                the differential flame graph must call nothing changed
+                (cpython#154032 scaled one side by the sampled time).
 
 usage: make_views_fixtures.py OUT_DIR   (writes OUT_DIR/<case>.bin, and
        <case>.expected.gecko.json for the two Gecko cases)
@@ -129,12 +133,27 @@ def many_stacks():
     return log(samples)
 
 
+def rate(interval, n):
+    """One program at two sampling rates: the same stacks in the same
+    proportions (60% / 30% / 10%), `n` samples `interval` us apart."""
+    a = [frame("/app/p.py", 3, "parse"), frame("/app/p.py", 20, "main")]
+    b = [frame("/app/p.py", 8, "render"), frame("/app/p.py", 21, "main")]
+    c = [frame("/app/p.py", 12, "save"), frame("/app/p.py", 22, "main")]
+    out = log([at(1000000 + interval * (i + 1),
+                  (5, GIL | CPU | MAIN, a if i % 10 < 6 else
+                   b if i % 10 < 9 else c)) for i in range(n)])
+    out["sample_interval_us"] = interval
+    return out
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for name, fn, gecko in (("deep", deep, False),
                             ("empty_stacks", empty_stacks, True),
-                            ("many_stacks", many_stacks, False)):
+                            ("many_stacks", many_stacks, False),
+                            ("rate_1khz", lambda: rate(1000, 2000), False),
+                            ("rate_100hz", lambda: rate(10000, 200), False)):
         path = os.path.join(out, name + ".bin")
         with open(path, "wb") as f:
             f.write(make_log.write(fn()))

@@ -78,8 +78,7 @@ static int index_rows(flame *f)
     for (size_t i = 0; i < res->n; i++) {
         char small[256];
         size_t len;
-        char *t = diff_key_full(f->c, &res->rows[i], small, sizeof small,
-                                &len);
+        char *t = diff_key_full(f->c, &res->rows[i], small, sizeof small, &len);
         f->rowtext[i] = malloc(len + 1);
         if (!f->rowtext[i])
             return -1;
@@ -123,8 +122,9 @@ static int grow_slots(flame *f)
         return -1;
     memset(s, 0xff, ns * sizeof *s);
     for (size_t i = 1; i < f->n; i++) {
-        size_t j = node_hash(f->nodes[i].parent, f->nodes[i].key,
-                             f->nodes[i].len) & (ns - 1);
+        size_t j =
+            node_hash(f->nodes[i].parent, f->nodes[i].key, f->nodes[i].len) &
+            (ns - 1);
         while (s[j] != DIFF_NONE)
             j = (j + 1) & (ns - 1);
         s[j] = (uint32_t)i;
@@ -213,8 +213,8 @@ static int build(flame *f)
     if (!f->nodes || index_rows(f) < 0)
         return -1;
     f->n = f->cap = 1;
-    f->nodes[0] = (fnode){DIFF_NONE, DIFF_NONE, DIFF_NONE, "all", 3,
-                          DIFF_NONE, 0, 0, 0, 0, 0, 0};
+    f->nodes[0] = (fnode){DIFF_NONE, DIFF_NONE, DIFF_NONE, "all", 3, DIFF_NONE,
+                          0,         0,         0,         0,     0, 0};
     for (int side = 0; side < 2; side++) {
         const tfmt_flat *fl = side ? f->c->new_.flat : f->c->base.flat;
         for (size_t i = 0; i < tfmt_flat_stack_count(fl); i++) {
@@ -280,10 +280,10 @@ static void put_xml(diff_out *o, const char *s, size_t n)
     size_t from = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
-        const char *rep = ch == '&'   ? "&amp;"
-                          : ch == '<' ? "&lt;"
-                          : ch == '>' ? "&gt;"
-                          : ch == '"' ? "&quot;"
+        const char *rep = ch == '&'                 ? "&amp;"
+                          : ch == '<'               ? "&lt;"
+                          : ch == '>'               ? "&gt;"
+                          : ch == '"'               ? "&quot;"
                           : ch < 0x20 && ch != '\t' ? "?"
                                                     : NULL;
         if (!rep)
@@ -377,11 +377,9 @@ static void put_title(diff_out *o, const flame *f, const fnode *x)
     char q[32];
     if (!diff_fmt_num(q, sizeof q, fig.q, 3))
         snprintf(q, sizeof q, "-");
-    diff_out_printf(o,
-                    "\n%s: base %.2f%%, new %.2f%% (%+.2f pp), q %s: %s",
+    diff_out_printf(o, "\n%s: base %.2f%%, new %.2f%% (%+.2f pp), q %s: %s",
                     m == M_SELF ? "self" : "cumulative", fig.base_pct,
-                    fig.new_pct, fig.delta, q,
-                    diff_verdict_name(fig.verdict));
+                    fig.new_pct, fig.delta, q, diff_verdict_name(fig.verdict));
 }
 
 static void put_box(diff_out *o, const flame *f, const fnode *x, uint32_t i)
@@ -425,16 +423,16 @@ static void put_svg(diff_out *o, const flame *f, bool embedded)
                     "width: new samples; colour: %s verdict of the key (%s, "
                     "%s): red regressed, blue improved, pale: not "
                     "significant</text>\n",
-                    WIDTH / 2, MARGIN, s->metric == M_SELF ? "self" : "cumulative",
+                    WIDTH / 2, MARGIN,
+                    s->metric == M_SELF ? "self" : "cumulative",
                     diff_key_name(s->key), diff_norm_name(s->norm));
-    diff_out_printf(o,
-                    "<text x=\"%.0f\" y=\"58\">base %llu samples, new %llu "
-                    "samples; hover a box for both sides' figures</text>\n",
-                    MARGIN,
-                    (unsigned long long)tfmt_flat_get_info(f->c->base.flat)
-                        ->samples,
-                    (unsigned long long)tfmt_flat_get_info(f->c->new_.flat)
-                        ->samples);
+    diff_out_printf(
+        o,
+        "<text x=\"%.0f\" y=\"58\">base %llu samples, new %llu "
+        "samples; hover a box for both sides' figures</text>\n",
+        MARGIN,
+        (unsigned long long)tfmt_flat_get_info(f->c->base.flat)->samples,
+        (unsigned long long)tfmt_flat_get_info(f->c->new_.flat)->samples);
     for (size_t i = 0; i < f->n; i++) {
         const fnode *x = &f->nodes[i];
         if (x->ntotal && (double)x->ntotal * f->scale >= 0.1)

@@ -140,22 +140,38 @@ static int put_run(void *ctx, uint32_t node, uint64_t weight)
     runctx *r = ctx;
     sctx *c = r->c;
     const tfmt_profile *p = c->p;
-    int rc = tfmt__buf_puts(&c->out, r->first ? "" : ",");
-    r->first = false;
-    if (r->weights)
-        return rc | tfmt__buf_put_u64(&c->out, weight);
+    tfmt_buf *b = &c->out;
     uint32_t depth = node == TFMT_NO_ID ? 0 : p->nodes[node].depth;
-    if (depth > c->cappath &&
-        tfmt__grow(p->alloc, (void **)&c->path, &c->cappath, depth,
-                   sizeof *c->path) != TFMT_OK)
+    /* a separator, "[", up to 11 bytes an index, "]" (or a weight) */
+    if (tfmt__buf_reserve(b, (size_t)depth * 11 + 24) != TFMT_OK)
         return TFMT_ENOMEM;
-    for (uint32_t i = depth; i-- > 0; node = p->nodes[node].parent)
-        c->path[i] = c->sframe[p->nodes[node].frame];
-    rc |= tfmt__buf_putc(&c->out, '[');
-    for (uint32_t i = 0; i < depth; i++)
-        rc |= tfmt__buf_printf(&c->out, i ? ",%u" : "%u", c->path[i]);
-    rc |= tfmt__buf_putc(&c->out, ']');
-    return rc ? rc : tfmt__xflush(c->p, &c->out, c->sink, false);
+    char *o = b->data + b->len;
+    if (!r->first)
+        *o++ = ',';
+    r->first = false;
+    if (r->weights) {
+        o = tfmt__put_uint(o, weight);
+    } else {
+        /* the path, written leaf first from its end, root first */
+        char *end = o + (size_t)depth * 11 + 2;
+        char *q = end;
+        *--q = ']';
+        for (uint32_t i = 0; i < depth; i++, node = p->nodes[node].parent) {
+            char num[12];
+            char *e = tfmt__put_uint(num, c->sframe[p->nodes[node].frame]);
+            size_t n = (size_t)(e - num);
+            if (i)
+                *--q = ',';
+            q -= n;
+            memcpy(q, num, n);
+        }
+        *o++ = '[';
+        size_t n = (size_t)(end - q);
+        memmove(o, q, n);
+        o += n;
+    }
+    b->len = (size_t)(o - b->data);
+    return tfmt__xflush(c->p, b, c->sink, false);
 }
 
 static int put_timeline(sctx *c, uint32_t t, bool weights)

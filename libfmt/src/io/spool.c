@@ -48,7 +48,8 @@ static int spool_block(tfmt_spool *s, tfmt_sstream *st)
     return TFMT_OK;
 }
 
-int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec, size_t n)
+int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec,
+                       size_t n)
 {
     if (!st->tail.data)
         tfmt__buf_init(&st->tail, s->alloc);
@@ -64,8 +65,8 @@ int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec, size_t 
 }
 
 int tfmt__spool_each(tfmt_spool *s, tfmt_sstream *st,
-                      int (*fn)(void *ctx, const uint8_t *d, size_t len),
-                      void *ctx)
+                     int (*fn)(void *ctx, const uint8_t *d, size_t len),
+                     void *ctx)
 {
     for (size_t i = 0; i < st->nblocks; i++) {
         tfmt_sblock b = st->blocks[i];

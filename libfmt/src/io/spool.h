@@ -17,19 +17,19 @@ typedef struct tfmt_sblock {
 
 /* One stream: its spooled blocks and the records not spooled yet. */
 typedef struct tfmt_sstream {
-    tfmt_buf tail;              /* records not yet spooled */
+    tfmt_buf tail; /* records not yet spooled */
     tfmt_sblock *blocks;
     size_t nblocks, capblocks;
-    uint64_t count;             /* records in the stream */
-    uint64_t prev;              /* free for the record codec (delta base) */
+    uint64_t count; /* records in the stream */
+    uint64_t prev;  /* free for the record codec (delta base) */
 } tfmt_sstream;
 
 /* The shared file of any number of streams; zero-initialize, set alloc. */
 typedef struct tfmt_spool {
     const tfmt_allocator *alloc;
-    FILE *file;                 /* NULL until the first block is spooled */
+    FILE *file; /* NULL until the first block is spooled */
     uint64_t size;
-    tfmt_buf rd;                /* read-back buffer */
+    tfmt_buf rd; /* read-back buffer */
 } tfmt_spool;
 
 /*

@@ -66,7 +66,7 @@ int tfmt__profile_tl_close(tfmt_profile *p, uint64_t interval_us)
             continue;
         r->open = false;
         if (r->node == TFMT_NO_ID)
-            continue;   /* nothing counted after the last counted run */
+            continue; /* nothing counted after the last counted run */
         uint64_t w = r->last >= r->start ? r->last - r->start + interval_us
                                          : r->n * interval_us;
         int rc = spool_run(p, t, w);
@@ -89,7 +89,7 @@ static int each_block(void *ctx, const uint8_t *d, size_t len)
         uint64_t node, w;
         if (tfmt__varint_u64(&d, end, &node) != 1 ||
             tfmt__varint_u64(&d, end, &w) != 1 || node > UINT32_MAX)
-            return TFMT_EIO;    /* a damaged spool file */
+            return TFMT_EIO; /* a damaged spool file */
         int rc = c->fn(c->ctx, node ? (uint32_t)(node - 1) : TFMT_NO_ID, w);
         if (rc != TFMT_OK)
             return rc;
@@ -98,8 +98,7 @@ static int each_block(void *ctx, const uint8_t *d, size_t len)
 }
 
 int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
-                          int (*fn)(void *ctx, uint32_t node,
-                                    uint64_t weight),
+                          int (*fn)(void *ctx, uint32_t node, uint64_t weight),
                           void *ctx)
 {
     eachctx c = {fn, ctx};

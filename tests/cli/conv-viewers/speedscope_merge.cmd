@@ -1,0 +1,1 @@
+for inputs in "deep.bin" "deep.bin deep.bin" "empty_stacks.bin deep.bin"; do (cd $TESTDATA/views && tachyon-conv --to speedscope $inputs) | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sys.argv[1] + ":", [(p["name"], len(p["samples"]), p["endValue"]) for p in d["profiles"]])' "$inputs"; done

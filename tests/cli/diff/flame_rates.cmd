@@ -1,0 +1,1 @@
+cd "$TESTDATA/views" && tachyon-diff -q -F html rate_1khz.bin rate_100hz.bin | python3 -c 'import re,sys; [print(t.replace("\n", " | ")) for t in re.findall(r"<title>([^<]*)</title>", sys.stdin.read())]' && tachyon-diff -q rate_1khz.bin rate_100hz.bin
