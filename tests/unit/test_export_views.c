@@ -236,7 +236,55 @@ TEST(every_allocation_failing)
     CHECK(cnt.live == 0, "%ld blocks leaked", cnt.live);
 }
 
-TESTS(TCASE(speedscope_fixtures), TCASE(svg_fixtures),
+/*
+ * The timeline (speedscope's) and the "<truncated>" marker under a
+ * failing allocator: loading fails cleanly at every allocation, nothing
+ * leaks, and the export then fails cleanly at every one of its own.
+ */
+TEST(timeline_allocation_failing)
+{
+    counting cnt = {0, 0, -1};
+    tfmt_allocator a = {c_malloc, c_realloc, c_free, &cnt};
+    tfmt_profile_options o = TFMT_PROFILE_OPTIONS_INIT;
+    o.alloc = &a;
+    o.timeline = true;
+    o.mark_truncated = true;
+    bool loaded = false;
+    for (long n = 0; n < 2000 && !loaded; n++) {
+        tfmt_profile *p;
+        cnt.calls = 0;
+        cnt.fail_at = -1;
+        REQUIRE(tfmt_profile_new(&p, &o) == TFMT_OK, "new");
+        cnt.fail_at = n;
+        int rc = add_fixture(p, "interleaved_threads", "none.bin");
+        cnt.fail_at = -1;
+        loaded = rc == TFMT_OK;
+        CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM,
+              "load, failing allocation %ld: status %d", n, rc);
+        if (loaded) {
+            long base = cnt.live;
+            bool ok_seen = false;
+            for (long m = 0; m < 400 && !ok_seen; m++) {
+                cnt.calls = 0;
+                cnt.fail_at = m;
+                rc = export_to(p, write_speedscope, "/dev/null");
+                cnt.fail_at = -1;
+                ok_seen = rc == TFMT_OK;
+                CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM,
+                      "export, failing allocation %ld: status %d", m, rc);
+                CHECK(cnt.live == base, "export, failing allocation %ld: "
+                      "%ld blocks leaked", m, cnt.live - base);
+            }
+            CHECK(ok_seen, "export never succeeded");
+        }
+        tfmt_profile_free(p);
+        CHECK(cnt.live == 0, "load, failing allocation %ld: %ld blocks "
+              "leaked", n, cnt.live);
+    }
+    CHECK(loaded, "load never succeeded");
+}
+
+TESTS(TCASE(speedscope_fixtures), TCASE(timeline_allocation_failing), TCASE(svg_fixtures),
       TCASE(svg_hostile_names), TCASE(top_hand_derived),
       TCASE(merge_order_independent), TCASE(html_page),
       TCASE(every_allocation_failing))
