@@ -426,13 +426,20 @@ static void put_svg(diff_out *o, const flame *f, bool embedded)
                     WIDTH / 2, MARGIN,
                     s->metric == M_SELF ? "self" : "cumulative",
                     diff_key_name(s->key), diff_norm_name(s->norm));
+    /* base samples whose call path the new side never showed */
+    uint64_t gone = 0;
+    for (size_t i = 1; i < f->n; i++)
+        if (!f->nodes[i].ntotal)
+            gone += f->nodes[i].bself;
     diff_out_printf(
         o,
         "<text x=\"%.0f\" y=\"58\">base %llu samples, new %llu "
-        "samples; hover a box for both sides' figures</text>\n",
+        "samples; %llu base samples on paths absent from new (not drawn); "
+        "hover a box for both sides' figures</text>\n",
         MARGIN,
         (unsigned long long)tfmt_flat_get_info(f->c->base.flat)->samples,
-        (unsigned long long)tfmt_flat_get_info(f->c->new_.flat)->samples);
+        (unsigned long long)tfmt_flat_get_info(f->c->new_.flat)->samples,
+        (unsigned long long)gone);
     for (size_t i = 0; i < f->n; i++) {
         const fnode *x = &f->nodes[i];
         if (x->ntotal && (double)x->ntotal * f->scale >= 0.1)
