@@ -1112,6 +1112,111 @@ TEST(round_trip_zstd)
     round_trip(TFMT_COMPRESSION_ZSTD);
 }
 
+/* Decode the file at `path`: a sum over its thread-samples of a hash of
+ * (tid, timestamp, depth, leaf line), which does not depend on how they
+ * were grouped into records, and how many; -1 when it does not decode. */
+static int64_t decode_file(const char *path, uint64_t *sum)
+{
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    const tfmt_sample *smp;
+    int64_t n = 0;
+    int rc;
+    *sum = 0;
+    if (tfmt_source_open_path(&src, path, NULL, NULL) != TFMT_OK)
+        return -1;
+    if (tfmt_bin_open(&r, src, NULL, NULL) != TFMT_OK) {
+        tfmt_source_free(src);
+        return -1;
+    }
+    while ((rc = tfmt_bin_next(r, &smp)) == TFMT_OK) {
+        int line = tfmt_bin_frame(r, smp->stack[smp->depth - 1])->lineno;
+        for (uint32_t k = 0; k < smp->weight; k++)
+            *sum += tfmt__hash_mix(smp->thread_id * 1000003 +
+                                   smp->timestamps[k] * 31 + smp->depth * 7 +
+                                   (uint64_t)line);
+        n += smp->weight;
+    }
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    return rc == TFMT_DONE ? n : -1;
+}
+
+/* Samples i in [from, to): two threads, stacks that change and repeat. */
+static void feed_range(tfmt_bin_writer *w, int from, int to)
+{
+    for (int i = from; i < to; i++) {
+        int lines[3] = {1, 2, 3 + (i / 7) % 3};
+        sample_cp(w, 1 + (uint64_t)(i % 2), 0, 1000 + 10 * (uint64_t)i, 0,
+                  lines, 3);
+    }
+}
+
+/*
+ * A checkpointed log is valid after every checkpoint, with everything
+ * added before it, and a finish after checkpoints gives the same samples
+ * as one written in one go.
+ */
+static void checkpoints(uint32_t compression)
+{
+    char path[600], once[620];
+    uint64_t sum, want;
+    snprintf(path, sizeof path, "%s", out_path());
+    snprintf(once, sizeof once, "%s.once", path);
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000;
+    o.sample_interval_us = 10;
+    o.compression = compression;
+    tfmt_sink *sink = NULL, *sink2 = NULL;
+    tfmt_bin_writer *w = NULL, *w2 = NULL;
+    REQUIRE(tfmt_sink_open(&sink, path,
+                           TFMT_SINK_SEEKABLE | TFMT_SINK_IN_PLACE |
+                               TFMT_SINK_FORCE,
+                           NULL, NULL) == TFMT_OK,
+            "in-place sink");
+    REQUIRE(tfmt_bin_writer_open(&w, sink, &o, NULL) == TFMT_OK, "open");
+    REQUIRE(tfmt_sink_open(&sink2, once, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
+                           NULL, NULL) == TFMT_OK,
+            "sink");
+    REQUIRE(tfmt_bin_writer_open(&w2, sink2, &o, NULL) == TFMT_OK, "open");
+    CHECK(tfmt_bin_writer_checkpoint(w) == TFMT_OK, "empty checkpoint");
+    CHECK(tfmt_sink_sync(sink) == TFMT_OK, "sync");
+    CHECK(decode_file(path, &sum) == 0, "an empty checkpoint is a log");
+    static const int cuts[] = {0, 50, 51, 400, 1000};
+    for (size_t c = 1; c < sizeof cuts / sizeof *cuts; c++) {
+        feed_range(w, cuts[c - 1], cuts[c]);
+        feed_range(w2, cuts[c - 1], cuts[c]);
+        REQUIRE(tfmt_bin_writer_checkpoint(w) == TFMT_OK, "checkpoint %zu", c);
+        CHECK(decode_file(path, &sum) == cuts[c],
+              "checkpoint %zu: the file holds %d samples", c, cuts[c]);
+    }
+    feed_range(w, 1000, 1300);
+    feed_range(w2, 1000, 1300);
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    REQUIRE(tfmt_sink_finish(sink) == TFMT_OK, "sink finish");
+    REQUIRE(tfmt_bin_writer_finish(w2) == TFMT_OK, "finish once");
+    REQUIRE(tfmt_sink_finish(sink2) == TFMT_OK, "sink finish once");
+    CHECK(decode_file(path, &sum) == 1300, "all samples after finish");
+    CHECK(decode_file(once, &want) == 1300 && sum == want,
+          "the same samples as a log written in one go");
+    tfmt_bin_writer_free(w);
+    tfmt_bin_writer_free(w2);
+    tfmt_sink_free(sink);
+    tfmt_sink_free(sink2);
+    remove(path);
+    remove(once);
+}
+
+TEST(checkpoints_none)
+{
+    checkpoints(TFMT_COMPRESSION_NONE);
+}
+
+TEST(checkpoints_zstd)
+{
+    checkpoints(TFMT_COMPRESSION_ZSTD);
+}
+
 TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
@@ -1121,4 +1226,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(frame_and_thread_limits),
       TCASE(sink_error_reported), TCASE(copy_equals_none),
       TCASE(copy_reproduces_interleaving), TCASE(copy_keeps_equal_frames_apart),
-      TCASE(round_trip_none), TCASE(round_trip_zstd))
+      TCASE(round_trip_none), TCASE(round_trip_zstd),
+      TCASE(checkpoints_none), TCASE(checkpoints_zstd))

@@ -550,6 +550,40 @@ TEST(failing_allocator)
     cleanup();
 }
 
+/* In place: the path exists at once, writes land in it directly, pwrite
+ * may extend it, sync works, and a sink freed unfinished leaves it. */
+TEST(in_place)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], names[1024], gz[512];
+    in_dir(path, "log.bin");
+    in_dir(gz, "log.bin.gz");
+    tfmt_sink *s;
+    unsigned flags = TFMT_SINK_IN_PLACE | TFMT_SINK_SEEKABLE;
+    REQUIRE(tfmt_sink_open(&s, path, flags, NULL, NULL) == 0, "open");
+    CHECK(list_dir(names, sizeof names) == 1 && strcmp(names, "log.bin") == 0,
+          "the path itself: '%s'", names);
+    CHECK(tfmt_sink_write(s, "abcd", 4) == TFMT_OK, "append");
+    CHECK(tfmt_sink_pwrite(s, "XYZ", 3, 2) == TFMT_OK, "past the end");
+    CHECK(tfmt_sink_tell(s) == 5, "extended to 5, got %llu",
+          (unsigned long long)tfmt_sink_tell(s));
+    CHECK(tfmt_sink_write(s, "!", 1) == TFMT_OK, "append after it");
+    CHECK(tfmt_sink_sync(s) == TFMT_OK, "sync");
+    size_t len;
+    unsigned char *back = harness_slurp(path, &len);
+    CHECK(back && len == 6 && memcmp(back, "abXYZ!", 6) == 0,
+          "on disk before finish");
+    free(back);
+    tfmt_sink_free(s);
+    CHECK(list_dir(names, sizeof names) == 1, "kept after free: '%s'", names);
+    CHECK(tfmt_sink_open(&s, path, flags, NULL, NULL) == TFMT_EINVAL,
+          "existing file refused without FORCE");
+    CHECK(tfmt_sink_open(&s, gz, flags | TFMT_SINK_FORCE, NULL, NULL) ==
+              TFMT_EINVAL,
+          "compressed output refused in place");
+    cleanup();
+}
+
 TESTS(TCASE(atomic_write), TCASE(refuse_existing),
       TCASE(force_replaces_at_finish), TCASE(free_without_finish),
       TCASE(pwrite_plain), TCASE(pwrite_plain_large),
@@ -558,4 +592,4 @@ TESTS(TCASE(atomic_write), TCASE(refuse_existing),
       TCASE(compressed_xz), TCASE(compressed_bzip2),
       TCASE(gzip_reproducible), TCASE(stdout_pipe_seekable),
       TCASE(write_error_enospc), TCASE(missing_directory),
-      TCASE(failing_allocator))
+      TCASE(failing_allocator), TCASE(in_place))

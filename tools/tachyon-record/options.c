@@ -12,6 +12,7 @@
 #include "cli.h"
 
 static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
+static const char *opt_recover;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
 static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
@@ -41,6 +42,8 @@ static const cli_option options[] = {
      "print every thread's stack once (after -d S) and exit", NULL, NULL},
     {"live", 0, CLI_ARG_NONE, &opt_live,
      "show the hottest functions live (q quits)", NULL, NULL},
+    {"recover", 0, CLI_ARG_REQUIRED, &opt_recover,
+     "make a killed recording's FILE a valid log again", "FILE", NULL},
     {"subprocesses", 0, CLI_ARG_NONE, &opt_subprocesses,
      "record Python children too, NAME.PID.bin each", NULL, NULL},
     {"pid", 'p', CLI_ARG_REQUIRED, &opt_pid,
@@ -55,7 +58,7 @@ static const cli_option options[] = {
 
 static const cli_spec spec = {
     "tachyon-record",
-    "[OPTIONS] (-p PID | -- COMMAND [ARGS...])",
+    "[OPTIONS] (-p PID | -- COMMAND [ARGS...] | --recover FILE)",
     "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
     options,
     &operands,
@@ -99,6 +102,12 @@ static int check_values(rec_options *o)
         if (pid < 0 || pid != (double)(pid_t)pid)
             return cli_usage("invalid --pid '%s'", opt_pid);
         o->pid = (pid_t)pid;
+    }
+    if (opt_recover) {
+        if (opt_pid || operands.count || opt_output)
+            return cli_usage("--recover FILE takes no -p, -o or COMMAND");
+        o->recover = opt_recover;
+        return REC_PARSE_RUN;
     }
     if (!opt_pid == (operands.count == 0))
         return cli_usage("give either -p PID or -- COMMAND ARGS...");

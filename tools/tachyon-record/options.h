@@ -19,6 +19,7 @@ typedef struct rec_options {
     bool subprocesses;        /* record Python children too */
     bool dump;                /* print one snapshot instead */
     bool live;                /* a top view while recording */
+    const char *recover;      /* --recover FILE, or NULL */
     bool zstd;
     bool quiet;
     int verbose;

@@ -19,6 +19,7 @@
 #include <tachyon/fmt.h>
 
 #include "attach.h"
+#include "checkpoint.h"
 #include "cli.h"
 #include "code_cache.h"
 #include "dump.h"
@@ -106,8 +107,10 @@ static int open_log(const rec_options *o, const char *path, uint32_t hexversion,
     wo.python_version[2] = (uint8_t)(hexversion >> 8);
     wo.compression = o->zstd ? TFMT_COMPRESSION_ZSTD : TFMT_COMPRESSION_NONE;
     wo.config = rec_config_word(o);
-    int rc = tfmt_sink_open(sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                            NULL, &err);
+    /* Written in place: a killed recorder leaves a log (checkpoint.c). */
+    int rc = tfmt_sink_open(
+        sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE | TFMT_SINK_IN_PLACE,
+        NULL, &err);
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_open(w, *sink, &wo, &err);
     if (rc != TFMT_OK)
@@ -130,22 +133,49 @@ static uint64_t achieved_interval_us(const sampler_result *r,
     return us < 1.0 ? 1 : (uint64_t)(us + 0.5);
 }
 
-/* Write statistics, tables and header; rename the file into place. */
-static int finish_log(const rec_options *o, const char *path, tfmt_sink *sink,
-                      tfmt_bin_writer *w, const sampler_result *r)
+/* The statistics and achieved interval as of `r`, set on the writer. */
+static int set_figures(const rec_options *o, tfmt_bin_writer *w,
+                       const sampler_result *r)
 {
     tfmt_stats st;
     sampler_stats(r, &st);
     int rc = tfmt_bin_writer_set_interval(
         w, achieved_interval_us(r, (uint64_t)(1e6 / o->rate_hz + 0.5)));
+    return rc == TFMT_OK ? tfmt_bin_writer_stats(w, &st) : rc;
+}
+
+/*
+ * A checkpoint: the log on disk made whole and valid, synced, and its end
+ * kept aside for --recover. Reports and returns an exit code.
+ */
+static int checkpoint(const rec_options *o, const char *path, tfmt_sink *sink,
+                      tfmt_bin_writer *w, const sampler_result *r)
+{
+    int rc = r ? set_figures(o, w, r) : TFMT_OK;
     if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_stats(w, &st);
+        rc = tfmt_bin_writer_checkpoint(w);
+    if (rc != TFMT_OK)
+        return cli_report(path, tfmt_bin_writer_error(w));
+    if (tfmt_sink_sync(sink) != TFMT_OK)
+        return cli_report(path, tfmt_sink_error(sink));
+    if (checkpoint_save(path) != 0)
+        return cli_file_fail(CLI_EXIT_TROUBLE, path, "%s.recover: %s", path,
+                             strerror(errno));
+    return CLI_EXIT_OK;
+}
+
+/* Write statistics, tables and header; the copy for --recover goes. */
+static int finish_log(const rec_options *o, const char *path, tfmt_sink *sink,
+                      tfmt_bin_writer *w, const sampler_result *r)
+{
+    int rc = set_figures(o, w, r);
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_finish(w);
     if (rc != TFMT_OK)
         return cli_report(path, tfmt_bin_writer_error(w));
-    if (tfmt_sink_finish(sink) != TFMT_OK)
+    if (tfmt_sink_sync(sink) != TFMT_OK || tfmt_sink_finish(sink) != TFMT_OK)
         return cli_report(path, tfmt_sink_error(sink));
+    checkpoint_discard(path);
     return CLI_EXIT_OK;
 }
 
@@ -245,27 +275,42 @@ static int end_status(const sampler_result *r, const target *t,
     return CLI_EXIT_OK;
 }
 
-/* The sampler's per-tick hook: look for new Python children. */
-static int poll_children(void *ctx, const unwinder *u, const sampler_result *r)
-{
-    (void)u;
-    (void)r;
-    follow_poll(ctx, sampler_now_ns());
-    return 0;
-}
-
 static void poll_children_waiting(void *ctx, uint64_t now_ns)
 {
     follow_poll(ctx, now_ns);
 }
 
-/* The hook and its context for this run: following children or the
- * live view (never both), or none. */
-static sampler_hook run_hook(const rec_options *o, follow *fl, live *lv,
-                             void **ctx)
+/* What runs after every tick: checkpoints, following children, the
+ * live view. */
+typedef struct tick_jobs {
+    const rec_options *o;
+    const char *path;
+    tfmt_sink *sink;
+    tfmt_bin_writer *w; /* NULL: no log written (--live alone) */
+    uint64_t last_checkpoint_ns;
+    follow *fl;
+    live *lv;
+    bool failed; /* a checkpoint failed (reported) */
+} tick_jobs;
+
+static int after_tick(void *ctx, const unwinder *u, const sampler_result *r)
 {
-    *ctx = fl ? (void *)fl : (void *)lv;
-    return fl ? poll_children : lv ? live_tick : NULL;
+    tick_jobs *j = ctx;
+    uint64_t now = u->now_ns;
+    if (j->fl)
+        follow_poll(j->fl, sampler_now_ns());
+    if (j->lv)
+        live_tick(j->lv, u, r);
+    if (j->w && now - j->last_checkpoint_ns >= CHECKPOINT_PERIOD_NS) {
+        sampler_result so_far = *r;
+        so_far.end_ns = now;
+        j->last_checkpoint_ns = now;
+        if (checkpoint(j->o, j->path, j->sink, j->w, &so_far) != 0) {
+            j->failed = true;
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static int record_to(const rec_options *o, const char *path, target *t,
@@ -277,7 +322,6 @@ static int record_to(const rec_options *o, const char *path, target *t,
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
     live *lv = NULL;
-    void *ctx;
     emitter *e = calloc(1, sizeof *e);
     uint64_t start = sampler_now_ns();
     /* --live writes a log only when asked to (-o). */
@@ -285,17 +329,24 @@ static int record_to(const rec_options *o, const char *path, target *t,
     int rc = e ? CLI_EXIT_OK : cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK && write)
         rc = open_log(o, path, hexversion, start, &sink, &w);
+    /* A valid (empty) log on disk from the start. */
+    if (rc == CLI_EXIT_OK && write)
+        rc = checkpoint(o, path, sink, w, NULL);
     if (rc == CLI_EXIT_OK && o->live &&
         !(lv = live_new(t->pid, hexversion, stdin, stdout, &stop_flag)))
         rc = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (rc == CLI_EXIT_OK) {
+        tick_jobs jobs = {o, path, sink, w, start, fl, lv, false};
         e->w = w;
-        sampler_hook hook = run_hook(o, fl, lv, &ctx);
-        sampler_run(u, e, t, &cfg, start, &stop_flag, hook, ctx, &r);
+        sampler_run(u, e, t, &cfg, start, &stop_flag, after_tick, &jobs, &r);
         if (lv)
             live_end(lv, &r);
-        rc = end_status(&r, t, w, path);
-        int frc = write ? finish_log(o, path, sink, w, &r) : CLI_EXIT_OK;
+        rc = jobs.failed ? CLI_EXIT_TROUBLE : end_status(&r, t, w, path);
+        /* After a failed checkpoint the log stays as the last good one
+         * left it, with its copy for --recover. */
+        int frc = !write        ? CLI_EXIT_OK
+                  : jobs.failed ? CLI_EXIT_TROUBLE
+                                : finish_log(o, path, sink, w, &r);
         rc = rc ? rc : frc;
         if (frc == CLI_EXIT_OK && write) {
             print_summary(o, path, &r, u);
@@ -425,6 +476,8 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 
 int run_record(const rec_options *o)
 {
+    if (o->recover)
+        return checkpoint_recover(o->recover);
     target t;
     char defname[64];
     follow *fl = NULL;

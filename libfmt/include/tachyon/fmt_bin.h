@@ -213,6 +213,18 @@ TFMT_API int tfmt_bin_writer_set_interval(tfmt_bin_writer *w,
 TFMT_API uint64_t tfmt_bin_writer_samples(const tfmt_bin_writer *w);
 
 /*
+ * Write the log as it stands, complete and valid (tables, statistics if
+ * set, footer, header), and carry on: the next samples go where this
+ * trailer starts, so the file is a valid log after every checkpoint and
+ * holds everything added before the last one. The sink must be a file
+ * opened with TFMT_SINK_IN_PLACE | TFMT_SINK_SEEKABLE. Pending REPEAT
+ * groups are written as records and a zstd frame ends at each checkpoint
+ * (CPython's reader decodes the frames one after another), so a
+ * checkpointed log is not byte-identical to one written in one go.
+ */
+TFMT_API int tfmt_bin_writer_checkpoint(tfmt_bin_writer *w);
+
+/*
  * Flush pending samples and write tables, statistics, footer and header.
  * The log is complete only after this returns TFMT_OK.
  */

@@ -54,13 +54,19 @@ TFMT_API void tfmt_source_free(tfmt_source *src);
 /* Sink flags. */
 #define TFMT_SINK_FORCE 0x01    /* replace an existing file */
 #define TFMT_SINK_SEEKABLE 0x02 /* the writer will patch earlier bytes */
+#define TFMT_SINK_IN_PLACE 0x04 /* write the path itself, no temporary
+                                   file: what is written is on disk at
+                                   once (a recorder's checkpoints) */
 
 /*
  * Open a sink writing to `path`, or to stdout when `path` is NULL or "-".
  * A path is written through a temporary file renamed at finish; an existing
  * path is refused (TFMT_EINVAL, "file exists") without TFMT_SINK_FORCE.
  * With TFMT_SINK_SEEKABLE the sink supports tfmt_sink_pwrite even on a pipe
- * (by spooling to an unlinked temporary file).
+ * (by spooling to an unlinked temporary file). With TFMT_SINK_IN_PLACE
+ * (a regular file, uncompressed) the path is created at once and written
+ * directly, tfmt_sink_pwrite may also write past the end, and a sink
+ * freed without finish leaves the file as it is.
  */
 TFMT_API int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
                             const tfmt_allocator *alloc, tfmt_error *err);
@@ -74,6 +80,12 @@ TFMT_API int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
 
 /* Bytes appended so far. */
 TFMT_API uint64_t tfmt_sink_tell(const tfmt_sink *sink);
+
+/*
+ * Flush and make what was written durable (fdatasync) where the output
+ * is a file written in place; a no-op for other outputs.
+ */
+TFMT_API int tfmt_sink_sync(tfmt_sink *sink);
 
 /*
  * Flush, close and (for a path) rename into place. After a failure the

@@ -54,7 +54,8 @@ struct tfmt_bin_writer {
     int failed;                 /* sticky status after an output error */
     bool limit;                 /* a format limit was hit: finish only */
     bool finished;
-    uint64_t pos;               /* bytes handed to the output so far */
+    uint64_t pos;               /* where the next output byte lands */
+    bool in_place;              /* checkpointed: bytes go by pwrite at pos */
 
     /* sample buffer and optional zstd stream */
     uint8_t *buf;

@@ -118,14 +118,12 @@ static void fill_header(const tfmt_bin_writer *w, uint8_t *h,
     tfmt__store32(h + 60, w->opts.config);
 }
 
-static int write_trailer(tfmt_bin_writer *w)
+/* After the sample region: tables, statistics, footer, then the header
+ * that points at them. */
+static int write_tables_on(tfmt_bin_writer *w)
 {
     uint64_t str_off, frame_off;
-    int rc = tfmt__bw_flush_all(w);
-    if (rc == TFMT_OK)
-        rc = tfmt__bw_out_end_samples(w);
-    if (rc == TFMT_OK)
-        rc = tfmt__bw_write_tables(w, &str_off, &frame_off);
+    int rc = tfmt__bw_write_tables(w, &str_off, &frame_off);
     if (rc == TFMT_OK && w->stats.present)
         rc = put_stats(w);
     if (rc == TFMT_OK)
@@ -139,7 +137,16 @@ static int write_trailer(tfmt_bin_writer *w)
     return w->pwrite(w->out_ctx, h, sizeof h, 0, &w->err);
 }
 
+static int write_trailer(tfmt_bin_writer *w)
+{
+    int rc = tfmt__bw_flush_all(w);
+    if (rc == TFMT_OK)
+        rc = tfmt__bw_out_end_samples(w);
+    return rc == TFMT_OK ? write_tables_on(w) : rc;
+}
+
 int tfmt_bin_writer_finish(tfmt_bin_writer *w)
+
 {
     if (w->finished)
         return tfmt__error(&w->err, TFMT_EINVAL, "writer already finished");
@@ -149,5 +156,32 @@ int tfmt_bin_writer_finish(tfmt_bin_writer *w)
     if (rc != TFMT_OK)
         return tfmt__bw_fail(w, rc);
     w->finished = true;
+    return TFMT_OK;
+}
+
+/*
+ * A checkpoint: the log as it stands is written out whole (pending REPEAT
+ * groups as records, the zstd frame ended, tables, statistics, footer,
+ * header), then the writer goes on from the end of the samples, so the
+ * next samples overwrite this trailer and the next checkpoint or finish
+ * writes a longer one. Tables only grow, so the file never needs to
+ * shrink. A log that is never checkpointed is written exactly as before.
+ */
+int tfmt_bin_writer_checkpoint(tfmt_bin_writer *w)
+{
+    int rc = tfmt__bw_check_open(w);
+    if (rc != TFMT_OK)
+        return rc;
+    w->in_place = true;
+    rc = tfmt__bw_flush_all(w);
+    if (rc == TFMT_OK)
+        rc = tfmt__bw_out_end_samples(w);
+    uint64_t samples_end = w->pos;
+    if (rc == TFMT_OK)
+        rc = write_tables_on(w);
+    if (rc != TFMT_OK)
+        return tfmt__bw_fail(w, rc);
+    w->pos = samples_end;
+    w->raw = false; /* the next zstd bytes start a new frame */
     return TFMT_OK;
 }

@@ -47,7 +47,10 @@ static int emit(tfmt_bin_writer *w, const void *p, size_t n)
 {
     if (!n)
         return TFMT_OK;
-    int rc = w->write(w->out_ctx, p, n, &w->err);
+    /* After a checkpoint the samples continue where the last trailer
+     * starts, so bytes are placed rather than appended. */
+    int rc = w->in_place ? w->pwrite(w->out_ctx, p, n, w->pos, &w->err)
+                         : w->write(w->out_ctx, p, n, &w->err);
     if (rc != TFMT_OK)
         return tfmt__bw_fail(w, rc);
     w->pos += n;

@@ -182,7 +182,8 @@ int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
         return sink->status;
     if (!(sink->flags & TFMT_SINK_SEEKABLE) || sink->finished)
         return sink_fail(sink, TFMT_EINVAL, "sink is not seekable");
-    if (offset > sink->written || len > sink->written - offset)
+    bool place = sink->flags & TFMT_SINK_IN_PLACE;
+    if (!place && (offset > sink->written || len > sink->written - offset))
         return sink_fail(sink, TFMT_EINVAL, "patch beyond written bytes");
     int rc = flush(sink);
     if (rc != TFMT_OK)
@@ -201,6 +202,26 @@ int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
         len -= (size_t)w;
         offset += (uint64_t)w;
     }
+    /* In place a write may extend the file: appends follow its end. */
+    if (place && offset > sink->written) {
+        sink->written = offset;
+        if (lseek(fd, (off_t)(base + offset), SEEK_SET) < 0)
+            return sink_errno(sink, errno);
+    }
+    return TFMT_OK;
+}
+
+int tfmt_sink_sync(tfmt_sink *sink)
+{
+    if (!sink)
+        return TFMT_EINVAL;
+    if (sink->status != TFMT_OK)
+        return sink->status;
+    int rc = flush(sink);
+    if (rc != TFMT_OK || !(sink->flags & TFMT_SINK_IN_PLACE) || !sink->own_out)
+        return rc;
+    if (fdatasync(sink->out_fd) != 0 && errno != EINVAL)
+        return sink_errno(sink, errno);
     return TFMT_OK;
 }
 
@@ -317,6 +338,12 @@ static int dest_open(tfmt_sink *sink, const char *path)
     }
     if (!(sink->flags & TFMT_SINK_FORCE) && lstat(path, &st) == 0)
         return sink_fail(sink, TFMT_EINVAL, "file exists");
+    if (sink->flags & TFMT_SINK_IN_PLACE) {
+        sink->out_fd =
+            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        sink->own_out = sink->out_fd >= 0;
+        return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
+    }
     int rc = tmp_create(sink);
     sink->own_out = rc == TFMT_OK;
     return rc;
@@ -347,6 +374,9 @@ static int sink_setup(tfmt_sink *sink, const char *path)
     if (!sink->buf)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
     const char *filter = filter_for(sink->path);
+    if (filter && (sink->flags & TFMT_SINK_IN_PLACE))
+        return sink_fail(sink, TFMT_EINVAL,
+                         "a compressed output cannot be written in place");
     if (filter) {
         rc = archive_setup(sink, filter);
         if (rc != TFMT_OK)
