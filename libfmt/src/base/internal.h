@@ -101,6 +101,22 @@ uint32_t tfmt__idset_find(const tfmt_idset *s, uint64_t hash, const void *key,
                           tfmt_idset_eq eq, const void *ctx);
 /* Insert id (caller checked it is absent). */
 int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id);
+/*
+ * Find by hash alone, for items keyed by one 64-bit value whose hash is
+ * tfmt__hash_mix(key): the mix is a bijection, so equal hashes are equal
+ * keys and no callback is needed. Returns the id or UINT32_MAX.
+ */
+static inline uint32_t tfmt__idset_find_key(const tfmt_idset *s, uint64_t hash)
+{
+    if (!s->cap)
+        return UINT32_MAX;
+    size_t mask = s->cap - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+        uint32_t id = s->ids[i];
+        if (id == UINT32_MAX || s->hashes[i] == hash)
+            return id;
+    }
+}
 
 /*
  * A set of uint32 ids an input chooses (idbits.c): a bitmap for the dense

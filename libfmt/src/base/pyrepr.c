@@ -395,16 +395,73 @@ size_t tfmt__pyrepr(double v, char *out)
 
 static unsigned count_digits(uint64_t v)
 {
-    unsigned n = 1;
-    while (v >= 10000) {
-        v /= 10000;
-        n += 4;
+    static const uint64_t pow10[20] = {1ULL,
+                                       10ULL,
+                                       100ULL,
+                                       1000ULL,
+                                       10000ULL,
+                                       100000ULL,
+                                       1000000ULL,
+                                       10000000ULL,
+                                       100000000ULL,
+                                       1000000000ULL,
+                                       10000000000ULL,
+                                       100000000000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       100000000000000ULL,
+                                       1000000000000000ULL,
+                                       10000000000000000ULL,
+                                       100000000000000000ULL,
+                                       1000000000000000000ULL,
+                                       10000000000000000000ULL};
+    v |= 1; /* no change to the count; 0 counts as one digit */
+#if defined(__GNUC__)
+    unsigned bits = 64 - (unsigned)__builtin_clzll(v);
+#else
+    unsigned bits = 0;
+    for (uint64_t w = v; w; w >>= 1)
+        bits++;
+#endif
+    /* t = bits * log10(2) rounded down; the count is t or t + 1 */
+    unsigned t = (bits * 1233) >> 12;
+    return t + 1 - (v < pow10[t]);
+}
+
+/* v < 10^4, no leading zeros. */
+static char *put_upto4(char *p, uint32_t v)
+{
+    if (v < 100) {
+        if (v < 10) {
+            *p = (char)('0' + v);
+            return p + 1;
+        }
+        memcpy(p, pairs + 2 * v, 2);
+        return p + 2;
     }
-    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+    uint32_t hi = v / 100, lo = v % 100;
+    if (hi < 10) {
+        *p++ = (char)('0' + hi);
+    } else {
+        memcpy(p, pairs + 2 * hi, 2);
+        p += 2;
+    }
+    memcpy(p, pairs + 2 * lo, 2);
+    return p + 2;
 }
 
 char *tfmt__put_uint(char *p, uint64_t v)
 {
+    if (v < 10000) /* ids and counts, mostly: no digit count needed */
+        return put_upto4(p, (uint32_t)v);
+    if (v < 100000000) {
+        uint32_t w = (uint32_t)v;
+        p = put_upto4(p, w / 10000);
+        uint32_t lo = w % 10000;
+        memcpy(p, pairs + 2 * (lo / 100), 2);
+        memcpy(p + 2, pairs + 2 * (lo % 100), 2);
+        return p + 4;
+    }
     char *end = p + count_digits(v);
     put_digits(v, end);
     return end;

@@ -13,8 +13,6 @@
 #include "spool.h"
 #include "io_internal.h"
 
-#define BLOCK (8u * 1024u)
-
 /* The spool: an unlinked temporary file (tmpfile.c) as a stdio stream. */
 static FILE *spool_open(void)
 {
@@ -53,7 +51,7 @@ int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec,
 {
     if (!st->tail.data)
         tfmt__buf_init(&st->tail, s->alloc);
-    if (st->tail.len + n > BLOCK) {
+    if (st->tail.len + n > TFMT_SPOOL_BLOCK) {
         int rc = spool_block(s, st);
         if (rc != TFMT_OK)
             return rc;

@@ -38,6 +38,29 @@ typedef struct tfmt_spool {
  */
 int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec,
                        size_t n);
+/* A stream's block: what it keeps in memory before spooling it. */
+#define TFMT_SPOOL_BLOCK (8u * 1024u)
+
+/*
+ * The inline path of tfmt__spool_append, for a record written in place:
+ * where a record of at most `max` bytes can go in the stream's block, or
+ * NULL (then build it elsewhere and append it); then commit the bytes
+ * actually written there.
+ */
+static inline uint8_t *tfmt__spool_room(tfmt_sstream *st, size_t max)
+{
+    if (st->tail.len + max > st->tail.cap ||
+        st->tail.len + max > TFMT_SPOOL_BLOCK)
+        return NULL;
+    return (uint8_t *)st->tail.data + st->tail.len;
+}
+
+static inline void tfmt__spool_commit(tfmt_sstream *st, size_t n)
+{
+    st->tail.len += n;
+    st->count++;
+}
+
 /* Call fn(ctx, bytes, len) for each run of whole records, in order. */
 int tfmt__spool_each(tfmt_spool *s, tfmt_sstream *st,
                      int (*fn)(void *ctx, const uint8_t *d, size_t len),

@@ -122,16 +122,10 @@ const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g)
     return &g->err;
 }
 
-static bool thread_eq(const void *ctx, uint32_t id, const void *key)
-{
-    return ((const tfmt_gecko *)ctx)->threads[id].tid ==
-           *(const uint64_t *)key;
-}
-
 static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
 {
     uint64_t h = tfmt__hash_mix(tid);
-    uint32_t id = tfmt__idset_find(&g->thread_set, h, &tid, thread_eq, g);
+    uint32_t id = tfmt__idset_find_key(&g->thread_set, h);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow(g->alloc, (void **)&g->threads, &g->capthreads,
                        g->nthreads + 1, sizeof *g->threads) != TFMT_OK)
@@ -141,6 +135,7 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
         memset(t, 0, sizeof *t);
         t->tid = tid;
         t->main = main;
+        t->root_child_frame = TFMT_NO_ID;
         tfmt__idset_init(&t->func_set, g->alloc);
         tfmt__idset_init(&t->frame_set, g->alloc);
         tfmt__idset_init(&t->stack_set, g->alloc);
@@ -258,6 +253,12 @@ static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
 {
     for (uint32_t i = 0; i < s->weight; i++) {
         gsample rec = {stack, s->timestamps[i]};
+        uint8_t *in = tfmt__spool_room(&t->samples, G_SAMPLE_MAX);
+        if (in) {
+            tfmt__spool_commit(&t->samples,
+                          gsample_encode(in, &rec, &t->samples.prev));
+            continue;
+        }
         uint8_t buf[G_SAMPLE_MAX];
         size_t n = gsample_encode(buf, &rec, &t->samples.prev);
         int rc = tfmt__spool_append(&g->spool, &t->samples, buf, n);

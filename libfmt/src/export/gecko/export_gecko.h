@@ -68,14 +68,33 @@ static inline size_t gsample_encode(uint8_t *out, const gsample *r,
     return n;
 }
 
+/* One varint of a record, one and two bytes inline; false: damaged. */
+static inline bool gvarint(const uint8_t **pp, const uint8_t *end,
+                           uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p < end && !(p[0] & 0x80)) {
+        *out = p[0];
+        *pp = p + 1;
+        return true;
+    }
+    if (end - p >= 2 && !(p[1] & 0x80)) {
+        *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return true;
+    }
+    return tfmt__varint_u64(pp, end, out) == 1;
+}
+
 /* false: the bytes are not a record (a damaged spool file) */
 static inline bool gsample_decode(const uint8_t **pp, const uint8_t *end,
                                   gsample *r, uint64_t *prev)
 {
-    uint64_t d;
-    if (tfmt__varint_u32(pp, end, &r->stack) != 1 ||
-        tfmt__varint_u64(pp, end, &d) != 1)
+    uint64_t stack, d;
+    if (!gvarint(pp, end, &stack) || stack > UINT32_MAX ||
+        !gvarint(pp, end, &d))
         return false;
+    r->stack = (uint32_t)stack;
     r->ts = *prev += gunzig(d);
     return true;
 }
@@ -94,13 +113,13 @@ static inline size_t gmarker_encode(uint8_t *out, const gmarker *r,
 static inline bool gmarker_decode(const uint8_t **pp, const uint8_t *end,
                                   gmarker *r, uint64_t *prev)
 {
-    uint64_t d, len;
-    if (tfmt__varint_u32(pp, end, &r->name) != 1 || *pp >= end ||
+    uint64_t name, d, len;
+    if (!gvarint(pp, end, &name) || name > UINT32_MAX || *pp >= end ||
         **pp >= G_NSTATES)
         return false;
+    r->name = (uint32_t)name;
     r->state = *(*pp)++;
-    if (tfmt__varint_u64(pp, end, &d) != 1 ||
-        tfmt__varint_u64(pp, end, &len) != 1)
+    if (!gvarint(pp, end, &d) || !gvarint(pp, end, &len))
         return false;
     r->start = *prev += gunzig(d);
     r->end = r->start + gunzig(len);
@@ -124,6 +143,8 @@ typedef struct gframe {
 
 typedef struct gstack {
     uint32_t frame, prefix;     /* prefix TFMT_NO_ID: null */
+    uint32_t child_frame;       /* the last child looked up under this */
+    uint32_t child;             /* ... stack: a lookup that needs no table */
     uint8_t cat;
 } gstack;
 
@@ -150,6 +171,8 @@ typedef struct gthread {
     size_t captabframe;
     uint32_t *last_tab;         /* the last stack added: tab frames */
     uint32_t *last_stack;       /* ... and its stack index per depth */
+    uint32_t root_child_frame;  /* gstack.child_frame of the root */
+    uint32_t root_child;
     uint32_t last_depth;
     size_t caplast;
     gstream samples, markers;

@@ -47,6 +47,11 @@ static int add_marker(tfmt_gecko *g, gthread *t, int state, uint64_t end)
     m.start = t->start[state];
     m.end = end;
     t->open[state] = false;
+    uint8_t *in = tfmt__spool_room(&t->markers, G_MARKER_MAX);
+    if (in) {
+        tfmt__spool_commit(&t->markers, gmarker_encode(in, &m, &t->markers.prev));
+        return TFMT_OK;
+    }
     uint8_t buf[G_MARKER_MAX];
     size_t n = gmarker_encode(buf, &m, &t->markers.prev);
     rc = tfmt__spool_append(&g->spool, &t->markers, buf, n);

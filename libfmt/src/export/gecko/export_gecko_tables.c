@@ -3,6 +3,8 @@
  * resource tables, created in GeckoCollector's order (root to leaf:
  * function name, resource name, file basename interned as they first
  * appear). A tab frame maps to one Gecko frame, cached per thread.
+ * Functions, resources and stacks have one 64-bit key each, found by its
+ * hash alone (tfmt__idset_find_key).
  */
 #include "export_gecko.h"
 
@@ -12,30 +14,11 @@ typedef struct fkey {
     int32_t col;
 } fkey;
 
-static bool func_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const gfunc *f = &((const gthread *)ctx)->funcs[id];
-    const uint32_t *k = key;
-    return f->file == k[0] && f->func == k[1];
-}
-
-static bool res_eq(const void *ctx, uint32_t id, const void *key)
-{
-    return ((const gthread *)ctx)->res[id].file == *(const uint32_t *)key;
-}
-
 static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 {
     const gframe *f = &((const gthread *)ctx)->frames[id];
     const fkey *k = key;
     return f->func == k->func && f->line == k->line && f->col == k->col;
-}
-
-static bool stack_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const gstack *s = &((const gthread *)ctx)->stacks[id];
-    const uint32_t *k = key;
-    return s->frame == k[0] && s->prefix == k[1];
 }
 
 /* _is_python: not "<...>", except <stdin> and <string>. */
@@ -51,7 +34,7 @@ static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file,
                         uint32_t *out)
 {
     uint64_t h = tfmt__hash_mix(file);
-    uint32_t id = tfmt__idset_find(&t->res_set, h, &file, res_eq, t);
+    uint32_t id = tfmt__idset_find_key(&t->res_set, h);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow(g->alloc, (void **)&t->res, &t->capres, t->nres + 1,
                        sizeof *t->res) != TFMT_OK)
@@ -100,7 +83,7 @@ static int get_func(tfmt_gecko *g, gthread *t, const tfmt_frame *tf,
 {
     uint32_t key[2] = {tf->filename, tf->funcname};
     uint64_t h = tfmt__hash_mix(((uint64_t)key[0] << 32) | key[1]);
-    uint32_t id = tfmt__idset_find(&t->func_set, h, key, func_eq, t);
+    uint32_t id = tfmt__idset_find_key(&t->func_set, h);
     if (id == TFMT_NO_ID) {
         int rc = new_func(g, t, key, line);
         if (rc != TFMT_OK)
@@ -164,23 +147,53 @@ static int cached_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
     return TFMT_OK;
 }
 
+static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
+                     uint64_t h, uint32_t *out)
+{
+    if (tfmt__grow(g->alloc, (void **)&t->stacks, &t->capstacks, t->nstacks + 1,
+                   sizeof *t->stacks) != TFMT_OK)
+        return tfmt__gecko_nomem(g);
+    uint32_t id = (uint32_t)t->nstacks++;
+    gstack *s = &t->stacks[id];
+    s->frame = frame;
+    s->prefix = prefix;
+    s->child_frame = TFMT_NO_ID;
+    s->child = TFMT_NO_ID;
+    s->cat = t->funcs[t->frames[frame].func].py ? G_CAT_PYTHON : G_CAT_NATIVE;
+    if (tfmt__idset_insert(&t->stack_set, h, id) != TFMT_OK)
+        return tfmt__gecko_nomem(g);
+    *out = id;
+    return TFMT_OK;
+}
+
+/*
+ * The stack (frame, prefix). A program calls the same function from a
+ * place many times in a row, so each stack remembers the last child
+ * looked up under it: that answer is in a cache line the walk touched
+ * already, where the table probe is a likely cache miss.
+ */
 static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame,
                      uint32_t prefix, uint32_t *out)
 {
-    uint32_t key[2] = {frame, prefix};
+    bool root = prefix == TFMT_NO_ID;
+    uint32_t cf = root ? t->root_child_frame : t->stacks[prefix].child_frame;
+    if (cf == frame && cf != TFMT_NO_ID) {
+        *out = root ? t->root_child : t->stacks[prefix].child;
+        return TFMT_OK;
+    }
     uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
-    uint32_t id = tfmt__idset_find(&t->stack_set, h, key, stack_eq, t);
+    uint32_t id = tfmt__idset_find_key(&t->stack_set, h);
     if (id == TFMT_NO_ID) {
-        if (tfmt__grow(g->alloc, (void **)&t->stacks, &t->capstacks,
-                       t->nstacks + 1, sizeof *t->stacks) != TFMT_OK)
-            return tfmt__gecko_nomem(g);
-        id = (uint32_t)t->nstacks++;
-        t->stacks[id].frame = frame;
-        t->stacks[id].prefix = prefix;
-        t->stacks[id].cat = t->funcs[t->frames[frame].func].py
-                                ? G_CAT_PYTHON : G_CAT_NATIVE;
-        if (tfmt__idset_insert(&t->stack_set, h, id) != TFMT_OK)
-            return tfmt__gecko_nomem(g);
+        int rc = new_stack(g, t, frame, prefix, h, &id);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    if (root) {
+        t->root_child_frame = frame;
+        t->root_child = id;
+    } else {
+        t->stacks[prefix].child_frame = frame;
+        t->stacks[prefix].child = id;
     }
     *out = id;
     return TFMT_OK;
