@@ -316,6 +316,31 @@ def gecko_collapsed(ours, collapsed, *more):
         gecko_collapsed(*more)
 
 
+def gecko_times(ours, times):
+    """Sample times are repr((ts - first) / 1000) of the log's timestamps
+    ("tid ts" lines, the first one the base), per thread in order, and
+    each marker's duration is repr(endTime - startTime), as CPython's
+    GeckoCollector computes them (texts compared, not parsed floats)."""
+    with open(ours, encoding="ascii") as f:
+        d = json.load(f, parse_float=str)
+    want, base = {}, None
+    with open(times, encoding="ascii") as f:
+        for line in f:
+            tid, ts = map(int, line.split())
+            base = ts if base is None else base
+            want.setdefault(tid, []).append(repr((ts - base) / 1000))
+    for t in d["threads"]:
+        if t["samples"]["time"] != want.get(t["tid"]):
+            fail(f"thread {t['tid']}: times {t['samples']['time']}, "
+                 f"want {want.get(t['tid'])}")
+        m = t["markers"]
+        for data, a, b in zip(m["data"], m["startTime"], m["endTime"]):
+            if data["duration"] != repr(float(b) - float(a)):
+                fail(f"duration {data['duration']} of {a}..{b}")
+    if set(want) != {t["tid"] for t in d["threads"]}:
+        fail("threads differ")
+
+
 def read_collapsed(path):
     out = {}
     with open(path, encoding="utf-8") as f:
@@ -473,6 +498,7 @@ def main():
     cmds = {"pstats-eq": pstats_eq, "pstats-expect": pstats_expect,
             "pstats-stats": pstats_stats, "gecko-eq": gecko_eq,
             "gecko-collapsed": gecko_collapsed,
+            "gecko-times": gecko_times,
             "pprof-collapsed": pprof_collapsed,
             "filter-collapsed": filter_collapsed,
             "speedscope-collapsed": speedscope_collapsed,

@@ -2,15 +2,16 @@
  * test_export_gecko.c - the Firefox Profiler (Gecko) export: every CPython
  * fixture, in every binary variant, equals CPython's expected.gecko.json
  * once the machine-dependent fields are normalized (compared as parsed
- * JSON by python3); the spool keeps memory flat on a long input.
+ * JSON by python3); times and durations are Python's floats for any
+ * timestamps; the spool keeps memory flat on a long input.
  */
 #include "test_export_common.h"
+#include "export_gecko.h"
 
-static int gecko_file(const char *name, const char *variant,
-                      const tfmt_profile_options *o, const char *out)
+/* The Gecko export of the log at `path` to `out`. */
+static int gecko_path(const char *path, const tfmt_profile_options *o,
+                      const char *out)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/cpython/%s/%s", TESTDATA, name, variant);
     tfmt_gecko *g;
     tfmt_source *src;
     tfmt_bin_reader *r;
@@ -39,6 +40,14 @@ static int gecko_file(const char *name, const char *variant,
     }
     tfmt_gecko_free(g);
     return rc;
+}
+
+static int gecko_file(const char *name, const char *variant,
+                      const tfmt_profile_options *o, const char *out)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cpython/%s/%s", TESTDATA, name, variant);
+    return gecko_path(path, o, out);
 }
 
 TEST(fixtures_equal_cpython)
@@ -114,6 +123,125 @@ TEST(float_repr_is_pythons)
     unlink(out);
 }
 
+/*
+ * A log whose timestamps start at `base` and wander: back before it, by
+ * whole milliseconds and odd microseconds, and far past 10^15 us (where
+ * milliseconds are no longer spelled from integers). Writes the log to
+ * `path` and each thread's timestamps to `times` ("tid ts" lines).
+ */
+static int times_log(const char *path, const char *times, uint64_t base)
+{
+    /* microseconds from one sample to the next, cycled */
+    static const int64_t steps[] = {0,
+                                    1000,
+                                    1,
+                                    -2000,
+                                    999,
+                                    123456789,
+                                    -7,
+                                    1000000000000000,
+                                    -1,
+                                    1,
+                                    4503599627370496,
+                                    3,
+                                    -5000000,
+                                    1500}; /* clang-format: keep */
+    tfmt_sink *sink = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_bin_writer_options wo = TFMT_BIN_WRITER_OPTIONS_INIT;
+    wo.start_time_us = base;
+    wo.sample_interval_us = 1000;
+    FILE *f = fopen(times, "w");
+    int rc =
+        f ? tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
+                           NULL, NULL)
+          : TFMT_EIO;
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_open(&w, sink, &wo, NULL);
+    uint32_t fr[2];
+    for (int i = 0; i < 2 && rc == TFMT_OK; i++)
+        rc = tfmt_bin_writer_location(w, "/t.py", 5, i ? "g" : "f", 1, 10 + i,
+                                      10 + i, 0, 4, -1, &fr[i]);
+    uint64_t ts = base;
+    for (int n = 0; n < 3 * 14 && rc == TFMT_OK; n++) {
+        ts += (uint64_t)steps[n % 14];
+        uint64_t tid = 1 + (uint64_t)(n % 2);
+        uint8_t status = n % 3 ? TFMT_STATUS_HAS_GIL : TFMT_STATUS_ON_CPU;
+        rc = tfmt_bin_writer_sample(w, tid, 0, ts, status, fr,
+                                    1 + (uint32_t)(n % 5 != 0));
+        fprintf(f, "%llu %llu\n", (unsigned long long)tid,
+                (unsigned long long)ts);
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(sink);
+    tfmt_bin_writer_free(w);
+    tfmt_sink_free(sink);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+/*
+ * Sample times are Python's repr of (ts - first) / 1000, marker durations
+ * the repr of endTime - startTime, whatever the timestamps: near zero,
+ * above 2^63, backwards, and 10^15 us or more apart (python3 checks).
+ */
+TEST(times_are_pythons)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    static const uint64_t bases[] = {1000000, 0x8000000000001234ULL,
+                                     0x4000000000000000ULL};
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        char log[256], times[256], out[256], cmd[1024];
+        tmp_path(log, sizeof log, "times_log");
+        tmp_path(times, sizeof times, "times_txt");
+        tmp_path(out, sizeof out, "times_gecko");
+        REQUIRE(times_log(log, times, bases[i]) == TFMT_OK, "log %zu", i);
+        REQUIRE(gecko_path(log, NULL, out) == TFMT_OK, "gecko %zu", i);
+        snprintf(cmd, sizeof cmd,
+                 "python3 %s/../tests/unit/"
+                 "test_export_check.py gecko-times %s %s",
+                 TESTDATA, out, times);
+        CHECK(run_cmd(cmd) == 0, "base %zu: times differ from Python's", i);
+        unlink(log);
+        unlink(times);
+        unlink(out);
+    }
+}
+
+/* n / 1000 past 2^53 is Python's int true division, for 50,000 n. */
+TEST(div1000_is_pythons)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    char out[256], cmd[1024];
+    tmp_path(out, sizeof out, "div1000");
+    FILE *f = fopen(out, "w");
+    REQUIRE(f, "open %s", out);
+    uint64_t x = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 50000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int shift = i % 12; /* 2^52 .. 2^64, and exact multiples of 1000 */
+        uint64_t n = x >> shift;
+        if (i % 7 == 0)
+            n = n / 1000 * 1000 + (uint64_t)(i % 3) * 500;
+        double v = tfmt__gecko_div1000(n, i & 1);
+        fprintf(f, "%s%llu %a\n", i & 1 ? "-" : "", (unsigned long long)n, v);
+    }
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import sys\n"
+             "for l in open(sys.argv[1]):\n"
+             " n, h = l.split()\n"
+             " if int(n) / 1000 != float.fromhex(h): sys.exit(l)' %s",
+             out);
+    CHECK(run_cmd(cmd) == 0, "a quotient differs from Python's");
+    unlink(out);
+}
+
 /* Every allocation of a Gecko conversion failing in turn: ENOMEM, no leak. */
 TEST(every_allocation_failing)
 {
@@ -137,4 +265,5 @@ TEST(every_allocation_failing)
 }
 
 TESTS(TCASE(fixtures_equal_cpython), TCASE(float_repr_is_pythons),
+      TCASE(times_are_pythons), TCASE(div1000_is_pythons),
       TCASE(every_allocation_failing))

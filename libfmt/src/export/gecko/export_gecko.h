@@ -218,11 +218,19 @@ struct tfmt_gecko {
     size_t capgc;
 };
 
+/*
+ * n / 1000 correctly rounded, as Python's int true division gives it,
+ * negated when `neg`: for n of 2^53 or more, where (double)n is inexact.
+ */
+double tfmt__gecko_div1000(uint64_t n, bool neg);
+
 /* Milliseconds after the first timestamp, as Python divides: d / 1000. */
 static inline double gecko_ms(const tfmt_gecko *g, uint64_t ts)
 {
-    __int128 d = (__int128)ts - (__int128)g->base_us;
-    return (double)d / 1000.0;
+    uint64_t n = ts >= g->base_us ? ts - g->base_us : g->base_us - ts;
+    if (n < (UINT64_C(1) << 53)) /* exact as a double: one rounding */
+        return ts >= g->base_us ? (double)n / 1000.0 : -(double)n / 1000.0;
+    return tfmt__gecko_div1000(n, ts < g->base_us);
 }
 
 int tfmt__gecko_nomem(tfmt_gecko *g);

@@ -29,9 +29,11 @@ typedef struct colctx {
 /* A timestamp as the JSON's milliseconds: repr(gecko_ms(ts)). */
 static char *put_ms(char *p, const tfmt_gecko *g, uint64_t ts)
 {
-    __int128 d = (__int128)ts - (__int128)g->base_us;
-    if (d > -TFMT_PYREPR_MILLIS_MAX && d < TFMT_PYREPR_MILLIS_MAX)
-        return p + tfmt__pyrepr_millis((int64_t)d, p);
+    uint64_t n = ts >= g->base_us ? ts - g->base_us : g->base_us - ts;
+    if (n < (uint64_t)TFMT_PYREPR_MILLIS_MAX) {
+        int64_t d = ts >= g->base_us ? (int64_t)n : -(int64_t)n;
+        return p + tfmt__pyrepr_millis(d, p);
+    }
     return tfmt__json_float(p, gecko_ms(g, ts));
 }
 
