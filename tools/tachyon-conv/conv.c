@@ -12,7 +12,7 @@ static conv_format parse_format(const char *to)
 {
     static const char *const names[] = {
         "jsonl", "collapsed", "bin", "speedscope", "gecko", "pprof", "svg",
-        "pstats", "top", "html",
+        "pstats", "top", "html", "clickhouse",
     };
     for (size_t i = 0; to && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(to, names[i]) == 0)
@@ -36,8 +36,9 @@ static int check_combinations(const conv_options *o, conv_format f)
         stdin_uses += strcmp(o->inputs.items[i], "-") == 0;
     if (stdin_uses > 1)
         return cli_usage("'-' (stdin) given more than once");
-    if (o->run_id && f != CONV_JSONL)
-        return cli_usage("option '--run-id' applies only to --to jsonl");
+    if (o->run_id && f != CONV_JSONL && f != CONV_CLICKHOUSE)
+        return cli_usage("option '--run-id' applies only to --to jsonl and "
+                         "clickhouse");
     if (o->compression && f != CONV_BIN)
         return cli_usage("option '--compression' applies only to --to bin");
     if (f == CONV_BIN && o->inputs.count > 1)
@@ -83,6 +84,8 @@ int run_conv(const conv_options *o)
     if (code == CLI_EXIT_OK)
         code = conv_view_check(o, job.format, &job);
     if (code == CLI_EXIT_OK)
+        code = conv_clickhouse_check(o, job.format);
+    if (code == CLI_EXIT_OK)
         code = check_output(o, job.format);
     if (code != CLI_EXIT_OK)
         return code;
@@ -95,9 +98,10 @@ int run_conv(const conv_options *o)
     conv_view_options(&filter, o, job.format);
     job.filter = &filter;
     if (code == CLI_EXIT_OK)
-        code = job.format == CONV_BIN     ? conv_bin(&job)
-               : job.format == CONV_GECKO ? conv_gecko(&job)
-                                          : conv_text(&job);
+        code = job.format == CONV_BIN          ? conv_bin(&job)
+               : job.format == CONV_GECKO      ? conv_gecko(&job)
+               : job.format == CONV_CLICKHOUSE ? conv_clickhouse(&job)
+                                               : conv_text(&job);
     conv_filter_free(&filter);
     return code;
 }

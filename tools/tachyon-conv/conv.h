@@ -19,7 +19,8 @@ typedef enum {
     CONV_SVG,
     CONV_PSTATS,
     CONV_TOP,
-    CONV_HTML
+    CONV_HTML,
+    CONV_CLICKHOUSE  /* rows for ClickHouse, a run per input */
 } conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
@@ -40,6 +41,9 @@ typedef struct conv_options {
     const char *drop;        /* "samples" (default) or "frames" */
     int gil, on_cpu, exception, skip_idle, collapse_recursion;
     int no_lines;            /* --no-lines (viewer formats) */
+    /* --to clickhouse (conv_clickhouse.c) */
+    cli_list labels;         /* KEY=VALUE */
+    const char *time;        /* Unix seconds */
 } conv_options;
 
 /* The filters of the command line, as profile options. */
@@ -100,6 +104,10 @@ void conv_progress_end(conv_filter *f);
 int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink);
 /* --to gecko: a timeline, replayed input by input. */
 int conv_gecko(const conv_job *job);
+
+/* conv_clickhouse.c: --to clickhouse, and its option checks. */
+int conv_clickhouse_check(const conv_options *o, conv_format f);
+int conv_clickhouse(const conv_job *job);
 
 /* run_id.c */
 int conv_run_id_parse(const char *arg, char out[33]);

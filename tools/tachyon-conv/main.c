@@ -12,13 +12,14 @@ static conv_options opts;
 static const cli_option options[] = {
     {"to", 't', CLI_ARG_REQUIRED, &opts.to,
      "output format (default jsonl; see below)", "FORMAT",
-     "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top|html"},
+     "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top|html|"
+     "clickhouse"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
      "write to FILE instead of stdout", "FILE", NULL},
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
      NULL, NULL},
     {"run-id", 0, CLI_ARG_REQUIRED, &opts.run_id,
-     "jsonl run id: 32 hex digits or 'random'", "HEX", NULL},
+     "jsonl, clickhouse run id: 32 hex digits or 'random'", "HEX", NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opts.compression,
      "bin compression: none or zstd (default: input's)", "METHOD", "none|zstd"},
     {"title", 0, CLI_ARG_REQUIRED, &opts.title,
@@ -54,6 +55,12 @@ static const cli_option options[] = {
      "merge directly recursive frames of one function", NULL, NULL},
     {"no-lines", 0, CLI_ARG_NONE, &opts.no_lines,
      "viewer formats: one frame per function (lines dropped)", NULL, NULL},
+    {"label", 'l', CLI_ARG_REPEATABLE, &opts.labels,
+     "clickhouse: label every row (service=api, host=h1, ...)",
+     "KEY=VALUE", NULL},
+    {"time", 0, CLI_ARG_REQUIRED, &opts.time,
+     "clickhouse: the run's time (default: input's mtime)", "UNIXSECONDS",
+     NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
@@ -73,7 +80,9 @@ static const char epilog[] =
     "Profiler, as CPython's --gecko), pprof (gzipped profile.proto), svg\n"
     "(interactive flame graph, no network needed), pstats (CPython's marshal\n"
     "file, for pstats.SampledStats), top (table of the hottest functions),\n"
-    "html (the flame graph and the top tables on one page).\n"
+    "html (the flame graph and the top tables on one page), clickhouse\n"
+    "(JSONEachRow rows for schemas/clickhouse/tachyon_stacks.sql: one row\n"
+    "per thread, status and stack, each input its own run).\n"
     "\n"
     "Filters apply to every format but bin, in this order: --thread and the\n"
     "status flags drop whole samples; --rewrite renames; --include and\n"
@@ -117,5 +126,6 @@ int main(int argc, char **argv)
     cli_list_free(&opts.exclude);
     cli_list_free(&opts.rewrite);
     cli_list_free(&opts.threads);
+    cli_list_free(&opts.labels);
     return code;
 }

@@ -74,6 +74,34 @@ TFMT_API int tfmt_profile_write_html(tfmt_profile *p, tfmt_sink *sink,
 TFMT_API int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
                                     const tfmt_export_options *opts);
 
+/* ---- ClickHouse rows ---- */
+
+/* The columns a run shares in every row (tfmt_profile_write_clickhouse). */
+#define TFMT_CLICKHOUSE_RUN_VERSION 1
+typedef struct tfmt_clickhouse_run {
+    unsigned version;                   /* TFMT_CLICKHOUSE_RUN_VERSION */
+    const char *run_id;                 /* 32 lowercase hex digits */
+    const char *const *label_keys;      /* nlabels NUL-terminated strings */
+    const char *const *label_values;    /* (invalid UTF-8 is repaired) */
+    size_t nlabels;
+    uint32_t time;                      /* wall-clock time, Unix seconds */
+    const char *python;                 /* "3.15.0", or NULL / "" */
+} tfmt_clickhouse_run;
+#define TFMT_CLICKHOUSE_RUN_INIT \
+    {TFMT_CLICKHOUSE_RUN_VERSION, NULL, NULL, NULL, 0, 0, NULL}
+
+/*
+ * Rows of the table in schemas/clickhouse/tachyon_stacks.sql in
+ * ClickHouse's JSONEachRow format: one line per (thread, status, stack)
+ * with its count, in the order the stacks first got a sample, `row`
+ * numbering them from 0. Status is kept apart only when `p` was built with
+ * split_status (else every row says 0). Interval, mode and start time are
+ * the profile's. Query results of the table read back with
+ * tfmt_rows_open (fmt_rows.h).
+ */
+TFMT_API int tfmt_profile_write_clickhouse(tfmt_profile *p, tfmt_sink *sink,
+                                           const tfmt_clickhouse_run *run);
+
 /* ---- Firefox Profiler ("gecko"), a timeline ---- */
 
 /*

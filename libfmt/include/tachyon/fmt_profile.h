@@ -21,7 +21,7 @@ extern "C" {
 typedef struct tfmt_profile tfmt_profile;
 
 /* Which samples are counted. */
-#define TFMT_PROFILE_OPTIONS_VERSION 1
+#define TFMT_PROFILE_OPTIONS_VERSION 2
 typedef struct tfmt_profile_options {
     unsigned version;               /* TFMT_PROFILE_OPTIONS_VERSION */
     const tfmt_allocator *alloc;    /* NULL: libc */
@@ -52,6 +52,9 @@ typedef struct tfmt_profile_options {
     bool timeline;                  /* also keep each thread's samples in
                                        time order (speedscope), spooled to
                                        a temporary file */
+    /* Version 2: keep samples of different status apart (one tree per
+       thread and status byte), as tfmt_profile_write_clickhouse needs. */
+    bool split_status;
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -73,7 +76,7 @@ typedef struct tfmt_profile_options {
  */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false, NULL, NULL, false, false, false}
+     false, false, NULL, NULL, false, false, false, false}
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,

@@ -14,7 +14,10 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt_profile_options o;
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
-    if (opts)
+    /* A version 1 struct ends before split_status. */
+    if (opts && opts->version < 2)
+        memcpy(&o, opts, offsetof(tfmt_profile_options, split_status));
+    else if (opts)
         o = *opts;
     *out = NULL;
     tfmt_profile *p = tfmt__calloc(o.alloc, 1, sizeof *p);
@@ -299,6 +302,7 @@ int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
 typedef struct threadkey {
     uint64_t thread_id;
     uint32_t interpreter_id;
+    uint8_t status;
 } threadkey;
 
 static bool thread_eq(const void *ctx, uint32_t id, const void *key)
@@ -306,7 +310,7 @@ static bool thread_eq(const void *ctx, uint32_t id, const void *key)
     const tfmt_pthread *t = &((const tfmt_profile *)ctx)->threads[id];
     const threadkey *k = key;
     return t->thread_id == k->thread_id &&
-           t->interpreter_id == k->interpreter_id;
+           t->interpreter_id == k->interpreter_id && t->status == k->status;
 }
 
 static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
@@ -329,19 +333,27 @@ static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
     memset(t, 0, sizeof *t);
     t->thread_id = k->thread_id;
     t->interpreter_id = k->interpreter_id;
+    t->status = k->status;
     t->root = root;
     p->nthreads++;
     *out = id;
     return TFMT_OK;
 }
 
-/* Profile thread index of (thread_id, interpreter_id), created if new. */
+/*
+ * Profile thread index of (thread_id, interpreter_id, status), created if
+ * new; status is 0 unless the profile splits by status.
+ */
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
-                         uint32_t interpreter_id, uint32_t *out)
+                         uint32_t interpreter_id, uint8_t status,
+                         uint32_t *out)
 {
-    threadkey k = {thread_id, interpreter_id};
-    uint64_t h = tfmt__hash_mix(thread_id ^
-                                tfmt__hash_mix(interpreter_id + 1));
+    if (!p->opts.split_status)
+        status = 0;
+    threadkey k = {thread_id, interpreter_id, status};
+    uint64_t h = tfmt__hash_mix(
+        thread_id ^ tfmt__hash_mix(((uint64_t)status << 32 | interpreter_id) +
+                                   1));
     uint32_t id = tfmt__idset_find(&p->thread_set, h, &k, thread_eq, p);
     if (id != TFMT_NO_ID) {
         *out = id;
@@ -361,15 +373,17 @@ void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight)
 }
 
 int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
-                               uint32_t interpreter_id, const uint32_t *stack,
-                               uint32_t depth, uint64_t weight,
-                               uint32_t *thread, uint32_t *leaf)
+                               uint32_t interpreter_id, uint8_t status,
+                               const uint32_t *stack, uint32_t depth,
+                               uint64_t weight, uint32_t *thread,
+                               uint32_t *leaf)
 {
     *thread = *leaf = TFMT_NO_ID;
     /* CPython's collectors never count an empty stack. */
     if (depth == 0 || weight == 0)
         return TFMT_OK;
-    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, thread);
+    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, status,
+                                  thread);
     if (rc != TFMT_OK)
         return rc;
     uint32_t node = p->threads[*thread].root;
@@ -389,7 +403,16 @@ int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
                             uint32_t interpreter_id, const uint32_t *stack,
                             uint32_t depth, uint64_t weight)
 {
+    return tfmt__profile_add_status(p, thread_id, interpreter_id, 0, stack,
+                                    depth, weight);
+}
+
+int tfmt__profile_add_status(tfmt_profile *p, uint64_t thread_id,
+                             uint32_t interpreter_id, uint8_t status,
+                             const uint32_t *stack, uint32_t depth,
+                             uint64_t weight)
+{
     uint32_t thread, leaf;
-    return tfmt__profile_add_stack_at(p, thread_id, interpreter_id, stack,
-                                      depth, weight, &thread, &leaf);
+    return tfmt__profile_add_stack_at(p, thread_id, interpreter_id, status,
+                                      stack, depth, weight, &thread, &leaf);
 }

@@ -176,8 +176,8 @@ static int add_filtered(binctx *c, tstate *t, const tfmt_sample *s)
     uint32_t leaf = TFMT_NO_ID;
     if (rc == TFMT_OK)
         rc = tfmt__profile_add_stack_at(c->p, s->thread_id, s->interpreter_id,
-                                        stack, depth, s->weight, &t->thread,
-                                        &leaf);
+                                        s->status, stack, depth, s->weight,
+                                        &t->thread, &leaf);
     return rc == TFMT_OK ? timeline(c, t, s, leaf) : rc;
 }
 
@@ -199,11 +199,15 @@ static int add_sample(void *ctx, const tfmt_sample *s)
         rc = map_frames(c, s, k);
         return rc == TFMT_OK ? add_filtered(c, t, s) : rc;
     }
-    if (t->thread == TFMT_NO_ID) {
+    /* Split by status, a change of status is a change of tree. */
+    if (t->thread == TFMT_NO_ID ||
+        (c->p->opts.split_status &&
+         c->p->threads[t->thread].status != s->status)) {
         rc = tfmt__profile_thread(c->p, s->thread_id, s->interpreter_id,
-                                  &t->thread);
+                                  s->status, &t->thread);
         if (rc != TFMT_OK)
             return rc;
+        k = 0;
     }
     bool trunc = tfmt__profile_truncated(c->p, s->depth);
     if (trunc != t->trunc) {

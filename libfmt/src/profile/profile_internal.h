@@ -67,6 +67,8 @@ typedef struct tfmt_prun {
 typedef struct tfmt_pthread {
     uint64_t thread_id;
     uint32_t interpreter_id;
+    uint8_t status;             /* the samples' status byte with
+                                   opts.split_status, else 0 */
     uint32_t root;              /* node id of this thread's root */
     uint64_t samples;           /* weight counted in this thread */
     tfmt_sstream tl;            /* timeline runs (opts.timeline) */
@@ -93,7 +95,8 @@ struct tfmt_profile {
 
     tfmt_pthread *threads;
     size_t nthreads, capthreads;
-    tfmt_idset thread_set;      /* keyed on (thread_id, interpreter_id) */
+    tfmt_idset thread_set;      /* keyed on (thread_id, interpreter_id,
+                                   status) */
 
     uint64_t samples_total;     /* counted weight */
     uint64_t interval_us;
@@ -128,11 +131,18 @@ int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,
                             uint32_t interpreter_id, const uint32_t *stack,
                             uint32_t depth, uint64_t weight);
 /* The same, giving the thread index and leaf node (TFMT_NO_ID when the
-   stack was empty and nothing was counted). */
+   stack was empty and nothing was counted), for samples of status byte
+   `status` (kept apart only with opts.split_status). */
 int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
-                               uint32_t interpreter_id, const uint32_t *stack,
-                               uint32_t depth, uint64_t weight,
-                               uint32_t *thread, uint32_t *leaf);
+                               uint32_t interpreter_id, uint8_t status,
+                               const uint32_t *stack, uint32_t depth,
+                               uint64_t weight, uint32_t *thread,
+                               uint32_t *leaf);
+/* add_stack_at without the thread and leaf. */
+int tfmt__profile_add_status(tfmt_profile *p, uint64_t thread_id,
+                             uint32_t interpreter_id, uint8_t status,
+                             const uint32_t *stack, uint32_t depth,
+                             uint64_t weight);
 
 /* ---- timelines (profile_timeline.c), with opts.timeline ---- */
 
@@ -155,11 +165,13 @@ int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
 /*
  * Building blocks of tfmt__profile_add_stack for inputs that track their
  * own paths (profile_bin.c): the thread index of (thread_id,
- * interpreter_id) and the child node of `parent` for `frame`, each created
+ * interpreter_id, status; status counts only with opts.split_status) and
+ * the child node of `parent` for `frame`, each created
  * when absent, and counting `weight` (> 0) samples ending at node `leaf`.
  */
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
-                         uint32_t interpreter_id, uint32_t *out);
+                         uint32_t interpreter_id, uint8_t status,
+                         uint32_t *out);
 /* Fibonacci hashing: one multiply, top bits index the table. */
 static inline size_t tfmt__profile_slot(const tfmt_profile *p, uint64_t key)
 {
