@@ -64,23 +64,33 @@ typedef struct conv_job {
     uint32_t top_n;  /* --top, 0: default */
 } conv_job;
 
-/* An opened input: its source and binary reader. */
+/* An opened input: its source and its reader (one of the two). */
 typedef struct conv_input {
     const char *path; /* as given ("-" for stdin) */
     tfmt_source *src;
     tfmt_bin_reader *reader;
+    tfmt_rows_reader *rows; /* ClickHouse rows (a query result) */
 } conv_input;
 
 /* Check the options, then run the conversion. Returns an exit code. */
 int run_conv(const conv_options *opts);
 
 /* conv_io.c */
-int conv_input_open(conv_input *in, const char *path);
+/* `rows_ok`: ClickHouse rows are taken (else refused with a message). */
+int conv_input_open(conv_input *in, const char *path, bool rows_ok);
 void conv_input_close(conv_input *in);
+/*
+ * Stream the input into `p` (either reader); its fingerprint to
+ * `fingerprint`: a binary log's, or for rows the default run id rule over
+ * the runs in the order they came (so a query result ordered by run_id
+ * gets the run id of its logs merged in that order).
+ */
+int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33]);
 int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
 int conv_sink_finish(tfmt_sink *sink, const conv_job *job);
 int conv_report_sink(const tfmt_sink *sink, const conv_job *job);
 void conv_summary(const conv_input *in);
+void conv_summary_rows(const conv_input *in);
 
 /* conv_text.c: --to jsonl and --to collapsed (several inputs merged). */
 int conv_text(const conv_job *job);

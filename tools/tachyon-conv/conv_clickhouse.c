@@ -134,23 +134,28 @@ static int load_input(tfmt_profile **out, const conv_job *job,
     conv_input in;
     tfmt_profile_options po = job->filter->popts;
     po.split_status = true;
-    int code = conv_input_open(&in, path);
+    int code = conv_input_open(&in, path, true);
     if (code != CLI_EXIT_OK)
         return code;
-    if (job->opts->verbose)
+    if (job->opts->verbose && in.reader)
         conv_summary(&in);
     if (tfmt_profile_new(out, &po) < 0) {
         conv_input_close(&in);
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     }
-    const tfmt_info *i = tfmt_bin_info(in.reader);
-    snprintf(python, 16, "%u.%u.%u", i->python_version[0],
-             i->python_version[1], i->python_version[2]);
-    tfmt_bin_fingerprint(in.reader, run_id);
+    python[0] = '\0';
+    if (in.reader) {
+        const tfmt_info *i = tfmt_bin_info(in.reader);
+        snprintf(python, 16, "%u.%u.%u", i->python_version[0],
+                 i->python_version[1], i->python_version[2]);
+    }
     conv_progress_begin(job->filter, &in);
-    if (tfmt_profile_add_bin(*out, in.reader) < 0)
-        code = cli_report(cli_input_name(path), tfmt_profile_error(*out));
+    int rc = conv_input_add(&in, *out, run_id);
     conv_progress_end(job->filter);
+    if (rc == TFMT_ENOMEM && tfmt_profile_error(*out)->code != TFMT_ENOMEM)
+        code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    else if (rc < 0)
+        code = cli_report(cli_input_name(path), tfmt_profile_error(*out));
     conv_input_close(&in);
     return code;
 }

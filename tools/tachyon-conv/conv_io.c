@@ -4,6 +4,7 @@
  * the output sink, and turning library errors into located messages.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv.h"
@@ -31,7 +32,18 @@ static int refuse_jsonl(tfmt_error *err)
     return TFMT_EFORMAT;
 }
 
-int conv_input_open(conv_input *in, const char *path)
+/* Query results have no timestamps: a timeline or a log needs them. */
+static int refuse_rows(tfmt_error *err)
+{
+    memset(err, 0, sizeof *err);
+    snprintf(err->msg, sizeof err->msg,
+             "ClickHouse rows have stacks and counts but no timestamps; "
+             "--to bin and gecko need a binary log");
+    err->code = TFMT_EFORMAT;
+    return TFMT_EFORMAT;
+}
+
+int conv_input_open(conv_input *in, const char *path, bool rows_ok)
 {
     tfmt_bin_options bopts = TFMT_BIN_OPTIONS_INIT;
     tfmt_detection d;
@@ -45,7 +57,10 @@ int conv_input_open(conv_input *in, const char *path)
     rc = cli_open_input(path, &in->src, &d, &err);
     if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind))
         rc = refuse_jsonl(&err);
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS)
+        rc = rows_ok ? tfmt_rows_open(&in->rows, in->src, NULL, &err)
+                     : refuse_rows(&err);
+    else if (rc == TFMT_OK)
         rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {
         conv_input_close(in);
@@ -56,10 +71,32 @@ int conv_input_open(conv_input *in, const char *path)
 
 void conv_input_close(conv_input *in)
 {
+    tfmt_rows_free(in->rows);
+    in->rows = NULL;
     tfmt_bin_free(in->reader);
     tfmt_source_free(in->src);
     in->reader = NULL;
     in->src = NULL;
+}
+
+int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33])
+{
+    if (!in->rows) {
+        tfmt_bin_fingerprint(in->reader, fingerprint);
+        return tfmt_profile_add_bin(p, in->reader);
+    }
+    int rc = tfmt_profile_add_rows(p, in->rows);
+    size_t n = tfmt_rows_run_count(in->rows);
+    char(*ids)[33] = calloc(n ? n : 1, sizeof *ids);
+    if (!ids)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        memcpy(ids[i], tfmt_rows_run_at(in->rows, i)->run_id, 33);
+    if (n == 0)
+        memset(ids[0], '0', 32);
+    conv_run_id_default(ids, n ? n : 1, fingerprint);
+    free(ids);
+    return rc;
 }
 
 static const char *sink_path(const conv_job *job)
@@ -133,4 +170,21 @@ void conv_summary(const conv_input *in)
         (unsigned long long)i->sample_count, i->thread_count, i->frame_count,
         i->string_count, (unsigned long long)i->sample_interval_us,
         mode ? mode : "unknown", i->stats.present ? ", statistics block" : "");
+}
+
+/* -v, after reading: what a query result held. */
+void conv_summary_rows(const conv_input *in)
+{
+    char wrap[32];
+    uint64_t rows = 0;
+    size_t n = tfmt_rows_run_count(in->rows);
+    for (size_t i = 0; i < n; i++)
+        rows += tfmt_rows_run_at(in->rows, i)->rows;
+    file_compression(in->src, wrap, sizeof wrap);
+    cli_file_info(cli_input_name(in->path),
+                  "%sClickHouse rows: %llu rows of %zu runs, %zu frames, "
+                  "%zu strings",
+                  wrap, (unsigned long long)rows, n,
+                  tfmt_rows_frame_count(in->rows),
+                  tfmt_rows_string_count(in->rows));
 }

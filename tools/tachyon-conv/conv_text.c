@@ -40,21 +40,24 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
 {
     const char *path = job->opts->inputs.items[index];
     conv_input in;
-    int code = conv_input_open(&in, path);
+    int code = conv_input_open(&in, path, true);
     int rc;
 
     if (code != CLI_EXIT_OK)
         return code;
-    if (job->opts->verbose)
+    if (job->opts->verbose && in.reader)
         conv_summary(&in);
-    if (index > 0)
+    if (index > 0 && in.reader)
         check_compatible(p, &in);
-    tfmt_bin_fingerprint(in.reader, fingerprint);
     conv_progress_begin(job->filter, &in);
-    rc = tfmt_profile_add_bin(p, in.reader);
+    rc = conv_input_add(&in, p, fingerprint);
     conv_progress_end(job->filter);
-    if (rc < 0)
+    if (rc == TFMT_ENOMEM && tfmt_profile_error(p)->code != TFMT_ENOMEM)
+        code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    else if (rc < 0)
         code = cli_report(cli_input_name(path), tfmt_profile_error(p));
+    if (code == CLI_EXIT_OK && job->opts->verbose && in.rows)
+        conv_summary_rows(&in);
     conv_input_close(&in);
     return code;
 }

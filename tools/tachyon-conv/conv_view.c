@@ -139,8 +139,10 @@ void conv_filter_free(conv_filter *f)
 
 void conv_progress_begin(conv_filter *f, const conv_input *in)
 {
+    /* A query result's total is not known before it is read. */
     cli_progress_start(&f->bar, cli_input_name(in->path),
-                       tfmt_bin_info(in->reader)->sample_count);
+                       in->reader ? tfmt_bin_info(in->reader)->sample_count
+                                  : 0);
 }
 
 void conv_progress_end(conv_filter *f)
@@ -178,7 +180,7 @@ int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
 static int gecko_input(tfmt_gecko *g, const conv_job *job, size_t i)
 {
     conv_input in;
-    int code = conv_input_open(&in, job->opts->inputs.items[i]);
+    int code = conv_input_open(&in, job->opts->inputs.items[i], false);
     if (code != CLI_EXIT_OK)
         return code;
     if (job->opts->verbose)

@@ -12,6 +12,7 @@
 #include "fmt_bin.h"
 #include "fmt_profile.h"
 #include "fmt_jsonl.h"
+#include "fmt_rows.h"
 #include "fmt_detect.h"
 #include "fmt_match.h"
 #include "fmt_flat.h"

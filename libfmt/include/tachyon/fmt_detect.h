@@ -26,8 +26,11 @@ typedef enum {
                                    whose first line names no dialect */
     TFMT_KIND_JSONL_V0 = 5,     /* JSONL whose first record has "v": 0,
                                    CPython's schema v0 */
-    TFMT_KIND_JSONL_V1 = 6      /* JSONL whose first record has "v": 1, the
+    TFMT_KIND_JSONL_V1 = 6,     /* JSONL whose first record has "v": 1, the
                                    earlier pre-release dialect */
+    TFMT_KIND_ROWS = 7          /* ClickHouse rows (fmt_rows.h): JSONL
+                                   whose first object has a "stack_hash"
+                                   member and no "type" member */
 } tfmt_kind;
 
 /* How many of the first bytes a detection keeps (for messages). */
@@ -53,7 +56,7 @@ typedef struct tfmt_detection {
 TFMT_API int tfmt_detect(tfmt_source *src, tfmt_detection *out,
                          tfmt_error *err);
 
-/* True for the JSONL kinds (any dialect). */
+/* True for the JSONL kinds (any dialect; not ClickHouse rows). */
 TFMT_API bool tfmt_kind_is_jsonl(tfmt_kind kind);
 
 /* A static English name: "binary log", "JSONL (schema v0)", ... */

@@ -13,6 +13,7 @@
 #include "fmt_model.h"
 #include "fmt_io.h"
 #include "fmt_bin.h"
+#include "fmt_rows.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,16 @@ TFMT_API int tfmt_profile_new(tfmt_profile **out,
  * The first reader added sets the profile's interval and mode.
  */
 TFMT_API int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r);
+
+/*
+ * Add every remaining row of a ClickHouse query result (fmt_rows.h): each
+ * row's count as that many samples of its thread, status and stack, every
+ * run summed. The first row read sets the profile's interval, mode and
+ * start time when no input did. Returns TFMT_OK at the reader's end, else
+ * a negative status with tfmt_profile_error(p) filled (the reader's
+ * located error, copied, for a bad row: the first bad row ends the add).
+ */
+TFMT_API int tfmt_profile_add_rows(tfmt_profile *p, tfmt_rows_reader *r);
 
 /* Thread-samples counted (empty stacks and skipped samples excluded). */
 TFMT_API uint64_t tfmt_profile_samples(const tfmt_profile *p);

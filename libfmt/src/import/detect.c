@@ -28,6 +28,7 @@ const char *tfmt_kind_name(tfmt_kind kind)
     case TFMT_KIND_JSONL: return "JSONL";
     case TFMT_KIND_JSONL_V0: return "JSONL (schema v0)";
     case TFMT_KIND_JSONL_V1: return "JSONL (pre-release dialect v1)";
+    case TFMT_KIND_ROWS: return "ClickHouse rows (JSONEachRow)";
     default: return "unknown kind";
     }
 }
@@ -99,10 +100,21 @@ static bool skip_value(scan *s)
     return false;
 }
 
-/* The dialect of a first line holding an object with "v": 0 or 1. */
+static bool key_is(const char *key, const char *end, const char *name)
+{
+    size_t n = strlen(name);
+    return (size_t)(end - key) == n + 2 && memcmp(key + 1, name, n) == 0;
+}
+
+/*
+ * The kind of a first line holding an object: a dialect from "v": 0 or 1,
+ * ClickHouse rows from a "stack_hash" member (the table's third column,
+ * so within the scanned bytes) without a "type" member before it.
+ */
 static tfmt_kind dialect(const char *line, size_t n)
 {
     scan s = {line, line + n};
+    bool typed = false;
     skip_blank(&s);
     if (s.p >= s.end || *s.p != '{')
         return TFMT_KIND_JSONL;
@@ -113,6 +125,9 @@ static tfmt_kind dialect(const char *line, size_t n)
         if (s.p >= s.end || *s.p != '"' || !skip_string(&s))
             return TFMT_KIND_JSONL;
         bool is_v = s.p - key == 3 && key[1] == 'v';
+        typed |= key_is(key, s.p, "type");
+        if (!typed && key_is(key, s.p, "stack_hash"))
+            return TFMT_KIND_ROWS;
         skip_blank(&s);
         if (s.p >= s.end || *s.p++ != ':')
             return TFMT_KIND_JSONL;
@@ -151,9 +166,19 @@ int tfmt_detect(tfmt_source *src, tfmt_detection *out, tfmt_error *err)
         memcpy(line, magic, n);
         got = n;
     }
+    const char *nl = memchr(line, '\n', got);
+    /* A pipe may have delivered part of the first line only: JSON is
+       text, so reading on (decoding) cannot fail where a reader would
+       not; a failure leaves the bytes in hand. */
+    size_t more = 0;
+    if (out->kind == TFMT_KIND_JSONL && !nl && got < sizeof line &&
+        tfmt__source_peek(src, line, sizeof line, true, &more, NULL) == 0 &&
+        more > got) {
+        got = more;
+        nl = memchr(line, '\n', got);
+    }
     out->head_len = got < TFMT_DETECT_HEAD ? got : TFMT_DETECT_HEAD;
     memcpy(out->head, line, out->head_len);
-    const char *nl = memchr(line, '\n', got);
     if (out->kind == TFMT_KIND_JSONL)
         out->kind = dialect(line, nl ? (size_t)(nl - line) : got);
     return TFMT_OK;

@@ -1,0 +1,180 @@
+/*
+ * rows_tables.c - what the rows reader keeps across rows: its string and
+ * frame tables (rows repeat every string, so each is interned by content
+ * once), the runs by run id, and the (run, row) pairs seen, which is how a
+ * run loaded twice is caught. Each grows with unique content, the pairs
+ * with the rows (8 bytes a slot at load <= 1/2).
+ */
+#include "rows_internal.h"
+
+#define STRING_SEED 0x726f7773ULL
+#define RUN_SEED 0x72756e73ULL
+
+typedef struct strkey {
+    const char *s;
+    size_t len;
+} strkey;
+
+static bool string_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_rows_reader *r = ctx;
+    const strkey *k = key;
+    return r->strings[id].len == k->len &&
+           memcmp(r->strtext.data + r->strings[id].off, k->s, k->len) == 0;
+}
+
+int tfmt__rows_intern_string(tfmt_rows_reader *r, const char *s, size_t len,
+                             uint32_t *out)
+{
+    strkey k = {s, len};
+    uint64_t h = tfmt__hash_bytes(s, len, STRING_SEED);
+    uint32_t id = tfmt__idset_find(&r->string_set, h, &k, string_eq, r);
+    if (id != UINT32_MAX) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (len > UINT32_MAX || r->nstrings >= UINT32_MAX - 1)
+        return TFMT_ELIMIT;
+    if (tfmt__grow(r->alloc, (void **)&r->strings, &r->capstrings,
+                   r->nstrings + 1, sizeof *r->strings) != TFMT_OK)
+        return TFMT_ENOMEM;
+    id = (uint32_t)r->nstrings;
+    uint64_t off = r->strtext.len;
+    if (tfmt__buf_put(&r->strtext, s, len) != TFMT_OK ||
+        tfmt__idset_insert(&r->string_set, h, id) != TFMT_OK)
+        return TFMT_ENOMEM;
+    r->strings[id].off = off;
+    r->strings[id].len = (uint32_t)len;
+    r->nstrings++;
+    *out = id;
+    return TFMT_OK;
+}
+
+static uint64_t frame_hash(const tfmt_frame *f)
+{
+    uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
+    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->lineno << 32) |
+                            (uint32_t)f->end_lineno));
+    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->column << 32) |
+                            (uint32_t)f->end_column));
+    return tfmt__hash_mix(h ^ f->opcode);
+}
+
+static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_frame *a = &((const tfmt_rows_reader *)ctx)->frames[id];
+    const tfmt_frame *b = key;
+    return a->filename == b->filename && a->funcname == b->funcname &&
+           a->lineno == b->lineno && a->end_lineno == b->end_lineno &&
+           a->column == b->column && a->end_column == b->end_column &&
+           a->opcode == b->opcode;
+}
+
+int tfmt__rows_intern_frame(tfmt_rows_reader *r, const tfmt_frame *f,
+                            uint32_t *out)
+{
+    uint64_t h = frame_hash(f);
+    uint32_t id = tfmt__idset_find(&r->frame_set, h, f, frame_eq, r);
+    if (id != UINT32_MAX) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (r->nframes >= UINT32_MAX - 1)
+        return TFMT_ELIMIT;
+    if (tfmt__grow(r->alloc, (void **)&r->frames, &r->capframes,
+                   r->nframes + 1, sizeof *r->frames) != TFMT_OK)
+        return TFMT_ENOMEM;
+    id = (uint32_t)r->nframes;
+    if (tfmt__idset_insert(&r->frame_set, h, id) != TFMT_OK)
+        return TFMT_ENOMEM;
+    r->frames[id] = *f;
+    r->nframes++;
+    *out = id;
+    return TFMT_OK;
+}
+
+static bool run_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_rows_reader *r = ctx;
+    return memcmp(r->runs[id].run_id, key, 32) == 0;
+}
+
+int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
+                   uint32_t *out, bool *created)
+{
+    uint64_t h = tfmt__hash_bytes(run_id, 32, RUN_SEED);
+    uint32_t id = tfmt__idset_find(&r->run_set, h, run_id, run_eq, r);
+    *created = id == UINT32_MAX;
+    if (!*created) {
+        *out = id;
+        return TFMT_OK;
+    }
+    if (r->nruns >= UINT32_MAX - 1)
+        return TFMT_ELIMIT;
+    if (tfmt__grow(r->alloc, (void **)&r->runs, &r->capruns, r->nruns + 1,
+                   sizeof *r->runs) != TFMT_OK)
+        return TFMT_ENOMEM;
+    id = (uint32_t)r->nruns;
+    if (tfmt__idset_insert(&r->run_set, h, id) != TFMT_OK)
+        return TFMT_ENOMEM;
+    tfmt_rows_run *run = &r->runs[id];
+    memset(run, 0, sizeof *run);
+    memcpy(run->run_id, run_id, 32);
+    run->first_line = line;
+    r->nruns++;
+    *out = id;
+    return TFMT_OK;
+}
+
+/* Open addressing on the pair + 1 (0 marks an empty slot). */
+static size_t seen_slot(const uint64_t *t, size_t cap, uint64_t key)
+{
+    size_t i = (size_t)(tfmt__hash_mix(key) & (cap - 1));
+    while (t[i] != 0 && t[i] != key)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static int seen_grow(tfmt_rows_reader *r)
+{
+    size_t ncap = r->seen_cap ? r->seen_cap * 2 : 1024;
+    if (ncap > SIZE_MAX / sizeof(uint64_t))
+        return TFMT_ENOMEM;
+    uint64_t *t = tfmt__calloc(r->alloc, ncap, sizeof *t);
+    if (!t)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < r->seen_cap; i++)
+        if (r->seen[i])
+            t[seen_slot(t, ncap, r->seen[i])] = r->seen[i];
+    tfmt__free(r->alloc, r->seen);
+    r->seen = t;
+    r->seen_cap = ncap;
+    return TFMT_OK;
+}
+
+int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
+                    bool *dup)
+{
+    uint64_t key = ((uint64_t)run << 32 | row) + 1;
+    if ((r->seen_count + 1) * 2 > r->seen_cap && seen_grow(r) != TFMT_OK)
+        return TFMT_ENOMEM;
+    size_t i = seen_slot(r->seen, r->seen_cap, key);
+    *dup = r->seen[i] == key;
+    if (!*dup) {
+        r->seen[i] = key;
+        r->seen_count++;
+    }
+    return TFMT_OK;
+}
+
+void tfmt__rows_tables_free(tfmt_rows_reader *r)
+{
+    tfmt__buf_free(&r->strtext);
+    tfmt__free(r->alloc, r->strings);
+    tfmt__idset_free(&r->string_set);
+    tfmt__free(r->alloc, r->frames);
+    tfmt__idset_free(&r->frame_set);
+    tfmt__free(r->alloc, r->runs);
+    tfmt__idset_free(&r->run_set);
+    tfmt__free(r->alloc, r->seen);
+}
