@@ -4,8 +4,9 @@
  * format is recognized by content, not by name (tfmt_detect); either
  * format may be compressed as a whole (the source removes that). Binary
  * logs stream into the flat profile (through a call tree only when folded
- * stacks are wanted), with exact cumulative counts; JSONL gives per-frame
- * aggregates.
+ * stacks are wanted), with exact cumulative counts; ClickHouse query
+ * results go through a call tree, every run in them summed (one input in
+ * runs mode), also exact; JSONL gives per-frame aggregates.
  *
  * Exit codes follow every tool's rule: a malformed input is bad data
  * (exit 1, like a tripped gate), an unreadable one is trouble (exit 2).
@@ -122,6 +123,27 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path)
     return code;
 }
 
+/* A query result (ClickHouse rows) has stacks: through a call tree. */
+static int load_rows(diff_side *side, tfmt_source *src, const char *path)
+{
+    tfmt_rows_reader *r = NULL;
+    tfmt_profile *p = NULL;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    if (tfmt_rows_open(&r, src, NULL, &err) < 0)
+        return trouble(side, path, &err);
+    int code = CLI_EXIT_OK;
+    if (tfmt_profile_new(&p, NULL) < 0)
+        code = trouble_msg(side, path, TFMT_ENOMEM, "out of memory");
+    else if (tfmt_profile_add_rows(p, r) < 0)
+        code = trouble(side, path, tfmt_profile_error(p));
+    else if (tfmt_flat_add_profile(side->flat, p) < 0)
+        code = trouble(side, path, tfmt_flat_error(side->flat));
+    tfmt_profile_free(p);
+    tfmt_rows_free(r);
+    return code;
+}
+
 /* The library tells the kind; each gets its reader or its message. */
 static int load_kind(diff_side *side, tfmt_source *src, const char *path,
                      bool stacks, const tfmt_detection *d)
@@ -134,6 +156,8 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
             side->jsonl_file = path;
         return load_jsonl(side, src, path);
     }
+    if (d->kind == TFMT_KIND_ROWS)
+        return load_rows(side, src, path);
     if (d->kind == TFMT_KIND_EMPTY)
         return trouble_msg(side, path, TFMT_EFORMAT, "empty input");
     snprintf(msg, sizeof msg,

@@ -1,5 +1,5 @@
 /*
- * check.h - the two checkers of tachyon-validate. Each reads one opened
+ * check.h - the checkers of tachyon-validate. Each reads one opened
  * source to its end (or to --max-errors) and records every finding in `f`.
  */
 #ifndef TV_CHECK_H
@@ -16,5 +16,6 @@ typedef struct tv_input {
 
 void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in);
 void tv_check_bin(tv_report *rep, tv_file *f, const tv_input *in);
+void tv_check_rows(tv_report *rep, tv_file *f, const tv_input *in);
 
 #endif

@@ -74,6 +74,15 @@ const tv_rule tv_rules[] = {
     {"TV232", W, "binary: reserved header bytes are not zero"},
     {"TV233", W, "binary: statistics block of an unknown version"},
     {"TV234", W, "binary: compression id > 1 read as uncompressed"},
+    {"TV300", E, "rows: other reader error"},
+    {"TV301", E, "rows: line longer than the maximum line length"},
+    {"TV302", E, "rows: line is not one valid JSON object"},
+    {"TV303", E, "rows: required column missing"},
+    {"TV304", E, "rows: column of the wrong JSON type"},
+    {"TV305", E, "rows: value out of its column's range"},
+    {"TV306", E, "rows: frames.* of unequal length or over 256 frames"},
+    {"TV307", E, "rows: interval, mode or start time differ in a run"},
+    {"TV308", E, "rows: (run_id, row) repeated: a run loaded twice"},
 };
 const size_t tv_rule_count = sizeof tv_rules / sizeof tv_rules[0];
 

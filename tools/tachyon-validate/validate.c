@@ -65,6 +65,9 @@ static void check_kind(tv_report *rep, tv_file *f, const tv_input *in,
     case TFMT_KIND_DATA:
         tv_check_bin(rep, f, in);
         break;
+    case TFMT_KIND_ROWS:
+        tv_check_rows(rep, f, in);
+        break;
     default:
         tv_check_jsonl(rep, f, in);
         break;
