@@ -11,7 +11,12 @@
  * 1 ms apart.
  *
  * usage: tachyon-gen -o OUT.bin [--samples N] [--threads T]
- *                    [--compression none|zstd] [--seed S] [--report]
+ *                    [--compression none|zstd] [--seed S] [--program P]
+ *                    [--report]
+ *
+ * --program P builds the program from seed P and walks it with --seed S,
+ * so logs of different S share their functions (a fleet running one
+ * program); without it one seed drives both, as before.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +38,8 @@ typedef struct gen_opts {
     unsigned threads;
     uint32_t compression;
     uint64_t seed;
+    uint64_t program;
+    int has_program;
     int report;
 } gen_opts;
 
@@ -257,8 +264,9 @@ static int run(tfmt_bin_writer *w, const gen_opts *o, uint64_t start)
     thread *ts = calloc(o->threads, sizeof *ts);
     script *sc = calloc(o->threads, sizeof *sc);
     int rc = p && ts && sc ? TFMT_OK : TFMT_ENOMEM;
+    uint64_t ps = o->program;
     if (rc == TFMT_OK)
-        build_program(p, &s);
+        build_program(p, o->has_program ? &ps : &s);
     for (unsigned i = 0; i < o->threads && rc == TFMT_OK; i++)
         rc = record_script(w, p, &ts[i], &sc[i], &s);
     unsigned holder = 0;
@@ -284,7 +292,7 @@ static int usage(const char *msg)
 {
     fprintf(stderr, "tachyon-gen: %s\nusage: tachyon-gen -o OUT.bin "
             "[--samples N] [--threads T] [--compression none|zstd] "
-            "[--seed S] [--report]\n", msg);
+            "[--seed S] [--program P] [--report]\n", msg);
     return 2;
 }
 
@@ -307,6 +315,10 @@ static int parse_args(int argc, char **argv, gen_opts *o)
             o->threads = (unsigned)strtoul(v, NULL, 10);
         else if (!strcmp(a, "--seed"))
             o->seed = strtoull(v, NULL, 10);
+        else if (!strcmp(a, "--program")) {
+            o->program = strtoull(v, NULL, 10);
+            o->has_program = 1;
+        }
         else if (!strcmp(a, "--compression") && !strcmp(v, "none"))
             o->compression = TFMT_COMPRESSION_NONE;
         else if (!strcmp(a, "--compression") && !strcmp(v, "zstd"))
@@ -385,7 +397,7 @@ static int write_log(const gen_opts *o, tfmt_error *err)
 
 int main(int argc, char **argv)
 {
-    gen_opts o = {NULL, 4000000, 8, TFMT_COMPRESSION_NONE, 1, 0};
+    gen_opts o = {NULL, 4000000, 8, TFMT_COMPRESSION_NONE, 1, 0, 0, 0};
     if (parse_args(argc, argv, &o))
         return 2;
     tfmt_error err;

@@ -19,7 +19,7 @@ static const cli_option options[] = {
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
      NULL, NULL},
     {"run-id", 0, CLI_ARG_REQUIRED, &opts.run_id,
-     "jsonl, clickhouse run id: 32 hex digits or 'random'", "HEX", NULL},
+     "jsonl, clickhouse run id: 32 hex or 'random'", "HEX", NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opts.compression,
      "bin compression: none or zstd (default: input's)", "METHOD", "none|zstd"},
     {"title", 0, CLI_ARG_REQUIRED, &opts.title,
@@ -56,10 +56,10 @@ static const cli_option options[] = {
     {"no-lines", 0, CLI_ARG_NONE, &opts.no_lines,
      "viewer formats: one frame per function (lines dropped)", NULL, NULL},
     {"label", 'l', CLI_ARG_REPEATABLE, &opts.labels,
-     "clickhouse: label every row (service=api, host=h1, ...)",
+     "clickhouse: label each row (repeatable)",
      "KEY=VALUE", NULL},
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
-     "clickhouse: the run's time (default: input's mtime)", "UNIXSECONDS",
+     "clickhouse: run time (default: input's mtime)", "UNIXSECONDS",
      NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
@@ -69,8 +69,10 @@ static const cli_option options[] = {
 
 static const char epilog[] =
     "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
-    "as a whole with gzip, zstd, xz or bzip2. Several inputs are merged into\n"
-    "one profile (counts summed); bin takes exactly one. speedscope, pprof,\n"
+    "as a whole with gzip, zstd, xz or bzip2, or ClickHouse rows (the\n"
+    "JSONEachRow result of SELECT * FROM tachyon_stacks, runs summed; not\n"
+    "for bin and gecko). Several inputs are merged into one profile\n"
+    "(counts summed); bin takes exactly one. speedscope, pprof,\n"
     "svg, html, pstats and top give the same bytes in any input order;\n"
     "jsonl and collapsed number and break ties by first appearance, as\n"
     "CPython does; gecko is a timeline that follows the inputs in order.\n"

@@ -102,6 +102,12 @@ static int add_row(rowsctx *c, const tfmt_row *row)
     uint32_t depth = row->depth;
     for (uint32_t i = 0; i < depth; i++)
         c->path[i] = c->fmap[row->stack[i]];
+    /* Rows can say anything: the counted total bounds every sum. */
+    if (p->samples_total > UINT64_MAX - row->count) {
+        tfmt__error(&p->err, TFMT_ELIMIT, "sample counts overflow 64 bits");
+        p->err.line = row->line;
+        return TFMT_ELIMIT;
+    }
     if (tfmt__pfilter_stacks(c->filter)) {
         bool keep;
         rc = tfmt__pfilter_stack(c->filter, c->path, &depth, &keep);

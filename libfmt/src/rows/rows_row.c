@@ -28,7 +28,7 @@ static const struct {
     [C_RUN_ID] = {"run_id", T_STRING, 0, 0},
     [C_ROW] = {"row", T_UINT, 0, UINT32_MAX},
     [C_STACK_HASH] = {"stack_hash", T_UINT, 0, UINT64_MAX},
-    [C_TIME] = {"time", T_TIME, 0, 0},
+    [C_TIME] = {"time", T_TIME, 0, UINT32_MAX},
     [C_LABEL_KEYS] = {"labels.key", T_STRINGS, 0, 0},
     [C_LABEL_VALUES] = {"labels.value", T_STRINGS, 0, 0},
     [C_PYTHON] = {"python", T_STRING, 0, 0},

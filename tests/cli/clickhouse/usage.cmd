@@ -1,0 +1,11 @@
+# Option errors of --to clickhouse, found before any input is read.
+t="$TESTDATA/cpython/single_full/none.bin"
+tachyon-conv --to clickhouse --label service "$t"; echo "exit $?"
+tachyon-conv --to clickhouse --label 1x=y "$t"; echo "exit $?"
+tachyon-conv --to clickhouse --label a=1 --label a=2 "$t"; echo "exit $?"
+tachyon-conv --to collapsed --label a=1 "$t"; echo "exit $?"
+tachyon-conv --to top --time 5 "$t"; echo "exit $?"
+tachyon-conv --to clickhouse --time -1 "$t"; echo "exit $?"
+tachyon-conv --to clickhouse --time 4294967296 "$t"; echo "exit $?"
+tachyon-conv --to clickhouse --run-id 0123456789abcdef0123456789abcdef "$t" "$t"
+echo "exit $?"

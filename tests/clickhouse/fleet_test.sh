@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# fleet_test.sh - ctest clickhouse.fleet: tachyon's fleet path through a
+# real ClickHouse server (README "Fleet scale").
+#
+# Starts clickhouse-server on loopback in a temporary directory (free
+# ports, its own data and log folders), creates the table of
+# schemas/clickhouse/tachyon_stacks.sql, and then:
+#   1. loads the bundled fleet logs (testdata/fleet) with the README's
+#      loop over HTTP, runs the README's example queries and compares their
+#      output with schemas/clickhouse/queries/*.out (on 18.16, the version
+#      those were made with), and the merged-profile script with the same
+#      tools run on the logs themselves;
+#   2. loads 300 generated logs with labels and checks that SELECT * of
+#      every run, and of each service, read back through tachyon-conv gives
+#      exactly what tachyon-conv gives for the same logs merged locally
+#      (collapsed and JSONL with rows in run order; pprof, speedscope,
+#      pstats and top in any order);
+#   3. loads one run twice and checks that the README's duplicate query
+#      finds it and that the tools refuse the doubled result.
+# The server is stopped whatever happens (trap). Exit 77 (skipped) when
+# clickhouse-server, its Debian config or curl is missing.
+#
+# usage: fleet_test.sh TOOLS_DIR TACHYON_GEN SOURCE_DIR
+set -euo pipefail
+tools=$1
+gen=$2
+src=$3
+config=/etc/clickhouse-server/config.xml
+
+skip() {
+    echo "clickhouse.fleet: skipped: $1 (scripts/install-deps.sh installs" \
+         "clickhouse-server)"
+    exit 77
+}
+command -v clickhouse-server >/dev/null 2>&1 ||
+    skip "clickhouse-server is not installed"
+[ -r "$config" ] || skip "no $config"
+command -v curl >/dev/null 2>&1 || skip "curl is not installed"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/tachyon-clickhouse.XXXXXX")
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill "$server_pid" 2>/dev/null || true
+        for _ in $(seq 1 100); do
+            kill -0 "$server_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -9 "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+fail() {
+    echo "clickhouse.fleet: FAIL: $*" >&2
+    exit 1
+}
+
+# ---- the server ----
+
+read -r http_port tcp_port inter_port < <(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in socks])')
+mkdir -p "$work/data"
+clickhouse-server --config-file="$config" -- \
+    --path="$work/data/" --tmp_path="$work/data/tmp/" \
+    --user_files_path="$work/data/user_files/" \
+    --format_schema_path="$work/data/format_schemas/" \
+    --logger.log="$work/server.log" --logger.errorlog="$work/server.err.log" \
+    --listen_host=127.0.0.1 --http_port="$http_port" \
+    --tcp_port="$tcp_port" --interserver_http_port="$inter_port" \
+    >"$work/server.out" 2>&1 &
+server_pid=$!
+CH="http://127.0.0.1:$http_port/"
+export CH
+for _ in $(seq 1 150); do
+    curl -sf "${CH}ping" >/dev/null 2>&1 && break
+    kill -0 "$server_pid" 2>/dev/null ||
+        fail "clickhouse-server exited: $(tail -5 "$work/server.err.log" \
+              "$work/server.out" 2>/dev/null)"
+    sleep 0.2
+done
+curl -sf "${CH}ping" >/dev/null || fail "clickhouse-server did not answer"
+
+# q SQL: run a query, its output on stdout; an HTTP error fails the test.
+q() {
+    local code
+    code=$(curl -sS -o "$work/q.out" -w '%{http_code}' --data-binary "$1" \
+           "$CH")
+    [ "$code" = 200 ] || fail "query failed ($code): $(cat "$work/q.out")"
+    cat "$work/q.out"
+}
+version=$(q "SELECT version()")
+echo "clickhouse.fleet: clickhouse-server $version on 127.0.0.1:$http_port"
+
+conv="$tools/tachyon-conv"
+diff_tool="$tools/tachyon-diff"
+validate="$tools/tachyon-validate"
+label() {   # KEY: the expression of one label in SQL
+    echo "labels.value[indexOf(labels.key, '$1')]"
+}
+create_table() {
+    q "DROP TABLE IF EXISTS tachyon_stacks" >/dev/null
+    q "$(cat "$src/schemas/clickhouse/tachyon_stacks.sql")" >/dev/null
+}
+# readme_has TEXT: the README holds TEXT verbatim (several lines).
+readme_has() {
+    python3 -c 'import sys; sys.exit(sys.argv[2] not in open(sys.argv[1]).read())' \
+        "$src/README.md" "$1"
+}
+# same OUT A B: byte-compare two outputs (what is compared: OUT)
+same() {
+    cmp -s "$2" "$3" || {
+        diff "$2" "$3" | head -20 >&2
+        fail "$1 differs"
+    }
+}
+
+# ---- 1. the README's data, loop and queries ----
+
+create_table
+cd "$work"
+mkdir readme && cd readme
+# The README's load loop, verbatim (checked below).
+load_loop='for f in testdata/fleet/*.bin; do
+    IFS=- read -r service version build host <<< "$(basename "$f" .bin)"
+    build/tools/tachyon-conv --to clickhouse --label service="$service" \
+        --label version="$version" --label build="$build" --label host="$host" "$f"
+done | curl -sS -T - -X POST "$CH?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow"'
+readme_has "$load_loop" || fail "README's load loop differs"
+mkdir -p testdata build
+ln -s "$src/testdata/fleet" testdata/fleet
+ln -s "$tools" build/tools
+eval "$load_loop"
+rows=$(q "SELECT count() FROM tachyon_stacks")
+[ "$rows" -gt 0 ] || fail "no rows loaded"
+for sql in "$src"/schemas/clickhouse/queries/*.sql; do
+    name=$(basename "$sql" .sql)
+    q "$(cat "$sql")" >"$name.got"
+    [ -s "$name.got" ] || fail "$name: no output"
+    readme_has "$(cat "$sql")" || fail "$name: README shows another query"
+    readme_has "$(cat "$src/schemas/clickhouse/queries/$name.out")" ||
+        fail "$name: README shows another output"
+    case $version in
+    18.16.*) same "$name output" "$src/schemas/clickhouse/queries/$name.out" \
+                  "$name.got" ;;
+    esac
+done
+# Query 5: the merged profiles, against the same tools on the logs.
+TOOLS="$tools" sh "$src/schemas/clickhouse/queries/5-merged-profile.sh" \
+    >merged.got
+readme_has "$(grep -v '^#' "$src/schemas/clickhouse/queries/5-merged-profile.sh")" ||
+    fail "README shows another merged-profile script"
+api() { ls "$src"/testdata/fleet/api-"$1"-*.bin; }
+# shellcheck disable=SC2046
+{
+    "$conv" --to top -n 5 $(api 42)
+    "$diff_tool" --top 5 $(api 41 | sed 's/^/--base /') \
+        $(api 42 | sed 's/^/--new /')
+} >merged.local
+sed '/^base: \|^new: /d' merged.got >merged.got.cut
+sed '/^base: \|^new: /d' merged.local >merged.local.cut
+same "merged profiles (top, diff)" merged.local.cut merged.got.cut
+python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \
+    v42.svg || fail "v42.svg is not well-formed"
+echo "clickhouse.fleet: README loop and 5 example queries: ok ($rows rows)"
+
+# ---- 2. a few hundred generated logs, round trip ----
+
+create_table
+cd "$work"
+mkdir gen && cd gen
+n=300
+for i in $(seq 1 "$n"); do
+    "$gen" -o "log$i.bin" --samples 100 --threads $((1 + i % 3)) \
+        --seed "$i" --program 7
+done
+service_of() { [ $(($1 % 3)) = 0 ] && echo batch || echo api; }
+for i in $(seq 1 "$n"); do
+    "$conv" --to clickhouse --label service="$(service_of "$i")" \
+        --label version=$((40 + i % 2)) --label host=h$((i % 16)) \
+        --time $((1700000000 + i * 600)) "log$i.bin"
+done >rows.json
+code=$(curl -sS -o load.out -w '%{http_code}' --data-binary @rows.json \
+       "${CH}?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow")
+[ "$code" = 200 ] || fail "load failed: $(cat load.out)"
+[ "$(q "SELECT count() FROM tachyon_stacks")" = "$(wc -l <rows.json)" ] ||
+    fail "rows loaded differ from rows written"
+[ "$(q "SELECT uniqExact(run_id) FROM tachyon_stacks")" = "$n" ] ||
+    fail "not $n runs"
+
+# by_run_id FILES...: the logs in the order ORDER BY run_id gives their
+# runs (a run's id is its log's fingerprint).
+by_run_id() {
+    local f
+    for f in "$@"; do
+        echo "$("$conv" --to clickhouse --time 0 "$f" | head -c 45 |
+                cut -c12-43) $f"
+    done | sort | cut -d' ' -f2
+}
+
+# round_trip NAME WHERE FILES...: the query result as a profile equals
+# the local merge of FILES (in run-id order for the ordered formats).
+round_trip() {
+    local name=$1 where=$2
+    shift 2
+    local ordered=() f
+    while read -r f; do ordered+=("$f"); done < <(by_run_id "$@")
+    q "SELECT * FROM tachyon_stacks $where ORDER BY run_id, row
+       FORMAT JSONEachRow" >"$name.ordered.json"
+    q "SELECT * FROM tachyon_stacks $where FORMAT JSONEachRow" \
+        >"$name.any.json"
+    for to in collapsed jsonl; do
+        "$conv" --to "$to" -o "$name.$to.local" "${ordered[@]}"
+        "$conv" --to "$to" -o "$name.$to.ch" "$name.ordered.json"
+        same "$name --to $to" "$name.$to.local" "$name.$to.ch"
+    done
+    for to in pprof speedscope pstats top; do
+        "$conv" --to "$to" -o "$name.$to.local" "$@"
+        "$conv" --to "$to" -o "$name.$to.ch" "$name.any.json"
+        same "$name --to $to" "$name.$to.local" "$name.$to.ch"
+    done
+    "$validate" -q "$name.any.json" || fail "$name: result not valid"
+}
+all=()
+api_logs=()
+for i in $(seq 1 "$n"); do
+    all+=("log$i.bin")
+    [ "$(service_of "$i")" = api ] && api_logs+=("log$i.bin")
+done
+round_trip all "" "${all[@]}"
+round_trip api "WHERE $(label service) = 'api'" "${api_logs[@]}"
+# A release comparison of two query results is the comparison of the logs
+# (rows in run order, logs in run-id order: rows list keys as first seen).
+for v in 40 41; do
+    q "SELECT * FROM tachyon_stacks WHERE $(label version) = '$v'
+       ORDER BY run_id, row FORMAT JSONEachRow" >"v$v.json"
+done
+"$diff_tool" -F csv -o diff.ch v40.json v41.json
+# shellcheck disable=SC2046
+"$diff_tool" -F csv -o diff.local \
+    $(by_run_id $(seq -f 'log%g.bin' 2 2 "$n") | sed 's/^/--base /') \
+    $(by_run_id $(seq -f 'log%g.bin' 1 2 "$n") | sed 's/^/--new /')
+same "tachyon-diff of query results" diff.local diff.ch
+stats=$(q "SELECT sum(rows), sum(data_compressed_bytes),
+           sum(data_uncompressed_bytes) FROM system.parts
+           WHERE table = 'tachyon_stacks' AND active")
+echo "clickhouse.fleet: $n generated logs: round trip ok; rows," \
+     "compressed bytes, uncompressed bytes: $stats"
+
+# ---- 3. a run loaded twice ----
+
+head -1 rows.json >twice.json
+code=$(curl -sS -o load.out -w '%{http_code}' --data-binary @twice.json \
+       "${CH}?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow")
+[ "$code" = 200 ] || fail "second load failed: $(cat load.out)"
+dup_query='SELECT run_id, count() AS rows, uniqExact(row) AS distinct_rows
+FROM tachyon_stacks
+GROUP BY run_id
+HAVING rows > distinct_rows'
+readme_has "$dup_query" || fail "README's duplicate query"
+[ "$(q "$dup_query" | cut -f1)" = "$(head -c 45 twice.json | cut -c12-43)" ] ||
+    fail "the duplicate query does not find the run loaded twice"
+q "SELECT * FROM tachyon_stacks FORMAT JSONEachRow" >doubled.json
+set +e
+"$conv" --to top doubled.json >/dev/null 2>conv.err
+conv_rc=$?
+"$validate" doubled.json >validate.out 2>&1
+validate_rc=$?
+set -e
+[ "$conv_rc" = 1 ] && grep -q 'comes twice (the run was loaded twice?)' \
+    conv.err || fail "tachyon-conv took a doubled run ($conv_rc)"
+[ "$validate_rc" = 1 ] && grep -q ': TV308: ' validate.out ||
+    fail "tachyon-validate took a doubled run ($validate_rc)"
+echo "clickhouse.fleet: a run loaded twice is found: ok"
+echo "clickhouse.fleet: 3 passed, 0 failed"
