@@ -2,6 +2,10 @@
 # install-deps.sh - install the Debian 12 packages tachyon needs to build
 # and test, only if some are missing (then apt-get update + install).
 #
+# clickhouse-server (18.16 on Debian 12) and curl are for the fleet test
+# (ctest -L clickhouse, README "Fleet scale"), which starts its own server
+# on loopback; the packaged service itself is not used.
+#
 # usage: scripts/install-deps.sh [--sanitize]
 #   --sanitize   also install clang and its sanitizer runtimes (make sanitize)
 #
@@ -13,6 +17,7 @@ packages=(
     libarchive-dev libjson-c-dev libpcre2-dev libzstd-dev
     python3 python3-jsonschema zstd xz-utils bzip2 gzip
     protobuf-compiler
+    clickhouse-server clickhouse-client curl
 )
 if [ "${1:-}" = "--sanitize" ]; then
     packages+=(clang libclang-rt-dev)

@@ -17,8 +17,7 @@
 static void check_at(bool ok, int line)
 {
     if (!ok) {
-        fprintf(stderr, "fuzz_read_rows: invariant at line %d failed\n",
-                line);
+        fprintf(stderr, "fuzz_read_rows: invariant at line %d failed\n", line);
         abort();
     }
 }

@@ -39,8 +39,8 @@ static int write_rows(tfmt_profile *p, const char *run_id, buf *out)
     rc = tfmt_profile_write_clickhouse(p, sink, &run);
     int frc = tfmt_sink_finish(sink);
     tfmt_sink_free(sink);
-    out->data = rc == TFMT_OK && frc == TFMT_OK ? slurp_file(path, &out->len)
-                                                : NULL;
+    out->data =
+        rc == TFMT_OK && frc == TFMT_OK ? slurp_file(path, &out->len) : NULL;
     unlink(path);
     return rc == TFMT_OK ? frc : rc;
 }
@@ -88,9 +88,8 @@ static unsigned char *exported(tfmt_profile *p, export_fn fn, size_t *len)
 {
     char path[256];
     tmp_path(path, sizeof path, "rows_x");
-    unsigned char *d = export_to(p, fn, path) == TFMT_OK
-                           ? slurp_file(path, len)
-                           : NULL;
+    unsigned char *d =
+        export_to(p, fn, path) == TFMT_OK ? slurp_file(path, len) : NULL;
     unlink(path);
     return d;
 }
@@ -233,8 +232,9 @@ static int read_text(const char *text, size_t chunk, char *errs, size_t cap,
 }
 
 #define HEAD "{\"run_id\":\"0123456789abcdef0123456789abcdef\""
-#define STACK ",\"frames.file\":[\"a\"],\"frames.function\":[\"f\"]," \
-              "\"frames.line\":[1]"
+#define STACK                                                                  \
+    ",\"frames.file\":[\"a\"],\"frames.function\":[\"f\"],"                    \
+    "\"frames.line\":[1]"
 
 TEST(clickhouse_spelling)
 {
@@ -267,33 +267,39 @@ TEST(bad_rows_located_and_skipped)
         {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0" STACK "}",
          TFMT_ROWS_CHECK_MISSING},
         {HEAD ",\"row\":\"x\",\"thread_id\":1,\"status\":0,\"count\":1" STACK
-              "}", TFMT_ROWS_CHECK_TYPE},
-        {HEAD ",\"row\":1.5,\"thread_id\":1,\"status\":0,\"count\":1" STACK
-              "}", TFMT_ROWS_CHECK_TYPE},
-        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":256,\"count\":1" STACK
-              "}", TFMT_ROWS_CHECK_RANGE},
-        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":0" STACK
-              "}", TFMT_ROWS_CHECK_RANGE},
+              "}",
+         TFMT_ROWS_CHECK_TYPE},
+        {HEAD ",\"row\":1.5,\"thread_id\":1,\"status\":0,\"count\":1" STACK "}",
+         TFMT_ROWS_CHECK_TYPE},
+        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":256,\"count\":1" STACK "}",
+         TFMT_ROWS_CHECK_RANGE},
+        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":0" STACK "}",
+         TFMT_ROWS_CHECK_RANGE},
         {"{\"run_id\":\"XYZ\",\"row\":0,\"thread_id\":1,\"status\":0,"
-         "\"count\":1" STACK "}", TFMT_ROWS_CHECK_RANGE},
+         "\"count\":1" STACK "}",
+         TFMT_ROWS_CHECK_RANGE},
         {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
               "\"frames.file\":[\"a\"],\"frames.function\":[],"
-              "\"frames.line\":[1]}", TFMT_ROWS_CHECK_FRAMES},
-        {HEAD ",\"row\":0,\"row\":1,\"thread_id\":1,\"status\":0,\"count\":1"
-              STACK "}", TFMT_ROWS_CHECK_JSON},
-        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":01" STACK
-              "}", TFMT_ROWS_CHECK_JSON},
+              "\"frames.line\":[1]}",
+         TFMT_ROWS_CHECK_FRAMES},
+        {HEAD
+         ",\"row\":0,\"row\":1,\"thread_id\":1,\"status\":0,\"count\":1" STACK
+         "}",
+         TFMT_ROWS_CHECK_JSON},
+        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":01" STACK "}",
+         TFMT_ROWS_CHECK_JSON},
         {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
               "\"frames.file\":[\"\\ud800\"],\"frames.function\":[\"f\"],"
-              "\"frames.line\":[1]}", TFMT_ROWS_CHECK_JSON},
-        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1" STACK
-              "} x", TFMT_ROWS_CHECK_JSON},
+              "\"frames.line\":[1]}",
+         TFMT_ROWS_CHECK_JSON},
+        {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1" STACK "} x",
+         TFMT_ROWS_CHECK_JSON},
         {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
-              "\"mode\":\"nope\"" STACK "}", TFMT_ROWS_CHECK_RANGE},
+              "\"mode\":\"nope\"" STACK "}",
+         TFMT_ROWS_CHECK_RANGE},
     };
-    static const char good[] =
-        HEAD ",\"row\":%zu,\"thread_id\":1,\"status\":0,\"count\":1" STACK
-             "}\n";
+    static const char good[] = HEAD
+        ",\"row\":%zu,\"thread_id\":1,\"status\":0,\"count\":1" STACK "}\n";
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* good row 0, the bad line, good row 1 */
         char text[2048], want[32], errs[256];
@@ -313,13 +319,13 @@ TEST(runs_checked_across_rows)
 {
     const char *text =
         HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
+             "\"interval_us\":1000" STACK "}\n" HEAD
+             ",\"row\":1,\"thread_id\":1,\"status\":0,\"count\":1,"
+             "\"interval_us\":500" STACK "}\n" HEAD
+             ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
              "\"interval_us\":1000" STACK "}\n"
-        HEAD ",\"row\":1,\"thread_id\":1,\"status\":0,\"count\":1,"
-             "\"interval_us\":500" STACK "}\n"
-        HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
-             "\"interval_us\":1000" STACK "}\n"
-        "{\"run_id\":\"fedcba9876543210fedcba9876543210\",\"row\":0,"
-        "\"thread_id\":1,\"status\":0,\"count\":5" STACK "}\n";
+             "{\"run_id\":\"fedcba9876543210fedcba9876543210\",\"row\":0,"
+             "\"thread_id\":1,\"status\":0,\"count\":5" STACK "}\n";
     char errs[256];
     uint64_t samples;
     int rc = read_text(text, 0, errs, sizeof errs, &samples);
@@ -343,8 +349,8 @@ TEST(line_limit)
     REQUIRE(tfmt_rows_open(&r, src, &o, &err) == TFMT_OK, "open");
     const tfmt_row *row;
     int rc = tfmt_rows_next(r, &row);
-    CHECK(rc == TFMT_ELIMIT && tfmt_rows_error(r)->check ==
-                                   TFMT_ROWS_CHECK_LINE &&
+    CHECK(rc == TFMT_ELIMIT &&
+              tfmt_rows_error(r)->check == TFMT_ROWS_CHECK_LINE &&
               tfmt_rows_error(r)->line == 1,
           "rc %d check %d line %llu", rc, tfmt_rows_error(r)->check,
           (unsigned long long)tfmt_rows_error(r)->line);
@@ -392,8 +398,7 @@ TEST(allocation_failures)
         tfmt_profile *back = read_rows(&rows, 0, false, &a, &rc);
         tfmt_profile_free(back);
         CHECK(c.live == 0, "fail at %ld: %ld blocks leaked", n, c.live);
-        CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM, "fail at %ld: rc %d", n,
-              rc);
+        CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM, "fail at %ld: rc %d", n, rc);
     }
     CHECK(rc == TFMT_OK && n > 10, "never succeeded (%ld)", n);
     free(rows.data);

@@ -40,11 +40,13 @@ static int check_labels(const cli_list *l)
         if (!eq || !key_ok(l->items[i], n))
             return cli_usage("option '--label' needs KEY=VALUE with a key "
                              "of letters, digits, '_', '.' or '-', not "
-                             "'%s'", l->items[i]);
+                             "'%s'",
+                             l->items[i]);
         for (size_t j = 0; j < i; j++)
             if (strncmp(l->items[j], l->items[i], n + 1) == 0)
                 return cli_usage("option '--label': key '%.*s' given "
-                                 "twice", (int)n, l->items[i]);
+                                 "twice",
+                                 (int)n, l->items[i]);
     }
     return CLI_EXIT_OK;
 }
@@ -54,8 +56,7 @@ static bool parse_time(const char *s, uint32_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] < '0' || s[0] > '9' ||
-        v > UINT32_MAX)
+    if (errno || end == s || *end || s[0] < '0' || s[0] > '9' || v > UINT32_MAX)
         return false;
     *out = (uint32_t)v;
     return true;
@@ -72,9 +73,9 @@ int conv_clickhouse_check(const conv_options *o, conv_format f)
     }
     if (o->time && !parse_time(o->time, &t))
         return cli_usage("option '--time' needs Unix seconds (0 to "
-                         "4294967295), not '%s'", o->time);
-    if (o->run_id && strcmp(o->run_id, "random") != 0 &&
-        o->inputs.count > 1)
+                         "4294967295), not '%s'",
+                         o->time);
+    if (o->run_id && strcmp(o->run_id, "random") != 0 && o->inputs.count > 1)
         return cli_usage("a fixed --run-id takes exactly one input (each "
                          "input is its own run)");
     return check_labels(&o->labels);
@@ -128,8 +129,8 @@ static uint32_t run_time(const conv_options *o, const char *path)
 }
 
 /* The profile of one input: every sample, apart by status. */
-static int load_input(tfmt_profile **out, const conv_job *job,
-                      const char *path, char run_id[33], char python[16])
+static int load_input(tfmt_profile **out, const conv_job *job, const char *path,
+                      char run_id[33], char python[16])
 {
     conv_input in;
     tfmt_profile_options po = job->filter->popts;

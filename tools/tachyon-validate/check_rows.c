@@ -42,12 +42,12 @@ void tv_check_rows(tv_report *rep, tv_file *f, const tv_input *in)
             break;
         }
         const char *rule = e->check ? check_rule(e->check)
-                           : rc == TFMT_EFORMAT || rc == TFMT_ETRUNC
-                               ? R_INPUT
-                               : "TV300";
+                           : rc == TFMT_EFORMAT || rc == TFMT_ETRUNC ? R_INPUT
+                                                                     : "TV300";
         bool more = tv_add(rep, f, rule, e->line, false, 0, "%s", e->msg);
-        if (!more || (rc != TFMT_EFORMAT && rc != TFMT_ESCHEMA &&
-                      rc != TFMT_ELIMIT) || !e->check)
+        if (!more ||
+            (rc != TFMT_EFORMAT && rc != TFMT_ESCHEMA && rc != TFMT_ELIMIT) ||
+            !e->check)
             break;
     }
     tfmt_rows_free(r);

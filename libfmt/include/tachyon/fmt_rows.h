@@ -39,47 +39,50 @@ typedef struct tfmt_rows_reader tfmt_rows_reader;
 /* What a row error broke (tfmt_error.check). Append-only. */
 typedef enum {
     TFMT_ROWS_CHECK_NONE = 0,
-    TFMT_ROWS_CHECK_LINE = 1,       /* line longer than max_line */
-    TFMT_ROWS_CHECK_JSON = 2,       /* not one JSON object */
-    TFMT_ROWS_CHECK_MISSING = 3,    /* a required column is absent */
-    TFMT_ROWS_CHECK_TYPE = 4,       /* a column of the wrong JSON type */
-    TFMT_ROWS_CHECK_RANGE = 5,      /* a value out of its column's range */
-    TFMT_ROWS_CHECK_FRAMES = 6,     /* frames.* arrays of unequal length,
+    TFMT_ROWS_CHECK_LINE = 1,     /* line longer than max_line */
+    TFMT_ROWS_CHECK_JSON = 2,     /* not one JSON object */
+    TFMT_ROWS_CHECK_MISSING = 3,  /* a required column is absent */
+    TFMT_ROWS_CHECK_TYPE = 4,     /* a column of the wrong JSON type */
+    TFMT_ROWS_CHECK_RANGE = 5,    /* a value out of its column's range */
+    TFMT_ROWS_CHECK_FRAMES = 6,   /* frames.* arrays of unequal length,
                                        or deeper than TFMT_MAX_DEPTH */
-    TFMT_ROWS_CHECK_RUN = 7,        /* run columns differ within a run */
-    TFMT_ROWS_CHECK_DUPLICATE = 8   /* (run_id, row) seen before */
+    TFMT_ROWS_CHECK_RUN = 7,      /* run columns differ within a run */
+    TFMT_ROWS_CHECK_DUPLICATE = 8 /* (run_id, row) seen before */
 } tfmt_rows_check;
 
 #define TFMT_ROWS_OPTIONS_VERSION 1
 typedef struct tfmt_rows_options {
-    unsigned version;               /* TFMT_ROWS_OPTIONS_VERSION */
-    const tfmt_allocator *alloc;    /* NULL: libc */
-    size_t max_line;                /* 0: 64 MiB */
+    unsigned version;            /* TFMT_ROWS_OPTIONS_VERSION */
+    const tfmt_allocator *alloc; /* NULL: libc */
+    size_t max_line;             /* 0: 64 MiB */
 } tfmt_rows_options;
-#define TFMT_ROWS_OPTIONS_INIT {TFMT_ROWS_OPTIONS_VERSION, NULL, 0}
+#define TFMT_ROWS_OPTIONS_INIT                                                 \
+    {                                                                          \
+        TFMT_ROWS_OPTIONS_VERSION, NULL, 0                                     \
+    }
 
 /* A run, as its first row describes it. */
 typedef struct tfmt_rows_run {
-    char run_id[33];                /* 32 lowercase hex digits */
+    char run_id[33]; /* 32 lowercase hex digits */
     uint64_t interval_us;
     uint64_t start_time_us;
-    int mode;                       /* tfmt_mode; TFMT_MODE_UNKNOWN */
-    uint64_t rows;                  /* rows read so far */
-    uint64_t samples;               /* their counts, summed */
-    uint64_t first_line;            /* line of its first row */
+    int mode;            /* tfmt_mode; TFMT_MODE_UNKNOWN */
+    uint64_t rows;       /* rows read so far */
+    uint64_t samples;    /* their counts, summed */
+    uint64_t first_line; /* line of its first row */
 } tfmt_rows_run;
 
 /* One row. Borrowed until the next tfmt_rows_next or tfmt_rows_free. */
 typedef struct tfmt_row {
-    uint64_t line;                  /* 1-based line number */
-    uint32_t run;                   /* index for tfmt_rows_run_at */
+    uint64_t line; /* 1-based line number */
+    uint32_t run;  /* index for tfmt_rows_run_at */
     uint32_t row;
     uint64_t thread_id;
     uint32_t interpreter_id;
-    uint8_t status;                 /* TFMT_STATUS_* bits */
-    uint64_t count;                 /* >= 1 */
-    const uint32_t *stack;          /* frame indices, ROOT FIRST */
-    uint32_t depth;                 /* may be 0 */
+    uint8_t status;        /* TFMT_STATUS_* bits */
+    uint64_t count;        /* >= 1 */
+    const uint32_t *stack; /* frame indices, ROOT FIRST */
+    uint32_t depth;        /* may be 0 */
 } tfmt_row;
 
 /*
@@ -112,8 +115,7 @@ TFMT_API size_t tfmt_rows_frame_count(const tfmt_rows_reader *r);
 TFMT_API const tfmt_frame *tfmt_rows_frame(const tfmt_rows_reader *r,
                                            uint32_t index);
 TFMT_API size_t tfmt_rows_string_count(const tfmt_rows_reader *r);
-TFMT_API tfmt_str tfmt_rows_string(const tfmt_rows_reader *r,
-                                   uint32_t index);
+TFMT_API tfmt_str tfmt_rows_string(const tfmt_rows_reader *r, uint32_t index);
 
 /* Lines read so far (the last line's number). */
 TFMT_API uint64_t tfmt_rows_lines(const tfmt_rows_reader *r);

@@ -23,8 +23,8 @@ typedef struct chctx {
     tfmt_sink *sink;
     const tfmt_clickhouse_run *run;
     tfmt_buf out;
-    tfmt_buf head;          /* the run's columns, the same in every row */
-    uint32_t *path;         /* a leaf's frames, root first */
+    tfmt_buf head;  /* the run's columns, the same in every row */
+    uint32_t *path; /* a leaf's frames, root first */
     size_t cap;
 } chctx;
 
@@ -82,8 +82,11 @@ static int put_string(tfmt_buf *b, const char *s, size_t n)
         char esc[6] = {'\\', (char)c, 0, 0, 0, 0};
         size_t len = 2;
         if (c == '\n' || c == '\t' || c == '\r' || c == '\b' || c == '\f') {
-            esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r'
-                     : c == '\b' ? 'b' : 'f';
+            esc[1] = c == '\n'   ? 'n'
+                     : c == '\t' ? 't'
+                     : c == '\r' ? 'r'
+                     : c == '\b' ? 'b'
+                                 : 'f';
         } else if (c < 0x20) {
             memcpy(esc + 1, "u00", 3);
             esc[4] = hex[c >> 4];
@@ -109,13 +112,12 @@ static int put_text(tfmt_buf *b, tfmt_buf *scratch, const char *s)
     return rc == TFMT_OK ? put_string(b, scratch->data, scratch->len) : rc;
 }
 
-static int put_labels(tfmt_buf *b, const tfmt_clickhouse_run *run,
-                      bool values)
+static int put_labels(tfmt_buf *b, const tfmt_clickhouse_run *run, bool values)
 {
     tfmt_buf scratch;
     tfmt__buf_init(&scratch, b->alloc);
-    int rc = tfmt__buf_puts(b, values ? ",\"labels.value\":["
-                                      : ",\"labels.key\":[");
+    int rc =
+        tfmt__buf_puts(b, values ? ",\"labels.value\":[" : ",\"labels.key\":[");
     for (size_t i = 0; i < run->nlabels && rc == TFMT_OK; i++) {
         if (i > 0)
             rc = tfmt__buf_putc(b, ',');
@@ -158,15 +160,24 @@ static int run_columns(chctx *c)
 }
 
 /* One Nested column of the frames: "frames.NAME":[...]. */
-typedef enum { COL_FILE, COL_FUNC, COL_LINE, COL_END_LINE, COL_COL,
-               COL_END_COL, COL_OPCODE, NCOLS } fcol;
+typedef enum {
+    COL_FILE,
+    COL_FUNC,
+    COL_LINE,
+    COL_END_LINE,
+    COL_COL,
+    COL_END_COL,
+    COL_OPCODE,
+    NCOLS
+} fcol;
 
 static int frame_column(chctx *c, fcol col, uint32_t depth)
 {
     static const char *const names[NCOLS] = {
-        ",\"frames.file\":[", ",\"frames.function\":[", ",\"frames.line\":[",
-        ",\"frames.end_line\":[", ",\"frames.column\":[",
-        ",\"frames.end_column\":[", ",\"frames.opcode\":["};
+        ",\"frames.file\":[",   ",\"frames.function\":[",
+        ",\"frames.line\":[",   ",\"frames.end_line\":[",
+        ",\"frames.column\":[", ",\"frames.end_column\":[",
+        ",\"frames.opcode\":["};
     const tfmt_profile *p = c->p;
     tfmt_buf *b = &c->out;
     int rc = tfmt__buf_puts(b, names[col]);
@@ -178,8 +189,8 @@ static int frame_column(chctx *c, fcol col, uint32_t depth)
         switch (col) {
         case COL_FILE:
         case COL_FUNC:
-            s = tfmt__profile_str(p, col == COL_FILE ? f->filename
-                                                     : f->funcname);
+            s = tfmt__profile_str(p,
+                                  col == COL_FILE ? f->filename : f->funcname);
             rc |= put_string(b, s.ptr, s.len);
             break;
         case COL_LINE: rc |= tfmt__buf_put_i64(b, f->lineno); break;
@@ -197,9 +208,8 @@ static int write_row(chctx *c, uint32_t row, uint32_t leaf)
     const tfmt_profile *p = c->p;
     const tfmt_pnode *n = &p->nodes[leaf];
     const tfmt_pthread *t = &p->threads[n->thread];
-    if (n->depth > c->cap &&
-        tfmt__grow(p->alloc, (void **)&c->path, &c->cap, n->depth,
-                   sizeof *c->path) != TFMT_OK)
+    if (n->depth > c->cap && tfmt__grow(p->alloc, (void **)&c->path, &c->cap,
+                                        n->depth, sizeof *c->path) != TFMT_OK)
         return TFMT_ENOMEM;
     uint32_t depth = tfmt__profile_path(p, leaf, c->path, n->depth);
     tfmt_buf *b = &c->out;

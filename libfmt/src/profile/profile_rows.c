@@ -17,11 +17,11 @@
 typedef struct rowsctx {
     tfmt_profile *p;
     tfmt_rows_reader *r;
-    tfmt_pfilter *filter;       /* NULL: no name or stack filters */
-    uint32_t *smap, *fmap;      /* reader string / frame -> profile id */
+    tfmt_pfilter *filter;  /* NULL: no name or stack filters */
+    uint32_t *smap, *fmap; /* reader string / frame -> profile id */
     size_t nsmap, capsmap, nfmap, capfmap;
     uint32_t path[TFMT_MAX_DEPTH];
-    uint64_t samples;           /* counts read, for progress */
+    uint64_t samples; /* counts read, for progress */
 } rowsctx;
 
 static int nomem(tfmt_profile *p)
@@ -35,8 +35,7 @@ static int grow_map(tfmt_profile *p, uint32_t **map, size_t *n, size_t *cap,
 {
     if (need <= *n)
         return TFMT_OK;
-    if (tfmt__grow(p->alloc, (void **)map, cap, need, sizeof **map) !=
-        TFMT_OK)
+    if (tfmt__grow(p->alloc, (void **)map, cap, need, sizeof **map) != TFMT_OK)
         return nomem(p);
     for (size_t i = *n; i < need; i++)
         (*map)[i] = UNSET;
@@ -48,8 +47,8 @@ static int map_string(rowsctx *c, uint32_t index, uint32_t *out)
 {
     if (c->smap[index] == UNSET) {
         tfmt_str s = tfmt_rows_string(c->r, index);
-        int rc = tfmt__profile_intern_string(c->p, s.ptr, s.len,
-                                             &c->smap[index]);
+        int rc =
+            tfmt__profile_intern_string(c->p, s.ptr, s.len, &c->smap[index]);
         if (rc != TFMT_OK)
             return rc;
     }

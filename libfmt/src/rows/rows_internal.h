@@ -54,16 +54,22 @@ typedef struct tfmt_rints {
 } tfmt_rints;
 
 enum { TFMT_RF_FILE, TFMT_RF_FUNC, TFMT_RF_NSTR };
-enum { TFMT_RF_LINE, TFMT_RF_END_LINE, TFMT_RF_COL, TFMT_RF_END_COL,
-       TFMT_RF_OPCODE, TFMT_RF_NINT };
+enum {
+    TFMT_RF_LINE,
+    TFMT_RF_END_LINE,
+    TFMT_RF_COL,
+    TFMT_RF_END_COL,
+    TFMT_RF_OPCODE,
+    TFMT_RF_NINT
+};
 
 typedef struct tfmt_rparsed {
-    uint64_t seen;              /* bit per column id (rows_row.c) */
+    uint64_t seen; /* bit per column id (rows_row.c) */
     tfmt_buf run_id, mode, scratch;
     uint64_t row, thread_id, interpreter_id, status, count;
     uint64_t interval_us, start_time_us, stack_hash;
     tfmt_rstrs strs[TFMT_RF_NSTR];
-    tfmt_rstrs labels;          /* checked, then dropped */
+    tfmt_rstrs labels; /* checked, then dropped */
     tfmt_rints ints[TFMT_RF_NINT];
 } tfmt_rparsed;
 
@@ -74,9 +80,8 @@ void tfmt__rparsed_free(tfmt_rparsed *r, const tfmt_allocator *a);
  * range-checked, required columns present, frames.* of one length.
  * Returns TFMT_OK, TFMT_ENOMEM, or TFMT_EFORMAT with c->msg / c->check.
  */
-int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a,
-                     const char *p, size_t n, tfmt_rcur *c, char *msg,
-                     size_t msg_cap);
+int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a, const char *p,
+                     size_t n, tfmt_rcur *c, char *msg, size_t msg_cap);
 /* The frame count of a parsed row (the length of frames.file). */
 size_t tfmt__rparsed_depth(const tfmt_rparsed *r);
 
@@ -91,12 +96,12 @@ struct tfmt_rows_reader {
     const tfmt_allocator *alloc;
     tfmt_lines lines;
     tfmt_error err;
-    int final;                  /* nonzero: every later call returns it */
+    int final; /* nonzero: every later call returns it */
     tfmt_rparsed parsed;
     tfmt_row row;
-    uint32_t *stack;            /* the current row's frames */
+    uint32_t *stack; /* the current row's frames */
 
-    tfmt_buf strtext;           /* unique strings, back to back */
+    tfmt_buf strtext; /* unique strings, back to back */
     tfmt_rstring *strings;
     size_t nstrings, capstrings;
     tfmt_idset string_set;
@@ -106,7 +111,7 @@ struct tfmt_rows_reader {
     tfmt_rows_run *runs;
     size_t nruns, capruns;
     tfmt_idset run_set;
-    uint64_t *seen;             /* (run << 32 | row) + 1; 0: empty slot */
+    uint64_t *seen; /* (run << 32 | row) + 1; 0: empty slot */
     size_t seen_cap, seen_count;
 };
 
@@ -119,8 +124,7 @@ int tfmt__rows_intern_frame(tfmt_rows_reader *r, const tfmt_frame *f,
 int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
                    uint32_t *out, bool *created);
 /* Record (run, row) as seen; *dup is true when it was seen before. */
-int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
-                    bool *dup);
+int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row, bool *dup);
 void tfmt__rows_tables_free(tfmt_rows_reader *r);
 
 #endif

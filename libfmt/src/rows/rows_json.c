@@ -203,9 +203,9 @@ static int skip_number(tfmt_rcur *c)
 {
     const char *start = c->p;
     c->p += *c->p == '-';
-    while (c->p < c->end && ((*c->p >= '0' && *c->p <= '9') || *c->p == '.' ||
-                             *c->p == 'e' || *c->p == 'E' || *c->p == '+' ||
-                             *c->p == '-'))
+    while (c->p < c->end &&
+           ((*c->p >= '0' && *c->p <= '9') || *c->p == '.' || *c->p == 'e' ||
+            *c->p == 'E' || *c->p == '+' || *c->p == '-'))
         c->p++;
     return c->p - start > (start[0] == '-') ? TFMT_OK
                                             : syntax(c, "invalid JSON: bad "
@@ -242,8 +242,9 @@ static int skip_container(tfmt_rcur *c, int depth)
             c->p++;
             return TFMT_OK;
         }
-        rc = tfmt__rows_expect(c, ',', "invalid JSON: expected ',' or the "
-                                       "end of an array or object");
+        rc = tfmt__rows_expect(c, ',',
+                               "invalid JSON: expected ',' or the "
+                               "end of an array or object");
         if (rc != TFMT_OK)
             return rc;
     }

@@ -100,8 +100,8 @@ static bool parse_mode(const tfmt_buf *b, int *out)
         return true;
     for (int m = 0; m < 64; m++) {
         const char *name = tfmt_mode_name(m);
-        if (name && strlen(name) == b->len && memcmp(name, b->data, b->len)
-            == 0) {
+        if (name && strlen(name) == b->len &&
+            memcmp(name, b->data, b->len) == 0) {
             *out = m;
             return true;
         }
@@ -131,10 +131,11 @@ static int row_run(tfmt_rows_reader *r, int mode, uint32_t *out)
         run->mode = mode;
         return TFMT_OK;
     }
-    const char *what = run->interval_us != p->interval_us     ? "interval_us"
-                       : run->start_time_us != p->start_time_us ? "start_time_us"
-                       : run->mode != mode                     ? "mode"
-                                                               : NULL;
+    const char *what = run->interval_us != p->interval_us ? "interval_us"
+                       : run->start_time_us != p->start_time_us
+                           ? "start_time_us"
+                       : run->mode != mode ? "mode"
+                                           : NULL;
     if (what)
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_RUN,
                        "column '%s' differs from the run's first row "
@@ -151,8 +152,13 @@ static int row_stack(tfmt_rows_reader *r)
     for (size_t i = 0; i < n; i++) {
         const tfmt_rstrs *fs = &p->strs[TFMT_RF_FILE];
         const tfmt_rstrs *gs = &p->strs[TFMT_RF_FUNC];
-        tfmt_frame f = {0, 0, 0, TFMT_NO_LOCATION, TFMT_NO_LOCATION,
-                        TFMT_NO_LOCATION, TFMT_NO_OPCODE};
+        tfmt_frame f = {0,
+                        0,
+                        0,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_OPCODE};
         int rc = tfmt__rows_intern_string(r, fs->text.data + fs->off[i],
                                           fs->len[i], &f.filename);
         if (rc == TFMT_OK)
@@ -252,8 +258,7 @@ int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
         return final(r, rc);
     tfmt_rcur c;
     char msg[200];
-    rc = tfmt__rows_parse(&r->parsed, r->alloc, line, n, &c, msg,
-                          sizeof msg);
+    rc = tfmt__rows_parse(&r->parsed, r->alloc, line, n, &c, msg, sizeof msg);
     if (rc == TFMT_ENOMEM)
         return final(r, rc);
     if (rc != TFMT_OK)

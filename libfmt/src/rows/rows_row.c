@@ -11,10 +11,28 @@
 #include "rows_internal.h"
 
 typedef enum {
-    C_RUN_ID, C_ROW, C_STACK_HASH, C_TIME, C_LABEL_KEYS, C_LABEL_VALUES,
-    C_PYTHON, C_MODE, C_START_TIME, C_INTERVAL, C_THREAD_ID, C_INTERP,
-    C_STATUS, C_FILE, C_FUNC, C_LINE, C_END_LINE, C_COLUMN, C_END_COLUMN,
-    C_OPCODE, C_COUNT, NCOLUMNS
+    C_RUN_ID,
+    C_ROW,
+    C_STACK_HASH,
+    C_TIME,
+    C_LABEL_KEYS,
+    C_LABEL_VALUES,
+    C_PYTHON,
+    C_MODE,
+    C_START_TIME,
+    C_INTERVAL,
+    C_THREAD_ID,
+    C_INTERP,
+    C_STATUS,
+    C_FILE,
+    C_FUNC,
+    C_LINE,
+    C_END_LINE,
+    C_COLUMN,
+    C_END_COLUMN,
+    C_OPCODE,
+    C_COUNT,
+    NCOLUMNS
 } column;
 
 typedef enum { T_STRING, T_UINT, T_TIME, T_STRINGS, T_INTS } ctype;
@@ -48,9 +66,9 @@ static const struct {
     [C_COUNT] = {"count", T_UINT, 1, UINT64_MAX},
 };
 
-#define REQUIRED                                                        \
-    ((1u << C_RUN_ID) | (1u << C_ROW) | (1u << C_THREAD_ID) |          \
-     (1u << C_STATUS) | (1u << C_FILE) | (1u << C_FUNC) | (1u << C_LINE) | \
+#define REQUIRED                                                               \
+    ((1u << C_RUN_ID) | (1u << C_ROW) | (1u << C_THREAD_ID) |                  \
+     (1u << C_STATUS) | (1u << C_FILE) | (1u << C_FUNC) | (1u << C_LINE) |     \
      (1u << C_COUNT))
 
 /* Message context: the column a failure is about. */
@@ -141,7 +159,7 @@ static int int_value(pctx *x, int64_t *out)
     if (rc != TFMT_OK)
         return col_rc(x, rc);
     int64_t min = columns[x->col].min;
-    uint64_t lim = !neg     ? columns[x->col].max
+    uint64_t lim = !neg      ? columns[x->col].max
                    : min < 0 ? (uint64_t)(-(min + 1)) + 1
                              : 0;
     if (v > lim)
@@ -166,8 +184,9 @@ static int array(pctx *x, void *arr, elem_fn fn, size_t limit)
     }
     for (;;) {
         if (++n > limit)
-            return col_fail(x, TFMT_ROWS_CHECK_FRAMES, "more than 256 "
-                                                       "elements");
+            return col_fail(x, TFMT_ROWS_CHECK_FRAMES,
+                            "more than 256 "
+                            "elements");
         tfmt__rows_ws(x->c);
         rc = fn(x, arr);
         if (rc == TFMT_OK)
@@ -178,8 +197,9 @@ static int array(pctx *x, void *arr, elem_fn fn, size_t limit)
             x->c->p++;
             return TFMT_OK;
         }
-        rc = tfmt__rows_expect(x->c, ',', "invalid JSON: expected ',' or "
-                                          "']' in an array");
+        rc = tfmt__rows_expect(x->c, ',',
+                               "invalid JSON: expected ',' or "
+                               "']' in an array");
         if (rc != TFMT_OK)
             return col_rc(x, rc);
     }
@@ -221,8 +241,7 @@ static int array_column(pctx *x)
     if (columns[x->col].type == T_INTS)
         return array(x, &r->ints[x->col - C_LINE], int_elem, TFMT_MAX_DEPTH);
     if (x->col == C_FILE || x->col == C_FUNC)
-        return array(x, &r->strs[x->col - C_FILE], string_elem,
-                     TFMT_MAX_DEPTH);
+        return array(x, &r->strs[x->col - C_FILE], string_elem, TFMT_MAX_DEPTH);
     /* Labels: an array of strings, of any length. */
     int rc = array(x, &r->labels, string_elem, SIZE_MAX);
     r->labels.n = r->labels.text.len = 0;
@@ -255,8 +274,7 @@ static int value(pctx *x)
         out->len = 0;
         return col_rc(x, tfmt__rows_string(x->c, out));
     }
-    case T_UINT:
-        return uint_value(x, uint_target(r, x->col));
+    case T_UINT: return uint_value(x, uint_target(r, x->col));
     case T_TIME: {
         /* DateTime: "YYYY-MM-DD hh:mm:ss" in the server's time zone, or
            Unix seconds; not needed for a profile, so only its type is. */
@@ -265,8 +283,7 @@ static int value(pctx *x)
             return col_rc(x, tfmt__rows_string(x->c, NULL));
         return uint_value(x, &ignored);
     }
-    default:
-        return array_column(x);
+    default: return array_column(x);
     }
 }
 
@@ -316,8 +333,9 @@ static int members(pctx *x)
             x->c->p++;
             return TFMT_OK;
         }
-        rc = tfmt__rows_expect(x->c, ',', "invalid JSON: expected ',' or "
-                                          "'}' after a column");
+        rc = tfmt__rows_expect(x->c, ',',
+                               "invalid JSON: expected ',' or "
+                               "'}' after a column");
         if (rc != TFMT_OK)
             return rc;
     }
@@ -340,12 +358,14 @@ static int complete(pctx *x)
     }
     size_t n = tfmt__rparsed_depth(r);
     for (int i = C_FUNC; i <= C_OPCODE; i++) {
-        size_t len = i == C_FUNC ? r->strs[TFMT_RF_FUNC].n
-                                 : r->ints[i - C_LINE].n;
+        size_t len =
+            i == C_FUNC ? r->strs[TFMT_RF_FUNC].n : r->ints[i - C_LINE].n;
         if ((r->seen >> i & 1) && len != n) {
             char what[96];
-            snprintf(what, sizeof what, "%zu elements, but frames.file has "
-                     "%zu", len, n);
+            snprintf(what, sizeof what,
+                     "%zu elements, but frames.file has "
+                     "%zu",
+                     len, n);
             x->col = (column)i;
             return col_fail(x, TFMT_ROWS_CHECK_FRAMES, what);
         }
@@ -353,9 +373,8 @@ static int complete(pctx *x)
     return TFMT_OK;
 }
 
-int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a,
-                     const char *p, size_t n, tfmt_rcur *c, char *msg,
-                     size_t msg_cap)
+int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a, const char *p,
+                     size_t n, tfmt_rcur *c, char *msg, size_t msg_cap)
 {
     pctx x = {r, a, c, msg, msg_cap, NCOLUMNS};
     c->p = p;
@@ -369,8 +388,9 @@ int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a,
     if (rc == TFMT_OK) {
         tfmt__rows_ws(c);
         if (c->p != c->end)
-            rc = tfmt__rows_expect(c, '\n', "invalid JSON: text after the "
-                                            "object");
+            rc = tfmt__rows_expect(c, '\n',
+                                   "invalid JSON: text after the "
+                                   "object");
     }
     return rc == TFMT_OK ? complete(&x) : rc;
 }

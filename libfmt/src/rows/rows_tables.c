@@ -53,10 +53,10 @@ int tfmt__rows_intern_string(tfmt_rows_reader *r, const char *s, size_t len,
 static uint64_t frame_hash(const tfmt_frame *f)
 {
     uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
-    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->lineno << 32) |
-                            (uint32_t)f->end_lineno));
-    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->column << 32) |
-                            (uint32_t)f->end_column));
+    h = tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)f->lineno << 32) | (uint32_t)f->end_lineno));
+    h = tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)f->column << 32) | (uint32_t)f->end_column));
     return tfmt__hash_mix(h ^ f->opcode);
 }
 
@@ -81,8 +81,8 @@ int tfmt__rows_intern_frame(tfmt_rows_reader *r, const tfmt_frame *f,
     }
     if (r->nframes >= UINT32_MAX - 1)
         return TFMT_ELIMIT;
-    if (tfmt__grow(r->alloc, (void **)&r->frames, &r->capframes,
-                   r->nframes + 1, sizeof *r->frames) != TFMT_OK)
+    if (tfmt__grow(r->alloc, (void **)&r->frames, &r->capframes, r->nframes + 1,
+                   sizeof *r->frames) != TFMT_OK)
         return TFMT_ENOMEM;
     id = (uint32_t)r->nframes;
     if (tfmt__idset_insert(&r->frame_set, h, id) != TFMT_OK)
@@ -152,8 +152,7 @@ static int seen_grow(tfmt_rows_reader *r)
     return TFMT_OK;
 }
 
-int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
-                    bool *dup)
+int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row, bool *dup)
 {
     uint64_t key = ((uint64_t)run << 32 | row) + 1;
     if ((r->seen_count + 1) * 2 > r->seen_cap && seen_grow(r) != TFMT_OK)
