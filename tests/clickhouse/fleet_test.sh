@@ -13,8 +13,8 @@
 #   2. loads 300 generated logs with labels and checks that SELECT * of
 #      every run, and of each service, read back through tachyon-conv gives
 #      exactly what tachyon-conv gives for the same logs merged locally
-#      (collapsed and JSONL with rows in run order; pprof, speedscope,
-#      pstats and top in any order);
+#      (collapsed and JSONL with rows in run order; pprof, pstats, top and
+#      svg in any order; speedscope's stacks);
 #   3. loads one run twice and checks that the README's duplicate query
 #      finds it and that the tools refuse the doubled result.
 # The server is stopped whatever happens (trap). Exit 77 (skipped) when
@@ -212,6 +212,17 @@ by_run_id() {
         cut -d' ' -f2
 }
 
+# ss_stacks FILE: the (thread, stack) pairs of a speedscope file.
+ss_stacks() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+names = [f["name"] + "@" + str(f.get("line")) for f in d["shared"]["frames"]]
+keys = {(p["name"], tuple(names[i] for i in s))
+        for p in d["profiles"] for s in p["samples"] if s}
+for k in sorted(keys):
+    print(k)' "$1"
+}
+
 # round_trip NAME WHERE FILES...: the query result as a profile equals
 # the local merge of FILES (in run-id order for the ordered formats).
 round_trip() {
@@ -228,11 +239,17 @@ round_trip() {
         "$conv" --to "$to" -o "$name.$to.ch" "$name.ordered.json"
         same "$name --to $to" "$name.$to.local" "$name.$to.ch"
     done
-    for to in pprof speedscope pstats top; do
+    for to in pprof pstats top svg; do
         "$conv" --to "$to" -o "$name.$to.local" "$@"
         "$conv" --to "$to" -o "$name.$to.ch" "$name.any.json"
         same "$name --to $to" "$name.$to.local" "$name.$to.ch"
     done
+    # speedscope: the logs give a timeline, rows (no time order) the
+    # aggregated samples; the same threads and stacks.
+    "$conv" --to speedscope -o "$name.ss.local" "$@"
+    "$conv" --to speedscope -o "$name.ss.ch" "$name.any.json"
+    same "$name --to speedscope (stacks)" <(ss_stacks "$name.ss.local") \
+        <(ss_stacks "$name.ss.ch")
     "$validate" -q "$name.any.json" || fail "$name: result not valid"
 }
 all=()

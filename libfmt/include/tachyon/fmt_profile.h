@@ -96,8 +96,10 @@ TFMT_API int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r);
  * Add every remaining row of a ClickHouse query result (fmt_rows.h): each
  * row's count as that many samples of its thread, status and stack, every
  * run summed. The first row read sets the profile's interval, mode and
- * start time when no input did. Returns TFMT_OK at the reader's end, else
- * a negative status with tfmt_profile_error(p) filled (the reader's
+ * start time when no input did. Rows have no timestamps, so a profile
+ * given rows keeps no timeline (opts.timeline is turned off, also for
+ * binary logs added before or after). Returns TFMT_OK at the reader's
+ * end, else a negative status with tfmt_profile_error(p) filled (the reader's
  * located error, copied, for a bad row: the first bad row ends the add).
  */
 TFMT_API int tfmt_profile_add_rows(tfmt_profile *p, tfmt_rows_reader *r);

@@ -133,6 +133,9 @@ int tfmt_profile_add_rows(tfmt_profile *p, tfmt_rows_reader *r)
     memset(&c, 0, sizeof c);
     c.p = p;
     c.r = r;
+    /* Rows have no time order: the profile keeps no timeline (speedscope
+       then writes its aggregated samples, whatever the input order). */
+    p->opts.timeline = false;
     int rc = tfmt__pfilter_new(p, &c.filter);
     const tfmt_row *row;
     for (uint64_t n = 1; rc == TFMT_OK; n++) {
