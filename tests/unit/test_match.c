@@ -227,11 +227,48 @@ TEST(catastrophic_backtracking_fails_fast)
     clock_t t0 = clock();
     int rc = tfmt_match_filter(m, "f.py", 4, subject, 41, &k, &err);
     double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    CHECK(rc == TFMT_ELIMIT, "rc %d", rc);
+    /* the pattern is at fault, not the data: EINVAL, tools exit 2 */
+    CHECK(rc == TFMT_EINVAL, "rc %d", rc);
     CHECK(strcmp(err.msg, "pattern '^(a+)+$': match limit exceeded") == 0,
           "msg '%s'", err.msg);
     /* Without a limit this takes hours; generous bound for slow CI. */
     CHECK(secs < 5.0, "took %.3f s", secs);
+    tfmt_match_free(m);
+}
+
+/*
+ * Chained rules that double a name: refused once the result would pass
+ * TFMT_MATCH_MAX_NAME (20 doublings of "main" would be 4 MiB); a name
+ * that was that long already may stay so.
+ */
+TEST(rewrite_growth_is_capped)
+{
+    tfmt_match *m = make();
+    REQUIRE(m, "no handle");
+    tfmt_error err = {0};
+    for (int i = 0; i < 20; i++)
+        REQUIRE(tfmt_match_add(m, TFMT_MATCH_REWRITE, "(.+)=>$1$1", &err) ==
+                    TFMT_OK, "%s", err.msg);
+    const char *out = NULL;
+    size_t n = 0;
+    int rc = tfmt_match_rewrite(m, TFMT_MATCH_FUNC, "main", 4, &out, &n,
+                                &err);
+    CHECK(rc == TFMT_EINVAL, "rc %d", rc);
+    CHECK(strcmp(err.msg, "pattern '(.+)=>$1$1': rewritten name longer "
+                          "than 65536 bytes") == 0, "msg '%s'", err.msg);
+    tfmt_match_free(m);
+    m = make();
+    REQUIRE(m, "no handle");
+    REQUIRE(tfmt_match_add(m, TFMT_MATCH_REWRITE, "a=>b", &err) == TFMT_OK,
+            "%s", err.msg);
+    size_t big = TFMT_MATCH_MAX_NAME * 2;
+    char *name = malloc(big);
+    REQUIRE(name, "malloc");
+    memset(name, 'a', big);
+    rc = tfmt_match_rewrite(m, TFMT_MATCH_FILE, name, big, &out, &n, &err);
+    CHECK(rc == TFMT_OK && n == big && out[0] == 'b' && out[big - 1] == 'b',
+          "long name rewritten in place: rc %d n %zu %s", rc, n, err.msg);
+    free(name);
     tfmt_match_free(m);
 }
 
@@ -298,7 +335,7 @@ TESTS(TCASE(empty_set_keeps_everything), TCASE(include_tries_func_then_file),
       TCASE(rewrite_strips_prefix_with_groups),
       TCASE(rewrite_is_global_and_chained),
       TCASE(rewrite_named_and_unset_groups),
-      TCASE(rewrite_number_then_letters),
+      TCASE(rewrite_number_then_letters), TCASE(rewrite_growth_is_capped),
       TCASE(compile_errors_are_one_line_with_offset),
       TCASE(invalid_utf8_subjects_match),
       TCASE(catastrophic_backtracking_fails_fast), TCASE(failing_allocator))

@@ -132,8 +132,15 @@ static unsigned char *read_back(const char *path, size_t *len,
     return buf;
 }
 
-TEST(atomic_write)
+/*
+ * Write through a temporary file: anonymous (O_TMPFILE: nothing in the
+ * directory before the commit) or, with `named`, PATH.tmp.XXXXXX, whose
+ * name tfmt_sink_temp_path publishes while it exists.
+ */
+static void atomic_write(bool named)
 {
+    if (named)
+        setenv("TACHYON_NO_TMPFILE", "1", 1);
     REQUIRE(scratch() == 0, "scratch dir");
     char path[512], names[1024];
     in_dir(path, "out.txt");
@@ -146,11 +153,24 @@ TEST(atomic_write)
     CHECK(write_pieces(s, data, n) == TFMT_OK, "write");
     CHECK(tfmt_sink_tell(s) == n, "tell %llu",
           (unsigned long long)tfmt_sink_tell(s));
-    CHECK(list_dir(names, sizeof names) == 1 &&
-          strncmp(names, "out.txt.tmp.", 12) == 0 && strlen(names) == 18,
-          "before finish only the temp file: '%s'", names);
+    const char *tmp = tfmt_sink_temp_path(s);
+    char published[600];
+    snprintf(published, sizeof published, "%s", tmp ? tmp : "(null)");
+    if (named)
+        CHECK(list_dir(names, sizeof names) == 1 &&
+              strncmp(names, "out.txt.tmp.", 12) == 0 &&
+              strlen(names) == 18 && strlen(published) > 18 &&
+              strcmp(published + strlen(published) - 18, names) == 0,
+              "before finish only the temp file: '%s' (published '%s')",
+              names, published);
+    else
+        CHECK(list_dir(names, sizeof names) == 0 && !*published,
+              "before finish no name at all: '%s' (published '%s')",
+              names, published);
     CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish: %s",
           tfmt_sink_error(s)->msg);
+    CHECK(tfmt_sink_temp_path(s) && !*tfmt_sink_temp_path(s),
+          "no temporary name after the commit");
     tfmt_sink_free(s);
     CHECK(list_dir(names, sizeof names) == 1 &&
           strcmp(names, "out.txt") == 0, "after finish: '%s'", names);
@@ -160,6 +180,17 @@ TEST(atomic_write)
     free(back);
     free(data);
     cleanup();
+    unsetenv("TACHYON_NO_TMPFILE");
+}
+
+TEST(atomic_write_anonymous)
+{
+    atomic_write(false);
+}
+
+TEST(atomic_write_named)
+{
+    atomic_write(true);
 }
 
 TEST(refuse_existing)
@@ -206,8 +237,10 @@ TEST(force_replaces_at_finish)
     cleanup();
 }
 
-TEST(free_without_finish)
+static void free_without_finish(bool named)
 {
+    if (named)
+        setenv("TACHYON_NO_TMPFILE", "1", 1);
     REQUIRE(scratch() == 0, "scratch dir");
     char path[512], kept[512], names[1024];
     in_dir(path, "out.txt.gz");
@@ -220,8 +253,8 @@ TEST(free_without_finish)
     unsigned char *data = pattern(300000);
     CHECK(tfmt_sink_write(s, data, 300000) == TFMT_OK, "write s");
     CHECK(tfmt_sink_write(t, data, 300000) == TFMT_OK, "write t");
-    CHECK(list_dir(names, sizeof names) == 3, "two temp files: '%s'",
-          names);
+    CHECK(list_dir(names, sizeof names) == (named ? 3 : 1),
+          "temp files: '%s'", names);
     tfmt_sink_free(s);
     tfmt_sink_free(t);
     CHECK(list_dir(names, sizeof names) == 1 &&
@@ -232,6 +265,17 @@ TEST(free_without_finish)
     free(back);
     free(data);
     cleanup();
+    unsetenv("TACHYON_NO_TMPFILE");
+}
+
+TEST(free_without_finish_anonymous)
+{
+    free_without_finish(false);
+}
+
+TEST(free_without_finish_named)
+{
+    free_without_finish(true);
 }
 
 /* Append `n` pattern bytes, patch three places, return the expectation. */
@@ -584,8 +628,9 @@ TEST(in_place)
     cleanup();
 }
 
-TESTS(TCASE(atomic_write), TCASE(refuse_existing),
-      TCASE(force_replaces_at_finish), TCASE(free_without_finish),
+TESTS(TCASE(atomic_write_anonymous), TCASE(atomic_write_named),
+      TCASE(refuse_existing), TCASE(force_replaces_at_finish),
+      TCASE(free_without_finish_anonymous), TCASE(free_without_finish_named),
       TCASE(pwrite_plain), TCASE(pwrite_plain_large),
       TCASE(pwrite_gzip_spool), TCASE(pwrite_zstd_spool_large),
       TCASE(source_sniff_limit), TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),

@@ -222,6 +222,50 @@ const char *cli_output_name(const char *path);
  */
 int cli_close_stdout(int code);
 
+/* ------------------------------------------------------------------ */
+/* Output files (output.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * tfmt_sink_open for a tool's -o (allocator: libc). When the sink's
+ * temporary file has a name (no O_TMPFILE here), SIGINT, SIGTERM and
+ * SIGHUP (unless ignored) remove it before the tool dies of the signal.
+ * Free the sink with cli_sink_free.
+ */
+int cli_sink_open(tfmt_sink **out, const char *path, unsigned flags,
+                  tfmt_error *err);
+void cli_sink_free(tfmt_sink *sink);
+
+/* ------------------------------------------------------------------ */
+/* Input limits (limits.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The values of --max-input-size and --max-input-ratio (NULL: default),
+ * which every tool reading profiles offers with CLI_INPUT_LIMIT_OPTIONS.
+ */
+typedef struct cli_input_limits {
+    const char *size;
+    const char *ratio;
+} cli_input_limits;
+
+#define CLI_INPUT_LIMIT_OPTIONS(l)                                          \
+    {"max-input-size", 0, CLI_ARG_REQUIRED, &(l).size,                      \
+     "stop a compressed or piped input at SIZE (4G; 0: off)", "SIZE",      \
+     NULL},                                                                 \
+    {"max-input-ratio", 0, CLI_ARG_REQUIRED, &(l).ratio,                    \
+     "stop if it grows N times its compressed size (1000)", "N", NULL}
+
+/*
+ * Check and keep the limits for every later cli_open_input. SIZE takes a
+ * K, M, G or T suffix (powers of 1024). Returns 0, or 2 after a usage
+ * message.
+ */
+int cli_input_limits_set(const cli_input_limits *l);
+
+/* Give `src` the limits kept by cli_input_limits_set (or the defaults). */
+void cli_input_limits_apply(tfmt_source *src);
+
 /*
  * Open input `path` ("-" is stdin) and tell what it holds (tfmt_detect);
  * nothing of it is consumed. On failure returns the negative status with

@@ -241,7 +241,7 @@ static void print_option(const cli_option *o)
     if (o->kind != CLI_ARG_NONE && n > 0 && (size_t)n < sizeof left)
         snprintf(left + n, sizeof left - (size_t)n, " %s",
                  o->metavar ? o->metavar : "ARG");
-    if (strlen(left) < 28)
+    if (strlen(left) < 27)
         printf("%-28s%s\n", left, o->help);
     else
         printf("%s\n%-28s%s\n", left, "", o->help);

@@ -11,8 +11,10 @@ int cli_open_input(const char *path, tfmt_source **src, tfmt_detection *d,
 {
     memset(err, 0, sizeof *err);
     int rc = tfmt_source_open_path(src, path, NULL, err);
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK) {
+        cli_input_limits_apply(*src);
         rc = tfmt_detect(*src, d, err);
+    }
     if (rc < 0) {
         tfmt_source_free(*src);
         *src = NULL;

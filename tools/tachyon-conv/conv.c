@@ -78,7 +78,9 @@ int run_conv(const conv_options *o)
     job.opts = o;
     job.format = parse_format(o->to);
     job.compression = -1;
-    code = check_combinations(o, job.format);
+    code = cli_input_limits_set(&o->limits);
+    if (code == CLI_EXIT_OK)
+        code = check_combinations(o, job.format);
     if (code == CLI_EXIT_OK && o->run_id)
         code = conv_run_id_parse(o->run_id, job.run_id);
     if (code == CLI_EXIT_OK)

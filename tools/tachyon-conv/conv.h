@@ -44,6 +44,7 @@ typedef struct conv_options {
     /* --to clickhouse (conv_clickhouse.c) */
     cli_list labels;         /* KEY=VALUE */
     const char *time;        /* Unix seconds */
+    cli_input_limits limits; /* --max-input-size, --max-input-ratio */
 } conv_options;
 
 /* The filters of the command line, as profile options. */

@@ -80,7 +80,7 @@ int conv_bin(const conv_job *job)
     code = conv_sink_open(&sink, job, TFMT_SINK_SEEKABLE);
     if (code == CLI_EXIT_OK)
         code = copy_into(&in, sink, job);
-    tfmt_sink_free(sink);
+    cli_sink_free(sink);
     conv_input_close(&in);
     return code;
 }

@@ -113,7 +113,7 @@ int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags)
     memset(&err, 0, sizeof err);
     if (job->opts->force)
         flags |= TFMT_SINK_FORCE;
-    rc = tfmt_sink_open(out, sink_path(job), flags, NULL, &err);
+    rc = cli_sink_open(out, sink_path(job), flags, &err);
     if (rc < 0)
         return cli_report(cli_output_name(job->opts->output), &err);
     return CLI_EXIT_OK;

@@ -95,7 +95,7 @@ static int export_profile(tfmt_profile *p, const conv_job *job,
                           tfmt_profile_error(p));
     else
         code = conv_sink_finish(sink, job);
-    tfmt_sink_free(sink);
+    cli_sink_free(sink);
     return code;
 }
 

@@ -206,7 +206,7 @@ static int gecko_output(tfmt_gecko *g, const conv_job *job)
                           tfmt_gecko_error(g));
     else
         code = conv_sink_finish(sink, job);
-    tfmt_sink_free(sink);
+    cli_sink_free(sink);
     return code;
 }
 

@@ -61,6 +61,7 @@ static const cli_option options[] = {
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
      "clickhouse: run time (default: input's mtime)", "UNIXSECONDS",
      NULL},
+    CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,

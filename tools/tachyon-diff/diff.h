@@ -22,6 +22,7 @@ typedef struct diff_options {
     const char *key, *normalize, *metric, *format, *color, *output;
     const char *min_delta, *min_samples, *alpha, *fail_on, *top;
     int force, quiet, verbose;
+    cli_input_limits limits;    /* --max-input-size, --max-input-ratio */
 } diff_options;
 
 typedef enum { NORM_SHARE, NORM_TIME, NORM_NONE } diff_norm;
@@ -326,6 +327,8 @@ static inline void diff_out_put(diff_out *o, const char *s, size_t n)
 void diff_out_str(diff_out *o, const char *s);
 void diff_out_u64(diff_out *o, uint64_t v);
 void diff_out_i64(diff_out *o, int64_t v);
+/* new_ - base exactly, sign and all (counts near 2^64 do not wrap). */
+void diff_out_delta(diff_out *o, uint64_t base, uint64_t new_);
 /* "new", "vanished" or "both": which sides have the row. */
 const char *diff_row_status(const diff_row *r);
 /* Rows to show: the top N (setting) or all. */

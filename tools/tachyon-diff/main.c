@@ -47,6 +47,7 @@ static const cli_option options[] = {
      "write to FILE instead of stdout", "FILE", NULL},
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
      NULL, NULL},
+    CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,
      NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,

@@ -25,7 +25,7 @@ int diff_out_open(diff_out *o, const diff_settings *set)
     memset(o, 0, sizeof *o);
     memset(&err, 0, sizeof err);
     unsigned flags = set->opts->force ? TFMT_SINK_FORCE : 0;
-    if (tfmt_sink_open(&o->sink, sink_path(set), flags, NULL, &err) < 0) {
+    if (cli_sink_open(&o->sink, sink_path(set), flags, &err) < 0) {
         cli_report(cli_output_name(set->opts->output), &err);
         return CLI_EXIT_TROUBLE;
     }
@@ -100,7 +100,7 @@ int diff_out_close(diff_out *o, const diff_settings *set)
                           "write failed");
         code = CLI_EXIT_TROUBLE;
     }
-    tfmt_sink_free(o->sink);
+    cli_sink_free(o->sink);
     free(o->buf);
     memset(o, 0, sizeof *o);
     return code;
@@ -152,6 +152,13 @@ void diff_out_i64(diff_out *o, int64_t v)
         diff_out_write(o, "-", 1);
     /* 0 - v in unsigned: INT64_MIN has no positive int64_t. */
     diff_out_u64(o, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
+void diff_out_delta(diff_out *o, uint64_t base, uint64_t new_)
+{
+    if (new_ < base)
+        diff_out_write(o, "-", 1);
+    diff_out_u64(o, new_ < base ? base - new_ : new_ - base);
 }
 
 /*

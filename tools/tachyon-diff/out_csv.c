@@ -109,9 +109,9 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_figure(c, r, M_CUM, &f[1]);
     figure(o, &f[1]);
     diff_out_lit(o, ",");
-    diff_out_i64(o, (int64_t)(f[0].new_ - f[0].base));
+    diff_out_delta(o, f[0].base, f[0].new_);
     diff_out_lit(o, ",");
-    diff_out_i64(o, (int64_t)(f[1].new_ - f[1].base));
+    diff_out_delta(o, f[1].base, f[1].new_);
     diff_out_lit(o, ",");
     diff_out_u64(o, f[0].base_runs);
     diff_out_lit(o, ",");

@@ -98,7 +98,7 @@ static void figure_shares(diff_out *o, const char *name, const diff_fig *f)
     diff_out_lit(o, ",\"new\":");
     diff_out_u64(o, f->new_);
     diff_out_lit(o, ",\"delta_samples\":");
-    diff_out_i64(o, (int64_t)(f->new_ - f->base));
+    diff_out_delta(o, f->base, f->new_);
     diff_out_lit(o, ",\"base_pct\":");
     diff_out_num(o, f->base_pct, 6);
     diff_out_lit(o, ",\"new_pct\":");

@@ -101,7 +101,8 @@ static int settings(diff_settings *s, const diff_options *o)
     if (s->format == FMT_TABLE || s->format == FMT_MARKDOWN)
         s->top = 20;
     s->color = s->format == FMT_TABLE && want_color(o);
-    return numbers(s, o);
+    int code = cli_input_limits_set(&o->limits);
+    return code != CLI_EXIT_OK ? code : numbers(s, o);
 }
 
 /* Positional operands fill the sides --base/--new did not give. */

@@ -29,7 +29,9 @@ static void bin_error(bstate *s, int rc, const tfmt_error *e)
     const char *what = rc == TFMT_ETRUNC ? "truncated: "
                        : rc == TFMT_EFORMAT ? "corrupt: "
                                             : "";
-    tv_add(s->rep, s->f, tv_bin_check_rule(e->check), 0, e->has_offset,
+    const char *rule = rc == TFMT_ELIMIT ? R_INPUT_LIMIT
+                                         : tv_bin_check_rule(e->check);
+    tv_add(s->rep, s->f, rule, 0, e->has_offset,
            e->offset, "%s%s", what, e->msg);
 }
 

@@ -19,6 +19,7 @@ static const cli_option options[] = {
     {"max-line", 0, CLI_ARG_REQUIRED, &opts.max_line,
      "longest JSONL line accepted (default 67108864)", "BYTES",
      NULL},
+    CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     {"list-rules", 0, CLI_ARG_NONE, &opts.list_rules,
      "print every rule id with its severity and exit", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,

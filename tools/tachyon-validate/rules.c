@@ -14,6 +14,7 @@ const tv_rule tv_rules[] = {
     {"TV002", E, "the file is empty"},
     {"TV003", E, "neither a binary log (TACH magic) nor JSONL ('{')"},
     {"TV004", E, "whole-file compression corrupt or truncated"},
+    {"TV005", E, "input over --max-input-size or --max-input-ratio"},
     {"TV101", E, "JSONL: line longer than the maximum line length"},
     {"TV102", E, "JSONL: line is not valid JSON (syntax, UTF-8, nesting)"},
     {"TV103", E, "JSONL: line is not a JSON object (or is empty)"},
@@ -37,6 +38,7 @@ const tv_rule tv_rules[] = {
     {"TV125", E, "JSONL: samples_total differs between agg and end records"},
     {"TV126", E, "JSONL: self greater than cumulative"},
     {"TV127", E, "JSONL: cumulative greater than samples_total"},
+    {"TV128", E, "JSONL: self counts add up to more than samples_total"},
     {"TV130", W, "JSONL: no newline at the end of the file"},
     {"TV131", W, "JSONL: frame without an agg entry"},
     {"TV132", W, "JSONL: run_id is not 32 lowercase hex digits"},
@@ -69,11 +71,14 @@ const tv_rule tv_rules[] = {
     {"TV224", E, "binary: string index out of range in a frame"},
     {"TV225", E, "binary: decoded samples differ from the declared count"},
     {"TV226", E, "binary: invalid profiling mode in the header"},
+    {"TV228", E, "binary: a timestamp past 2^63-1 us (deltas overflow)"},
     {"TV230", W, "binary: header declares more threads than found"},
     {"TV231", W, "binary: footer checksum bytes are not zero"},
     {"TV232", W, "binary: reserved header bytes are not zero"},
     {"TV233", W, "binary: statistics block of an unknown version"},
     {"TV234", W, "binary: compression id > 1 read as uncompressed"},
+    {"TV235", W, "binary: a POP_PUSH pops more frames than the stack has"},
+    {"TV236", W, "binary: reserved bits of the config word are set"},
     {"TV300", E, "rows: other reader error"},
     {"TV301", E, "rows: line longer than the maximum line length"},
     {"TV302", E, "rows: line is not one valid JSON object"},
@@ -108,6 +113,7 @@ const char *tv_bin_check_rule(int check)
         "TV207", "TV208", "TV209", "TV210", "TV211", "TV212", "TV213",
         "TV214", "TV215", "TV216", "TV217", "TV218", "TV219", "TV220",
         "TV221", "TV222", "TV223", "TV224", "TV225", "TV226",
+        R_INPUT /* TFMT_BCHK_INPUT, returned above */, "TV228",
     };
     if (check <= 0 || check >= (int)(sizeof ids / sizeof ids[0]))
         return "TV200";
@@ -118,8 +124,8 @@ const char *tv_bin_check_rule(int check)
 const char *tv_bin_note_rule(int note)
 {
     static const char *const ids[] = {"TV230", "TV231", "TV232", "TV233",
-                                      "TV234"};
-    if (note < 1 || note > 5)
+                                      "TV234", "TV235", "TV236"};
+    if (note < 1 || note > (int)(sizeof ids / sizeof ids[0]))
         return "TV230";
     return ids[note - 1];
 }

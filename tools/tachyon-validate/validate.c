@@ -83,8 +83,9 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     tfmt_detection d;
     tfmt_error err;
     int rc = cli_open_input(path, &src, &d, &err);
-    if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT)
-        tv_add(rep, f, R_INPUT, 0, false, 0, "%s", err.msg);
+    if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT || rc == TFMT_ELIMIT)
+        tv_add(rep, f, rc == TFMT_ELIMIT ? R_INPUT_LIMIT : R_INPUT, 0,
+               false, 0, "%s", err.msg);
     else if (rc < 0)
         tv_trouble(rep, f, err.msg);
     if (rc == TFMT_OK) {
@@ -109,6 +110,9 @@ int run_validate(const tv_options *opts)
                                         &max_line) || max_line == 0))
         return cli_usage("invalid --max-line '%s' (1..%zu)", opts->max_line,
                          TFMT_JSONL_MAX_LINE_LIMIT);
+    int code = cli_input_limits_set(&opts->limits);
+    if (code != CLI_EXIT_OK)
+        return code;
     if (opts->files.count == 0)
         return cli_usage("no input files");
     tv_report rep;

@@ -13,6 +13,7 @@ typedef struct tv_options {
     int quiet;
     int verbose;
     int list_rules;
+    cli_input_limits limits;    /* --max-input-size, --max-input-ratio */
 } tv_options;
 
 /* Validate every file; returns the exit status (0 valid, 1 invalid, 2). */

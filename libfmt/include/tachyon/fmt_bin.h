@@ -56,8 +56,11 @@ typedef enum {
     TFMT_BCHK_STRING_INDEX = 24,
     TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
     TFMT_BCHK_MODE = 26,          /* invalid profiling mode in header */
-    TFMT_BCHK_INPUT = 27          /* whole-file compression corrupt or
+    TFMT_BCHK_INPUT = 27,         /* whole-file compression corrupt or
                                      truncated (while spooling the input) */
+    TFMT_BCHK_TIMESTAMP = 28      /* a timestamp past 2^63 - 1 us: the
+                                     deltas overflow (it would read as
+                                     negative) */
 } tfmt_bin_check;
 
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
@@ -66,7 +69,13 @@ typedef enum {
     TFMT_NOTE_CHECKSUM = 2,      /* footer checksum bytes are not zero */
     TFMT_NOTE_RESERVED = 3,      /* a reserved header byte is not zero */
     TFMT_NOTE_STATS_VERSION = 4, /* statistics block of an unknown version */
-    TFMT_NOTE_COMPRESSION = 5    /* compression id > 1, read as none */
+    TFMT_NOTE_COMPRESSION = 5,   /* compression id > 1, read as none */
+    TFMT_NOTE_POP_BEYOND = 6,    /* a POP_PUSH pops more frames than the
+                                    stack holds: read as popping them all,
+                                    as CPython's reader does (first one
+                                    only) */
+    TFMT_NOTE_CONFIG_RESERVED = 7 /* reserved bits of the header's
+                                     profiling config word are set */
 } tfmt_note;
 
 typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,

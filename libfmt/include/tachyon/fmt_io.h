@@ -4,9 +4,12 @@
  * A source delivers the bytes of one input: a path (or "-" for stdin), or a
  * memory buffer. Whole-file gzip, zstd, xz and bzip2 compression is detected
  * by content and removed transparently. A sink receives the bytes of one
- * output: a path (written to a temporary file in the same directory and
- * renamed into place by tfmt_sink_finish, so a failed run never leaves a
- * partial or clobbered file), or stdout.
+ * output: a path (written to a temporary file in the same directory that
+ * gets the path's name in tfmt_sink_finish, so a failed run never leaves a
+ * partial or clobbered file), or stdout. Where the system has O_TMPFILE
+ * (Linux, most local file systems) that file has no name before the
+ * commit, so not even SIGKILL leaves one behind; elsewhere it is
+ * `PATH.tmp.XXXXXX` (tfmt_sink_temp_path).
  */
 #ifndef TACHYON_FMT_IO_H
 #define TACHYON_FMT_IO_H
@@ -45,6 +48,24 @@ TFMT_API int tfmt_source_open_memory(tfmt_source **out, const void *data,
  */
 TFMT_API int tfmt_source_read(tfmt_source *src, void *buf, size_t cap,
                               size_t *got, tfmt_error *err);
+
+/*
+ * Input limits. A source that is decompressed or read from a pipe stops
+ * with TFMT_ELIMIT (located at the decompressed byte reached) once it has
+ * delivered more than `max_size` bytes, or more than
+ * TFMT_SOURCE_RATIO_FLOOR bytes and over `max_ratio` times the compressed
+ * bytes read so far; so a compression bomb or an endless pipe is an error,
+ * not a full disk. A binary log's zstd-compressed sample region obeys the
+ * same limits. Regular uncompressed files and memory are not limited
+ * (nothing is copied). 0 means no limit.
+ */
+#define TFMT_SOURCE_MAX_SIZE_DEFAULT ((uint64_t)4 << 30)
+#define TFMT_SOURCE_MAX_RATIO_DEFAULT 1000u
+#define TFMT_SOURCE_RATIO_FLOOR ((uint64_t)256 << 20)
+
+/* Set the limits (the defaults above until called). */
+TFMT_API void tfmt_source_set_limits(tfmt_source *src, uint64_t max_size,
+                                     uint64_t max_ratio);
 
 /* Name of the whole-file compression removed: "none", "gzip", "zstd"... */
 TFMT_API const char *tfmt_source_compression(const tfmt_source *src);
@@ -95,6 +116,18 @@ TFMT_API int tfmt_sink_finish(tfmt_sink *sink);
 
 /* The error of the last failed call on `sink`. */
 TFMT_API const tfmt_error *tfmt_sink_error(const tfmt_sink *sink);
+
+/*
+ * The name of the sink's temporary file, for a signal handler that must
+ * remove it: a buffer that holds "" while no such name exists (stdout, a
+ * device, an anonymous O_TMPFILE file, after the commit) and the name
+ * while one does. The sink writes each name there before creating it
+ * (its first byte last) and empties it once the name is gone, so a
+ * handler may call unlink() on whatever non-empty string it finds. Valid
+ * until tfmt_sink_free; NULL when the sink writes no file of its own.
+ * Setting TACHYON_NO_TMPFILE in the environment forces named files.
+ */
+TFMT_API const char *tfmt_sink_temp_path(const tfmt_sink *sink);
 
 /* Free; without a successful finish the temporary file is removed. */
 TFMT_API void tfmt_sink_free(tfmt_sink *sink);

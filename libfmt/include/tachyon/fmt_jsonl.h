@@ -87,7 +87,11 @@ typedef enum {
     TFMT_JCHK_SELF_CUM = 23,    /* an entry with self > cumulative */
     TFMT_JCHK_CUM_TOTAL = 24,   /* an entry with cumulative > samples_total */
     TFMT_JCHK_NO_AGG = 25,      /* warning: a frame without an agg entry */
-    TFMT_JCHK_RUN_ID_FORM = 26  /* warning: run_id not 32 lowercase hex */
+    TFMT_JCHK_RUN_ID_FORM = 26, /* warning: run_id not 32 lowercase hex */
+    TFMT_JCHK_SELF_SUM = 27,    /* the entries' self counts add up to more
+                                   than samples_total */
+    TFMT_JCHK_INPUT_LIMIT = 28  /* the source grew past its limits
+                                   (tfmt_source_set_limits; ELIMIT) */
 } tfmt_jsonl_check;
 
 /*

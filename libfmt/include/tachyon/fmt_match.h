@@ -25,7 +25,9 @@
  * valid parts around it match normally (PCRE2_MATCH_INVALID_UTF).
  * Patterns are JIT-compiled when possible, and every match runs under a
  * match limit, so a pattern with catastrophic backtracking fails with
- * TFMT_ELIMIT instead of hanging.
+ * TFMT_EINVAL instead of hanging: the pattern is at fault, not the data
+ * (tools exit 2). Likewise a rewrite may not grow a name past
+ * TFMT_MATCH_MAX_NAME bytes (chained rules could double it each time).
  *
  * Errors are one line: "missing closing parenthesis at offset 7" (with
  * err->has_offset and err->offset set to the pattern offset); the tool
@@ -41,6 +43,9 @@ extern "C" {
 #endif
 
 typedef struct tfmt_match tfmt_match;
+
+/* Longest name a rewrite may produce (a longer input name may stay long). */
+#define TFMT_MATCH_MAX_NAME ((size_t)64 << 10)
 
 typedef enum {
     TFMT_MATCH_INCLUDE = 1,     /* keep frames matching any include */
@@ -75,9 +80,10 @@ TFMT_API size_t tfmt_match_count(const tfmt_match *m, tfmt_match_kind kind);
  * give the result: `name` itself when nothing changed, else a buffer owned
  * by `m`, valid until the next tfmt_match_rewrite call or tfmt_match_free.
  * Use *out_len: the result is NUL-terminated only when it is not `name`.
- * Returns TFMT_ELIMIT when a match exceeded
- * the match limit, TFMT_ENOMEM, or TFMT_EINVAL for a replacement that
- * fails (message in *err, may be NULL).
+ * Returns TFMT_ENOMEM, or TFMT_EINVAL for a replacement that fails, a
+ * match over the match limit, or a result longer than both
+ * TFMT_MATCH_MAX_NAME and the name it came from (message in *err, which
+ * may be NULL, naming the rule).
  */
 TFMT_API int tfmt_match_rewrite(tfmt_match *m, tfmt_match_field field,
                                 const char *name, size_t len,
@@ -86,7 +92,7 @@ TFMT_API int tfmt_match_rewrite(tfmt_match *m, tfmt_match_field field,
 
 /*
  * Decide whether a frame with these (already rewritten) names is kept by
- * the include/exclude rules: *keep is set on TFMT_OK. Returns TFMT_ELIMIT
+ * the include/exclude rules: *keep is set on TFMT_OK. Returns TFMT_EINVAL
  * (match limit exceeded; message names the pattern) or TFMT_ENOMEM.
  */
 TFMT_API int tfmt_match_filter(tfmt_match *m, const char *file,

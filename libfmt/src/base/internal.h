@@ -69,6 +69,14 @@ int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);   /* decimal */
 int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);    /* decimal */
 int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v); /* LEB128 */
 
+/* ---- counts ---- */
+/* a + b, or UINT64_MAX when that does not fit: counts from a file never
+ * wrap around to small numbers. */
+static inline uint64_t tfmt__add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* ---- hashing (hash.c) ---- */
 uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed);
 static inline uint64_t tfmt__hash_mix(uint64_t x)

@@ -294,6 +294,27 @@ static void check_reserved(const tfmt_info *info, const uint8_t *h,
     if (dirty)
         note_at(note, ctx, TFMT_NOTE_RESERVED, h[11] ? 11 : from,
                 "reserved header bytes are not zero");
+    /* bits 0-2 mode + 1, bit 3 features known, bits 4-8 the features
+     * (meaningless without bit 3); the rest is reserved (spec 1.9) */
+    uint32_t c = info->config;
+    uint32_t reserved = c & ~(c & 8u ? 0x1ffu : 0xfu);
+    char msg[96];
+    snprintf(msg, sizeof msg, "reserved bits of the profiling config word "
+             "are set: 0x%08x", reserved);
+    if (reserved)
+        note_at(note, ctx, TFMT_NOTE_CONFIG_RESERVED, 60, msg);
+}
+
+int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err)
+{
+    uint8_t head[TFMT_BIN_HEADER_SIZE + TFMT_BIN_FOOTER_SIZE];
+    size_t got = 0;
+    int rc = tfmt__source_peek(src, head, sizeof head, true, &got, err);
+    if (rc != TFMT_OK || got < sizeof head)
+        return rc;
+    tfmt_info info;
+    memset(&info, 0, sizeof info);
+    return check_identity(&info, head, err);
 }
 
 int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,

@@ -38,6 +38,14 @@ int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
                          uint64_t file_size, tfmt_note_fn note,
                          void *note_ctx, tfmt_error *err);
 
+/*
+ * Before a stream is spooled: refuse what cannot be a binary log from its
+ * first bytes (magic, version), with the message a whole file would get.
+ * Inputs shorter than a header and a footer pass (their size is their
+ * fault, and costs nothing to spool).
+ */
+int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err);
+
 /* The string and frame tables, loaded whole (bounded by the file size). */
 typedef struct tfmt_bin_tables {
     const tfmt_allocator *alloc;

@@ -46,6 +46,7 @@ struct tfmt_bin_reader {
     uint32_t fresh[TFMT_MAX_DEPTH];
     tfmt_sample sample;
     uint64_t samples_read;
+    bool noted_pop;             /* TFMT_NOTE_POP_BEYOND given */
     int state;                  /* TFMT_OK, TFMT_DONE or the error code */
     tfmt_error err;
 };
@@ -73,6 +74,31 @@ static int rec_fail(tfmt_bin_reader *r, int code, int check,
     r->err.check = check;
     r->state = code;
     return code;
+}
+
+/* A timestamp past INT64_MAX: only overflowing deltas get there. */
+static int ts_fail(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
+{
+    return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_TIMESTAMP, region_off,
+                    "timestamp %llu us out of range: the deltas overflow "
+                    "past 2^63-1", (unsigned long long)ts);
+}
+
+/* The first POP_PUSH that pops more than the stack holds (CPython reads
+ * it as popping everything, so it is not an error). */
+static void pop_beyond(tfmt_bin_reader *r, uint32_t pop, uint32_t depth,
+                       uint64_t region_off)
+{
+    if (r->noted_pop || !r->opts.on_note)
+        return;
+    r->noted_pop = true;
+    tfmt_error where;
+    tfmt__error_at(&where, TFMT_EFORMAT, TFMT_BIN_HEADER_SIZE + region_off,
+                   "pop count %u exceeds current stack depth %u (read as "
+                   "popping all of it, as CPython does)%s", pop, depth,
+                   r->stream.zstd ? " (offset in the decompressed sample "
+                                    "data)" : "");
+    r->opts.on_note(r->opts.note_ctx, TFMT_NOTE_POP_BEYOND, &where);
 }
 
 /* A varint result (0: ran out, -1: malformed) as an error. */
@@ -158,8 +184,11 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec,
 static int open_parts(tfmt_bin_reader *r, tfmt_source *src, tfmt_error *err)
 {
     uint64_t size;
-    int rc = tfmt__source_seekable(src, &size, err);
-    if ((rc == TFMT_EFORMAT || rc == TFMT_ETRUNC) && err)
+    int rc = tfmt__bin_precheck(src, err);
+    if (rc == TFMT_OK)
+        rc = tfmt__source_seekable(src, &size, err);
+    if (rc != TFMT_OK && err && !err->check && (rc == TFMT_EFORMAT ||
+        rc == TFMT_ETRUNC || rc == TFMT_ELIMIT))
         err->check = TFMT_BCHK_INPUT;
     if (rc == TFMT_OK)
         rc = tfmt__bin_read_fixed(&r->fx, src, size, r->opts.on_note,
@@ -372,6 +401,8 @@ static int decode_delta_record(tfmt_bin_reader *r, bin_thread *t,
         keep = h.a;
         n = h.b;
     } else {
+        if (h.a > t->depth)
+            pop_beyond(r, h.a, t->depth, at);
         keep = h.a >= t->depth ? 0 : t->depth - h.a;
         n = h.b;
     }
@@ -386,6 +417,8 @@ static int decode_delta_record(tfmt_bin_reader *r, bin_thread *t,
         return rc;
     apply_stack(r, t, keep, n);
     t->prev_ts += h.delta;
+    if (t->prev_ts > INT64_MAX)
+        return ts_fail(r, at, t->prev_ts);
     r->ts[0] = t->prev_ts;
     r->stream.pos = p;
     emit(r, t, h.status, enc, 1, keep);
@@ -409,8 +442,10 @@ static int read_pair(tfmt_bin_reader *r, uint64_t *ts, uint8_t *status)
                            "malformed varint in RLE sample data",
                            "unexpected end of sample data in RLE");
     *status = *p++;
-    s->pos = p;
     r->rep->prev_ts += delta;
+    if (r->rep->prev_ts > INT64_MAX)
+        return ts_fail(r, here(r, s->pos), r->rep->prev_ts);
+    s->pos = p;
     *ts = r->rep->prev_ts;
     r->rep_left--;
     return TFMT_OK;

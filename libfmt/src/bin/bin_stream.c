@@ -121,6 +121,17 @@ static int fill_zstd(tfmt_bin_stream *s, tfmt_error *err)
     s->zret = ret;
     s->in_pos = in.pos;
     s->end = s->win + out.pos;
+    uint64_t used = s->next_in - TFMT_BIN_HEADER_SIZE - (s->in_len - s->in_pos);
+    uint64_t made = s->base + out.pos;
+    int rc = tfmt__source_check_growth(s->src, made, used ? used : 1,
+                                       "decompressed sample data",
+                                       s->next_in - (s->in_len - s->in_pos),
+                                       err);
+    if (rc != TFMT_OK) {
+        if (err)
+            err->check = TFMT_BCHK_ZSTD;
+        return rc;
+    }
     /* zstd keeps a frame's last input byte until all output is flushed,
      * so consumed input means the output is complete. */
     if (s->in_pos == s->in_len && s->next_in >= s->end_in) {

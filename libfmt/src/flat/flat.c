@@ -350,7 +350,7 @@ void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
 {
     tfmt_flat_info *in = &f->info;
     in->inputs++;
-    in->samples += samples;
+    in->samples = tfmt__add_sat(in->samples, samples);
     if (interval_us && in->interval_us && interval_us != in->interval_us)
         in->mixed_interval = true;
     if (interval_us && !in->interval_us)

@@ -50,14 +50,6 @@ static int add_frames(void *ctx, const tfmt_jimport_frame *fr, size_t n,
     return TFMT_OK;
 }
 
-/*
- * Counts come from the file (each up to 2^64 - 2): a hostile file must not
- * wrap a sum into a small, plausible figure, so sums stop at UINT64_MAX.
- */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* Import callback: self and per-frame cumulative counts by key. */
 static int add_aggs(void *ctx, const tfmt_jsonl_agg *e, const uint32_t *key,
@@ -68,8 +60,8 @@ static int add_aggs(void *ctx, const tfmt_jsonl_agg *e, const uint32_t *key,
         if (key[j] == TFMT_FLAT_NONE)
             continue;
         tfmt_fkey *k = &f->keys[key[j]];
-        k->self = sat_add(k->self, e[j].self);
-        k->cum_frames = sat_add(k->cum_frames, e[j].cumulative);
+        k->self = tfmt__add_sat(k->self, e[j].self);
+        k->cum_frames = tfmt__add_sat(k->cum_frames, e[j].cumulative);
     }
     return TFMT_OK;
 }
@@ -81,7 +73,8 @@ static const tfmt_jimport_ops flat_jops = {add_strings, add_frames,
 static void sync_cumulative(tfmt_flat *f, const uint64_t *before, size_t n)
 {
     for (size_t i = 0; i < f->nkeys; i++)
-        f->keys[i].cum += f->keys[i].cum_frames - (i < n ? before[i] : 0);
+        f->keys[i].cum = tfmt__add_sat(f->keys[i].cum, f->keys[i].cum_frames -
+                                                     (i < n ? before[i] : 0));
 }
 
 int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)

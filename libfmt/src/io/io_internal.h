@@ -33,6 +33,16 @@ int tfmt__source_peek(tfmt_source *src, void *buf, size_t cap, bool decode,
                       size_t *got, tfmt_error *err);
 
 /*
+ * Whether `out` decompressed bytes from `in` compressed ones (in 0: not
+ * compressed, no ratio check) stay within the source's limits
+ * (tfmt_source_set_limits). Returns TFMT_OK, or TFMT_ELIMIT with `err`
+ * located at `at` and saying "<what> exceeds ...".
+ */
+int tfmt__source_check_growth(const tfmt_source *src, uint64_t out,
+                              uint64_t in, const char *what, uint64_t at,
+                              tfmt_error *err);
+
+/*
  * Open an unlinked temporary file (read-write, close-on-exec) in $TMPDIR
  * or /tmp into *out. On failure *out is -1, errno is kept and `err` (may
  * be NULL) gets TFMT_EIO with "<what>: strerror" (just strerror when

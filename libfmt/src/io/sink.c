@@ -1,9 +1,10 @@
 /*
  * sink.c - byte sinks: a path or stdout.
  *
- * A path is written to `<path>.tmp.XXXXXX` in the same directory and moved
- * into place by tfmt_sink_finish, so a failed run never leaves a partial or
- * clobbered file. Writes are buffered, because exporters append small
+ * A path is written to a temporary file in the same directory (an
+ * anonymous one where the system allows, sink_tmp.c) that gets the path's
+ * name in tfmt_sink_finish, so a failed or interrupted run never leaves a
+ * partial or clobbered file. Writes are buffered, because exporters append small
  * pieces. A .gz/.zst/.xz/.bz2 path is compressed through libarchive (raw
  * format, no padding, no gzip timestamp, so output is reproducible). When
  * the writer must patch earlier bytes and the destination cannot seek (a
@@ -17,10 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "io_internal.h"
+#include "sink_tmp.h"
 
 #define SINK_BUF ((size_t)256 * 1024)
 #define IO_MAX ((size_t)1 << 30)
@@ -30,7 +30,8 @@ struct tfmt_sink {
     tfmt_error err;
     unsigned flags;
     char *path;             /* destination path, NULL for stdout */
-    char *tmp_path;         /* temporary file while it exists */
+    bool has_tmp;           /* out_fd is `tmp`, committed at finish */
+    tfmt_sink_tmp tmp;
     int out_fd;             /* the destination (temporary file or stdout) */
     bool own_out;
     uint64_t out_base;      /* offset of byte 0 in out_fd */
@@ -72,6 +73,11 @@ static int archive_fail(tfmt_sink *sink)
 const tfmt_error *tfmt_sink_error(const tfmt_sink *sink)
 {
     return sink ? &sink->err : NULL;
+}
+
+const char *tfmt_sink_temp_path(const tfmt_sink *sink)
+{
+    return sink && sink->tmp.name ? sink->tmp.name : NULL;
 }
 
 /* ---- raw output ---- */
@@ -278,39 +284,15 @@ static int spool_open(tfmt_sink *sink)
     return rc;
 }
 
-/*
- * Create `<path>.tmp.XXXXXX` like mkstemp, but with mode 0666 so the
- * umask applies and the renamed file gets ordinary permissions.
- */
+/* The temporary file that becomes the path at finish. */
 static int tmp_create(tfmt_sink *sink)
 {
-    static const char set[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    size_t plen = strlen(sink->path);
-    sink->tmp_path = tfmt__malloc(&sink->alloc, plen + 12);
-    if (!sink->tmp_path)
+    int e = tfmt__sink_tmp_open(&sink->tmp, sink->path, &sink->alloc,
+                                &sink->out_fd);
+    if (e == ENOMEM)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
-    uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
-                    (uint64_t)(uintptr_t)sink;
-    for (int tries = 0; tries < 100; tries++) {
-        uint64_t r = tfmt__hash_mix(seed + (uint64_t)tries * 0x9e3779b9);
-        char *p = sink->tmp_path;
-        memcpy(p, sink->path, plen);
-        memcpy(p + plen, ".tmp.", 5);
-        for (int i = 0; i < 6; i++, r >>= 6)
-            p[plen + 5 + i] = set[(r & 63) % (sizeof set - 1)];
-        p[plen + 11] = '\0';
-        sink->out_fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                            0666);
-        if (sink->out_fd >= 0)
-            return TFMT_OK;
-        if (errno != EEXIST)
-            break;
-    }
-    int e = errno;
-    tfmt__free(&sink->alloc, sink->tmp_path);
-    sink->tmp_path = NULL;
-    return sink_errno(sink, e);
+    sink->has_tmp = e == 0;
+    return e ? sink_errno(sink, e) : TFMT_OK;
 }
 
 /*
@@ -439,23 +421,18 @@ static int spool_drain(tfmt_sink *sink)
     return TFMT_OK;
 }
 
-/*
- * Move the temporary file onto the path. Without FORCE, link() refuses a
- * file created meanwhile, where rename() would replace it.
- */
+/* Give the temporary file the path's name (it closes out_fd). */
 static int commit_path(tfmt_sink *sink)
 {
-    if (!(sink->flags & TFMT_SINK_FORCE)) {
-        if (link(sink->tmp_path, sink->path) == 0) {
-            unlink(sink->tmp_path);
-            return TFMT_OK;
-        }
-        if (errno == EEXIST)
-            return sink_fail(sink, TFMT_EINVAL, "file exists");
-    }
-    if (rename(sink->tmp_path, sink->path) != 0)
-        return sink_errno(sink, errno);
-    return TFMT_OK;
+    int fd = sink->out_fd;
+    sink->out_fd = -1;
+    sink->own_out = false;
+    sink->has_tmp = false;
+    int e = tfmt__sink_tmp_commit(&sink->tmp, fd, sink->path,
+                                  sink->flags & TFMT_SINK_FORCE);
+    if (e == EEXIST && !(sink->flags & TFMT_SINK_FORCE))
+        return sink_fail(sink, TFMT_EINVAL, "file exists");
+    return e ? sink_errno(sink, e) : TFMT_OK;
 }
 
 static int finish_output(tfmt_sink *sink)
@@ -466,7 +443,7 @@ static int finish_output(tfmt_sink *sink)
     if (rc == TFMT_OK && sink->ar && archive_write_close(sink->ar) !=
         ARCHIVE_OK)
         rc = archive_fail(sink);
-    if (rc != TFMT_OK || !sink->own_out)
+    if (rc != TFMT_OK || !sink->own_out || sink->has_tmp)
         return rc;
     int fd = sink->out_fd;
     sink->out_fd = -1;
@@ -485,12 +462,15 @@ int tfmt_sink_finish(tfmt_sink *sink)
     int rc = sink->status;
     if (rc == TFMT_OK)
         rc = finish_output(sink);
-    if (rc == TFMT_OK && sink->tmp_path)
+    if (rc == TFMT_OK && sink->has_tmp)
         rc = commit_path(sink);
-    if (rc != TFMT_OK && sink->tmp_path)
-        unlink(sink->tmp_path);
-    tfmt__free(&sink->alloc, sink->tmp_path);
-    sink->tmp_path = NULL;
+    if (rc != TFMT_OK && sink->has_tmp) {
+        close(sink->out_fd);
+        sink->out_fd = -1;
+        sink->own_out = false;
+        sink->has_tmp = false;
+    }
+    tfmt__sink_tmp_discard(&sink->tmp);
     sink->finished = rc == TFMT_OK;
     return rc;
 }
@@ -509,9 +489,7 @@ void tfmt_sink_free(tfmt_sink *sink)
         close(sink->spool_fd);
     if (sink->own_out && sink->out_fd >= 0)
         close(sink->out_fd);
-    if (sink->tmp_path)
-        unlink(sink->tmp_path);
-    tfmt__free(&alloc, sink->tmp_path);
+    tfmt__sink_tmp_free(&sink->tmp);
     tfmt__free(&alloc, sink->path);
     tfmt__free(&alloc, sink->buf);
     tfmt__free(&alloc, sink);

@@ -54,10 +54,17 @@ struct tfmt_source {
      */
     uint8_t *head;
     size_t head_len;
-    /* A failed spool consumed part of the stream: every later attempt must
-     * fail the same way rather than spool what is left as if it were all. */
-    bool spool_failed;
-    tfmt_error spool_err;
+    /* A stream that failed (a spool that consumed part of it, a limit
+     * reached): every later read or spool fails the same way, rather than
+     * go on with what is left as if it were all. */
+    bool failed;
+    tfmt_error fail_err;
+    /* Limits on a stream (tfmt_source_set_limits) and what it has read:
+     * bytes taken from the fd, bytes libarchive gave back. */
+    uint64_t max_size;
+    uint64_t max_ratio;
+    uint64_t in_bytes;
+    uint64_t out_bytes;
 };
 
 static tfmt_source *source_new(const tfmt_allocator *alloc)
@@ -69,7 +76,55 @@ static tfmt_source *source_new(const tfmt_allocator *alloc)
         src->alloc = *alloc;
     src->fd = -1;
     src->compression = "none";
+    src->max_size = TFMT_SOURCE_MAX_SIZE_DEFAULT;
+    src->max_ratio = TFMT_SOURCE_MAX_RATIO_DEFAULT;
     return src;
+}
+
+void tfmt_source_set_limits(tfmt_source *src, uint64_t max_size,
+                            uint64_t max_ratio)
+{
+    if (!src)
+        return;
+    src->max_size = max_size;
+    src->max_ratio = max_ratio;
+}
+
+/* "4 GiB", "256 MiB", or a byte count when not a whole unit. */
+static void size_text(uint64_t v, char *buf, size_t cap)
+{
+    static const char *const unit[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < 4; i++) {
+        unsigned shift = 40 - 10 * (unsigned)i;
+        if (v >= ((uint64_t)1 << shift) &&
+            (v & (((uint64_t)1 << shift) - 1)) == 0) {
+            snprintf(buf, cap, "%llu %s", (unsigned long long)(v >> shift),
+                     unit[i]);
+            return;
+        }
+    }
+    snprintf(buf, cap, "%llu bytes", (unsigned long long)v);
+}
+
+int tfmt__source_check_growth(const tfmt_source *src, uint64_t out,
+                              uint64_t in, const char *what, uint64_t at,
+                              tfmt_error *err)
+{
+    if (src->max_size && out > src->max_size) {
+        char lim[32];
+        size_text(src->max_size, lim, sizeof lim);
+        return tfmt__error_at(err, TFMT_ELIMIT, at,
+                              "%s exceeds the max input size (%s)", what,
+                              lim);
+    }
+    uint64_t r = src->max_ratio;
+    if (in && r && out > TFMT_SOURCE_RATIO_FLOOR && in <= UINT64_MAX / r &&
+        out > in * r)
+        return tfmt__error_at(err, TFMT_ELIMIT, at,
+                              "%s exceeds %llu times its compressed size "
+                              "(max input ratio)",
+                              what, (unsigned long long)r);
+    return TFMT_OK;
 }
 
 void tfmt_source_free(tfmt_source *src)
@@ -196,6 +251,7 @@ static la_ssize_t stream_read_cb(struct archive *ar, void *ctx,
         archive_set_error(ar, errno, "read error");
         return -1;
     }
+    src->in_bytes += (uint64_t)n;
     if (!src->sniffed && n > 0) {
         const char *name = sniff(src->rbuf, (size_t)n);
         src->sniffed = true;
@@ -297,9 +353,46 @@ int tfmt_source_open_path(tfmt_source **out, const char *path,
 
 /* ---- sequential reads ---- */
 
+/* Repeat the failure of a stream that failed before. */
+static int stream_failed(const tfmt_source *src, tfmt_error *err)
+{
+    if (err)
+        *err = src->fail_err;
+    return src->fail_err.code;
+}
+
+/* Make the stream's failure `rc` (described in `err`) final. */
+static int stream_fail(tfmt_source *src, int rc, const tfmt_error *err,
+                       const char *fallback)
+{
+    src->failed = true;
+    if (err)
+        src->fail_err = *err;
+    else
+        tfmt__error(&src->fail_err, rc, "%s", fallback);
+    src->fail_err.code = rc;
+    return rc;
+}
+
+/* Count a block libarchive delivered against the source's limits. */
+static int count_block(tfmt_source *src, size_t n, uint64_t at,
+                       tfmt_error *err)
+{
+    src->out_bytes += n;
+    bool packed = strcmp(src->compression, "none") != 0;
+    int rc = tfmt__source_check_growth(
+        src, src->out_bytes, packed ? src->in_bytes : 0,
+        packed ? "decompressed input" : "streamed input", at, err);
+    if (rc != TFMT_OK)
+        return stream_fail(src, rc, err, "input over its limits");
+    return TFMT_OK;
+}
+
 /* Make the next data block available; at the end sets src->eof. */
 static int stream_fill(tfmt_source *src, uint64_t at, tfmt_error *err)
 {
+    if (src->failed)
+        return stream_failed(src, err);
     while (src->blk_len == 0 && !src->eof) {
         const void *p;
         size_t n;
@@ -310,6 +403,9 @@ static int stream_fill(tfmt_source *src, uint64_t at, tfmt_error *err)
         } else if (r != ARCHIVE_OK) {
             return archive_fail(src, at, err);
         } else {
+            int rc = count_block(src, n, at, err);
+            if (rc != TFMT_OK)
+                return rc;
             src->blk = p;
             src->blk_len = n;
         }
@@ -486,11 +582,8 @@ static int spool_copy(tfmt_source *src, int fd, uint8_t *buf,
 /* Replace the stream by an unlinked temporary file holding all of it. */
 static int stream_spool(tfmt_source *src, tfmt_error *err)
 {
-    if (src->spool_failed) {
-        if (err)
-            *err = src->spool_err;
-        return src->spool_err.code;
-    }
+    if (src->failed)
+        return stream_failed(src, err);
     if (src->pos > src->head_len)
         return tfmt__error(err, TFMT_EINVAL,
                            "stream already read past its first %zu bytes",
@@ -511,13 +604,7 @@ static int stream_spool(tfmt_source *src, tfmt_error *err)
     tfmt__free(&src->alloc, buf);
     if (rc != TFMT_OK) {
         close(fd);
-        src->spool_failed = true;
-        if (err)
-            src->spool_err = *err;
-        else
-            tfmt__error(&src->spool_err, rc, "input could not be spooled");
-        src->spool_err.code = rc;
-        return rc;
+        return stream_fail(src, rc, err, "input could not be spooled");
     }
     archive_read_free(src->ar);
     src->ar = NULL;

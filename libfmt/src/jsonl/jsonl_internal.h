@@ -24,6 +24,9 @@ typedef struct tfmt_lines {
     bool eof;
     bool skipping;          /* discarding the rest of an over-long line */
     bool no_newline;        /* the line last returned ended at EOF */
+    bool src_failed;        /* the source failed (its error is final; a
+                               TFMT_ELIMIT is then an input limit, not a
+                               line too long) */
 } tfmt_lines;
 
 int tfmt__lines_init(tfmt_lines *l, tfmt_source *src,
@@ -53,6 +56,9 @@ typedef struct tfmt_jrules {
     bool have_run_id;
     tfmt_buf run_id;            /* the first record's run_id */
     tfmt_jsonl_info info;
+    uint64_t self_sum;          /* of every agg entry, saturating */
+    bool entry_bad;             /* an agg entry broke a rule of its own */
+    bool self_over;             /* TFMT_JCHK_SELF_SUM reported */
 } tfmt_jrules;
 
 struct json_object;
@@ -92,6 +98,21 @@ int tfmt__jsonl_convert(tfmt_jsonl_reader *r, struct json_object *o);
  * arrays may have been overwritten), or TFMT_ENOMEM.
  */
 int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n);
+
+/*
+ * The same for a record of a type the reader does not know (called by
+ * tfmt__jsonl_fast when the bulk types decline): a valid JSON object with
+ * a string `type`, an integer `v` and a string `run_id`; the record gets
+ * type TFMT_JREC_UNKNOWN and the note json-c's path would give. Returns
+ * TFMT_OK or 1 (declined).
+ */
+int tfmt__jsonl_fast_unknown(tfmt_jsonl_reader *r, const char *p, size_t n);
+
+/* Whether `name` is one of the record types the reader knows. */
+bool tfmt__jsonl_known_type(tfmt_str name);
+
+/* The note for a record of an unknown type (r->rec.type_name). */
+void tfmt__jsonl_unknown_type(tfmt_jsonl_reader *r);
 
 /* Parse the line p[0..n) with json-c and convert it into r->rec. */
 int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n);

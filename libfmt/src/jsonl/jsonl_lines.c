@@ -36,8 +36,10 @@ static int fill(tfmt_lines *l, tfmt_error *err)
 {
     size_t got = 0;
     int rc = tfmt_source_read(l->src, l->block, l->cap, &got, err);
-    if (rc < 0)
+    if (rc < 0) {
+        l->src_failed = true;
         return rc;
+    }
     l->pos = 0;
     l->len = got;
     if (got == 0)

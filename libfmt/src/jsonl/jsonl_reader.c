@@ -213,7 +213,8 @@ static int at_end(tfmt_jsonl_reader *r)
 static int source_failed(tfmt_jsonl_reader *r, int rc)
 {
     r->err.line = r->lines.line + 1;
-    r->err.check = TFMT_JCHK_INPUT;
+    r->err.check = rc == TFMT_ELIMIT ? TFMT_JCHK_INPUT_LIMIT
+                                     : TFMT_JCHK_INPUT;
     r->final = rc;
     return rc;
 }
@@ -245,7 +246,7 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
     int rc = tfmt__lines_next(&r->lines, &p, &n, &r->err);
     if (rc == TFMT_DONE)
         return at_end(r);
-    if (rc < 0 && rc != TFMT_ELIMIT)
+    if (rc < 0 && (rc != TFMT_ELIMIT || r->lines.src_failed))
         return source_failed(r, rc);
     if (rc == TFMT_OK && r->lines.no_newline)
         tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE,

@@ -439,9 +439,19 @@ int tfmt__jsonl_convert(tfmt_jsonl_reader *r, json_object *o)
     case TFMT_JREC_AGG: return convert_agg(&c, o);
     case TFMT_JREC_END: return convert_end(&c, o);
     default:
-        tfmt__jsonl_note(r, TFMT_JNOTE_UNKNOWN_TYPE,
-                         "unknown record type \"%.64s\" ignored",
-                         r->rec.type_name.ptr);
+        tfmt__jsonl_unknown_type(r);
         return TFMT_OK;
     }
+}
+
+bool tfmt__jsonl_known_type(tfmt_str name)
+{
+    return find_rtype(name) != NULL;
+}
+
+void tfmt__jsonl_unknown_type(tfmt_jsonl_reader *r)
+{
+    tfmt__jsonl_note(r, TFMT_JNOTE_UNKNOWN_TYPE,
+                     "unknown record type \"%.64s\" ignored",
+                     r->rec.type_name.ptr);
 }

@@ -24,6 +24,7 @@ static const char *const rule_ids[] = {
     [TFMT_JCHK_AGG_DUP] = "TV124",     [TFMT_JCHK_TOTAL] = "TV125",
     [TFMT_JCHK_SELF_CUM] = "TV126",    [TFMT_JCHK_CUM_TOTAL] = "TV127",
     [TFMT_JCHK_NO_AGG] = "TV131",      [TFMT_JCHK_RUN_ID_FORM] = "TV132",
+    [TFMT_JCHK_SELF_SUM] = "TV128",    [TFMT_JCHK_INPUT_LIMIT] = "TV005",
 };
 
 const char *tfmt_jsonl_rule(int check)
@@ -271,6 +272,9 @@ static int check_entry(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec,
 {
     const tfmt_jsonl_agg *e = &rec->entries[i];
     tfmt_jrules *s = &r->rules;
+    s->self_sum = tfmt__add_sat(s->self_sum, e->self);
+    s->entry_bad |= e->self > e->cumulative ||
+                    e->cumulative > rec->samples_total;
     if (!s->dropped && !tfmt__idbits_has(&s->frames, e->frame_id))
         TRY(FIND(r, rec, TFMT_JCHK_FRAME_REF,
                  "entries[%zu].frame_id: frame %llu is not defined earlier", i,
@@ -278,6 +282,7 @@ static int check_entry(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec,
     int rc = tfmt__idbits_add(&s->agg, e->frame_id);
     if (rc < 0)
         return rc;
+    s->entry_bad |= rc == 0;
     if (rc == 0)
         TRY(FIND(r, rec, TFMT_JCHK_AGG_DUP,
                  "entries[%zu]: frame %llu listed twice", i,
@@ -295,13 +300,32 @@ static int check_entry(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec,
     return TFMT_OK;
 }
 
+/*
+ * Each sample is the leaf of one frame, so the self counts cannot add up
+ * to more than samples_total (sums saturate: counts near 2^64 cannot
+ * wrap into a plausible total). Checked once, and only while no entry was
+ * wrong on its own: one defect, one message.
+ */
+static int check_self_sum(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec)
+{
+    tfmt_jrules *s = &r->rules;
+    if (s->self_over || s->entry_bad || s->self_sum <= rec->samples_total)
+        return TFMT_OK;
+    s->self_over = true;
+    return FIND(r, rec, TFMT_JCHK_SELF_SUM,
+                "self counts add up to %s%llu, more than samples_total %llu",
+                s->self_sum == UINT64_MAX ? "at least " : "",
+                (unsigned long long)s->self_sum,
+                (unsigned long long)rec->samples_total);
+}
+
 static int check_agg(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec)
 {
     TRY(check_total(r, rec));
     for (size_t i = 0; i < rec->n_entries; i++)
         TRY(check_entry(r, rec, i));
     r->rules.info.entries += rec->n_entries;
-    return TFMT_OK;
+    return check_self_sum(r, rec);
 }
 
 int tfmt__jrules_record(tfmt_jsonl_reader *r)

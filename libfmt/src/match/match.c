@@ -291,11 +291,8 @@ static int match_error(const rule *r, int prc, tfmt_error *err)
     PCRE2_UCHAR text[160];
     if (pcre2_get_error_message(prc, text, sizeof text) < 0)
         snprintf((char *)text, sizeof text, "error %d", prc);
-    int code = TFMT_EINVAL;
-    if (prc == PCRE2_ERROR_MATCHLIMIT || prc == PCRE2_ERROR_DEPTHLIMIT ||
-        prc == PCRE2_ERROR_HEAPLIMIT || prc == PCRE2_ERROR_JIT_STACKLIMIT)
-        code = TFMT_ELIMIT;
-    return tfmt__error(err, code, "pattern '%s': %s", r->pattern,
+    /* match limits included: the pattern is at fault, not the name */
+    return tfmt__error(err, TFMT_EINVAL, "pattern '%s': %s", r->pattern,
                        (const char *)text);
 }
 
@@ -341,6 +338,17 @@ int tfmt_match_filter(tfmt_match *m, const char *file, size_t file_len,
     return TFMT_OK;
 }
 
+/* A rewrite may not make a name longer than this (see fmt_match.h). */
+static int too_long(const rule *r, size_t n, size_t need, tfmt_error *err)
+{
+    size_t max = n > TFMT_MATCH_MAX_NAME ? n : TFMT_MATCH_MAX_NAME;
+    if (need <= max)
+        return TFMT_OK;
+    return tfmt__error(err, TFMT_EINVAL,
+                       "pattern '%s': rewritten name longer than %zu bytes",
+                       r->pattern, max);
+}
+
 /*
  * Substitute every match of `r` in s[0..n) into `b`. Returns the number of
  * substitutions (0: `b` is not meaningful) or an error.
@@ -363,11 +371,13 @@ static int rule_substitute(tfmt_match *m, const rule *r, const char *s,
                                    (PCRE2_UCHAR *)b->data, &outlen);
         if (prc >= 0) {
             b->len = outlen;
-            return prc;
+            return too_long(r, n, outlen, err) < 0 ? TFMT_EINVAL : prc;
         }
         if (prc != PCRE2_ERROR_NOMEMORY)
             return match_error(r, prc, err);
         /* outlen now holds the size needed, terminator included. */
+        if (too_long(r, n, outlen - 1, err) < 0)
+            return TFMT_EINVAL;
         want = outlen + 1;
     }
     return tfmt__error(err, TFMT_ENOMEM, "out of memory");

@@ -1,0 +1,39 @@
+/*
+ * sink_tmp.h - a sink's temporary file and its commit (sink_tmp.c).
+ * Private to the io layer.
+ */
+#ifndef TFMT_SINK_TMP_H
+#define TFMT_SINK_TMP_H
+
+#include "io_internal.h"
+
+typedef struct tfmt_sink_tmp {
+    const tfmt_allocator *alloc;
+    char *name; /* published name ("" while none exists), then a
+                       scratch copy: 2 * cap bytes */
+    size_t cap;
+    bool anon; /* O_TMPFILE: the file has no name yet */
+} tfmt_sink_tmp;
+
+/*
+ * Create the file that becomes `path` at the commit, writable, in its
+ * directory, into *fd. Returns 0 or an errno value (ENOMEM included).
+ */
+int tfmt__sink_tmp_open(tfmt_sink_tmp *t, const char *path,
+                        const tfmt_allocator *a, int *fd);
+
+/*
+ * Give the finished file the name `path` and close `fd` (also on
+ * failure). Without `force` an existing `path` is kept and EEXIST
+ * returned. Returns 0 or an errno value; on failure nothing is left.
+ */
+int tfmt__sink_tmp_commit(tfmt_sink_tmp *t, int fd, const char *path,
+                          bool force);
+
+/* Remove a named temporary file, if one exists. */
+void tfmt__sink_tmp_discard(tfmt_sink_tmp *t);
+
+/* Discard, then release the name buffer. */
+void tfmt__sink_tmp_free(tfmt_sink_tmp *t);
+
+#endif
