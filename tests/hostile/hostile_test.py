@@ -190,7 +190,7 @@ def case_ignorable(d):
           "diff: one unknown-type warning per file, got %d" %
           res.err.count("unknown record type"))
     res = run([tool("diff"), big, small], d)
-    expect(res, 1, r"big.jsonl.zst:\d+: decompressed input " + RATIO,
+    expect(res, 1, r"big.jsonl.zst:\d+: TV005: decompressed input " + RATIO,
            "diff 300 MiB of ignorable records")
 
 
