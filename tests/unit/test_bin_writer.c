@@ -1035,9 +1035,7 @@ static void rt_write(tfmt_bin_writer *w, fed *log, uint64_t seed)
         for (int t = 0; t < RT_THREADS; t++) {
             rt_step(&seed, st[t], &depth[t]);
             fed *f = &log[i * RT_THREADS + t];
-            /* thread 2 starts before the start time: its first delta wraps
-             * around (u64), its timestamps stay valid (below 2^63) */
-            f->ts = 5000 + (uint64_t)i * 1000 - (t == 2 ? 4500 : 0);
+            f->ts = 5000 + (uint64_t)i * 1000 - (t == 2 ? 7000 : 0);
             f->status = (uint8_t)(rt_rand(&seed) % 4 ? 3 : 0x21);
             uint32_t d = depth[t], keep = d > 256 ? 256 : d;
             f->depth = keep;

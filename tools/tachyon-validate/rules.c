@@ -71,7 +71,6 @@ const tv_rule tv_rules[] = {
     {"TV224", E, "binary: string index out of range in a frame"},
     {"TV225", E, "binary: decoded samples differ from the declared count"},
     {"TV226", E, "binary: invalid profiling mode in the header"},
-    {"TV228", E, "binary: a timestamp past 2^63-1 us (deltas overflow)"},
     {"TV230", W, "binary: header declares more threads than found"},
     {"TV231", W, "binary: footer checksum bytes are not zero"},
     {"TV232", W, "binary: reserved header bytes are not zero"},
@@ -79,6 +78,7 @@ const tv_rule tv_rules[] = {
     {"TV234", W, "binary: compression id > 1 read as uncompressed"},
     {"TV235", W, "binary: a POP_PUSH pops more frames than the stack has"},
     {"TV236", W, "binary: reserved bits of the config word are set"},
+    {"TV237", W, "binary: a timestamp past 2^63-1 us (deltas overflow)"},
     {"TV300", E, "rows: other reader error"},
     {"TV301", E, "rows: line longer than the maximum line length"},
     {"TV302", E, "rows: line is not one valid JSON object"},
@@ -113,7 +113,6 @@ const char *tv_bin_check_rule(int check)
         "TV207", "TV208", "TV209", "TV210", "TV211", "TV212", "TV213",
         "TV214", "TV215", "TV216", "TV217", "TV218", "TV219", "TV220",
         "TV221", "TV222", "TV223", "TV224", "TV225", "TV226",
-        R_INPUT /* TFMT_BCHK_INPUT, returned above */, "TV228",
     };
     if (check <= 0 || check >= (int)(sizeof ids / sizeof ids[0]))
         return "TV200";
@@ -124,7 +123,7 @@ const char *tv_bin_check_rule(int check)
 const char *tv_bin_note_rule(int note)
 {
     static const char *const ids[] = {"TV230", "TV231", "TV232", "TV233",
-                                      "TV234", "TV235", "TV236"};
+                                      "TV234", "TV235", "TV236", "TV237"};
     if (note < 1 || note > (int)(sizeof ids / sizeof ids[0]))
         return "TV230";
     return ids[note - 1];

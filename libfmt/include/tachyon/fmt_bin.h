@@ -56,11 +56,8 @@ typedef enum {
     TFMT_BCHK_STRING_INDEX = 24,
     TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
     TFMT_BCHK_MODE = 26,          /* invalid profiling mode in header */
-    TFMT_BCHK_INPUT = 27,         /* whole-file compression corrupt or
+    TFMT_BCHK_INPUT = 27          /* whole-file compression corrupt or
                                      truncated (while spooling the input) */
-    TFMT_BCHK_TIMESTAMP = 28      /* a timestamp past 2^63 - 1 us: the
-                                     deltas overflow (it would read as
-                                     negative) */
 } tfmt_bin_check;
 
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
@@ -74,8 +71,12 @@ typedef enum {
                                     stack holds: read as popping them all,
                                     as CPython's reader does (first one
                                     only) */
-    TFMT_NOTE_CONFIG_RESERVED = 7 /* reserved bits of the header's
-                                     profiling config word are set */
+    TFMT_NOTE_CONFIG_RESERVED = 7, /* reserved bits of the header's
+                                      profiling config word are set */
+    TFMT_NOTE_TIMESTAMP = 8       /* a timestamp past 2^63 - 1 us: the
+                                     deltas overflow a signed clock (read
+                                     as unsigned, as CPython does; first
+                                     one only) */
 } tfmt_note;
 
 typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,

@@ -47,6 +47,7 @@ struct tfmt_bin_reader {
     tfmt_sample sample;
     uint64_t samples_read;
     bool noted_pop;             /* TFMT_NOTE_POP_BEYOND given */
+    bool noted_ts;              /* TFMT_NOTE_TIMESTAMP given */
     int state;                  /* TFMT_OK, TFMT_DONE or the error code */
     tfmt_error err;
 };
@@ -76,12 +77,34 @@ static int rec_fail(tfmt_bin_reader *r, int code, int check,
     return code;
 }
 
-/* A timestamp past INT64_MAX: only overflowing deltas get there. */
-static int ts_fail(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
+/* A note located in the sample region, given once per kind (`*done`). */
+static void region_note(tfmt_bin_reader *r, bool *done, tfmt_note kind,
+                        uint64_t region_off, const char *msg)
 {
-    return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_TIMESTAMP, region_off,
-                    "timestamp %llu us out of range: the deltas overflow "
-                    "past 2^63-1", (unsigned long long)ts);
+    if (*done || !r->opts.on_note)
+        return;
+    *done = true;
+    tfmt_error where;
+    tfmt__error_at(&where, TFMT_EFORMAT, TFMT_BIN_HEADER_SIZE + region_off,
+                   "%s%s", msg,
+                   r->stream.zstd ? " (offset in the decompressed sample "
+                                    "data)" : "");
+    r->opts.on_note(r->opts.note_ctx, kind, &where);
+}
+
+/*
+ * A timestamp past INT64_MAX: deltas that overflow a signed clock. CPython
+ * reads timestamps as unsigned and so do we; validate warns.
+ */
+static void ts_check(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
+{
+    char msg[128];
+    if (ts <= INT64_MAX || r->noted_ts)
+        return;
+    snprintf(msg, sizeof msg, "timestamp %llu us is past 2^63-1: the "
+             "deltas overflow a signed clock (read as unsigned, as CPython "
+             "does)", (unsigned long long)ts);
+    region_note(r, &r->noted_ts, TFMT_NOTE_TIMESTAMP, region_off, msg);
 }
 
 /* The first POP_PUSH that pops more than the stack holds (CPython reads
@@ -89,16 +112,12 @@ static int ts_fail(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
 static void pop_beyond(tfmt_bin_reader *r, uint32_t pop, uint32_t depth,
                        uint64_t region_off)
 {
-    if (r->noted_pop || !r->opts.on_note)
+    char msg[128];
+    if (r->noted_pop)
         return;
-    r->noted_pop = true;
-    tfmt_error where;
-    tfmt__error_at(&where, TFMT_EFORMAT, TFMT_BIN_HEADER_SIZE + region_off,
-                   "pop count %u exceeds current stack depth %u (read as "
-                   "popping all of it, as CPython does)%s", pop, depth,
-                   r->stream.zstd ? " (offset in the decompressed sample "
-                                    "data)" : "");
-    r->opts.on_note(r->opts.note_ctx, TFMT_NOTE_POP_BEYOND, &where);
+    snprintf(msg, sizeof msg, "pop count %u exceeds current stack depth %u "
+             "(read as popping all of it, as CPython does)", pop, depth);
+    region_note(r, &r->noted_pop, TFMT_NOTE_POP_BEYOND, region_off, msg);
 }
 
 /* A varint result (0: ran out, -1: malformed) as an error. */
@@ -417,8 +436,7 @@ static int decode_delta_record(tfmt_bin_reader *r, bin_thread *t,
         return rc;
     apply_stack(r, t, keep, n);
     t->prev_ts += h.delta;
-    if (t->prev_ts > INT64_MAX)
-        return ts_fail(r, at, t->prev_ts);
+    ts_check(r, at, t->prev_ts);
     r->ts[0] = t->prev_ts;
     r->stream.pos = p;
     emit(r, t, h.status, enc, 1, keep);
@@ -443,8 +461,7 @@ static int read_pair(tfmt_bin_reader *r, uint64_t *ts, uint8_t *status)
                            "unexpected end of sample data in RLE");
     *status = *p++;
     r->rep->prev_ts += delta;
-    if (r->rep->prev_ts > INT64_MAX)
-        return ts_fail(r, here(r, s->pos), r->rep->prev_ts);
+    ts_check(r, here(r, s->pos), r->rep->prev_ts);
     s->pos = p;
     *ts = r->rep->prev_ts;
     r->rep_left--;
