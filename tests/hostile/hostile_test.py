@@ -109,18 +109,22 @@ def gen(case, path, mib=None):
 
 def case_refuse_early(d):
     """Non-Tachyon streams fail at once, before anything is spooled:
-    TMPDIR does not exist, so any temporary file would be an error."""
+    TMPDIR does not exist, so any temporary file would be an error. (One
+    random stream in 50 starts with '{' or blank space and is refused as
+    bad JSONL instead, as fast.)"""
     env = dict(os.environ, TMPDIR=os.path.join(d, "missing"))
-    magic = r": byte 0: .*invalid magic number: 0x"
+    magic = r"(: byte 0: .*invalid magic number: 0x|: byte 0: not a " \
+            r"Tachyon binary log but JSON text|:1: TV10\d: )"
     for dev in ("/dev/zero", "/dev/urandom"):
         res = run([tool("validate"), dev], d, env, fsize=MIB)
-        expect(res, 1, r"^tachyon-validate: %s: byte 0: TV202: corrupt: "
-               r"invalid magic number" % dev, "validate " + dev)
+        expect(res, 1, r"^tachyon-validate: %s(: byte 0: TV202: corrupt: "
+               r"invalid magic number|:1: TV10\d: )" % dev,
+               "validate " + dev)
         res = run([tool("conv"), dev], d, env, fsize=MIB)
         expect(res, 1, "^tachyon-conv: " + dev + magic, "conv " + dev)
         res = run([tool("diff"), dev, dev], d, env, fsize=MIB)
-        expect(res, 1, r"^tachyon-diff: %s: neither a Tachyon binary log "
-               r"nor JSONL" % dev, "diff " + dev)
+        expect(res, 1, r"^tachyon-diff: %s(: neither a Tachyon binary log "
+               r"nor JSONL|:1: TV10\d: )" % dev, "diff " + dev)
     with open("/dev/urandom", "rb") as rnd:
         res = run([tool("conv"), "-"], d, env, fsize=MIB, stdin=rnd)
     expect(res, 1, "^tachyon-conv: <stdin>" + magic, "conv - < /dev/urandom")
