@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     tfmt_detection d;
     check(tfmt_detect(src, &d, NULL) == TFMT_OK);
-    tv_input in = {src, 4096};
+    tv_input in = {src, 4096, NULL};
     /* Text that is neither format goes to the binary checker too. */
     bool bin = d.kind != TFMT_KIND_EMPTY && !tfmt_kind_is_jsonl(d.kind);
     if (bin)

@@ -275,6 +275,27 @@ int cli_open_input(const char *path, tfmt_source **src, tfmt_detection *d,
                    tfmt_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Binary-reader options (reader_opts.c)                               */
+/* ------------------------------------------------------------------ */
+
+/* The reader options as given (borrowed from argv), NULL when absent. */
+typedef struct cli_reader_args {
+    const char *max_threads; /* --max-threads N */
+} cli_reader_args;
+
+/* The option-table rows for `a` (a cli_reader_args lvalue). */
+#define CLI_READER_OPTIONS(a)                                              \
+    {"max-threads", 0, CLI_ARG_REQUIRED, &(a).max_threads,                 \
+     "fail on more than N threads (100000; 0: no limit)", "N",             \
+     NULL}
+
+/*
+ * Check the values (a usage message and 2 on a bad one) and start *o from
+ * TFMT_BIN_OPTIONS_INIT with them; the caller adds its callbacks.
+ */
+int cli_reader_options(const cli_reader_args *a, tfmt_bin_options *o);
+
+/* ------------------------------------------------------------------ */
 /* Progress (progress.c)                                               */
 /* ------------------------------------------------------------------ */
 

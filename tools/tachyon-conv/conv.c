@@ -88,6 +88,8 @@ int run_conv(const conv_options *o)
     if (code == CLI_EXIT_OK)
         code = conv_clickhouse_check(o, job.format);
     if (code == CLI_EXIT_OK)
+        code = cli_reader_options(&o->reader, &job.bin);
+    if (code == CLI_EXIT_OK)
         code = check_output(o, job.format);
     if (code != CLI_EXIT_OK)
         return code;

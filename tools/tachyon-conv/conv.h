@@ -45,6 +45,7 @@ typedef struct conv_options {
     cli_list labels;         /* KEY=VALUE */
     const char *time;        /* Unix seconds */
     cli_input_limits limits; /* --max-input-size, --max-input-ratio */
+    cli_reader_args reader;  /* --max-threads */
 } conv_options;
 
 /* The filters of the command line, as profile options. */
@@ -63,6 +64,7 @@ typedef struct conv_job {
     int compression; /* tfmt_compression, or -1: keep input's */
     conv_filter *filter;
     uint32_t top_n;  /* --top, 0: default */
+    tfmt_bin_options bin; /* --max-threads; no callbacks */
 } conv_job;
 
 /* An opened input: its source and its reader (one of the two). */
@@ -78,7 +80,8 @@ int run_conv(const conv_options *opts);
 
 /* conv_io.c */
 /* `rows_ok`: ClickHouse rows are taken (else refused with a message). */
-int conv_input_open(conv_input *in, const char *path, bool rows_ok);
+int conv_input_open(conv_input *in, const char *path, bool rows_ok,
+                    const conv_job *job);
 void conv_input_close(conv_input *in);
 /*
  * Stream the input into `p` (either reader); its fingerprint to

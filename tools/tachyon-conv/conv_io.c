@@ -43,9 +43,10 @@ static int refuse_rows(tfmt_error *err)
     return TFMT_EFORMAT;
 }
 
-int conv_input_open(conv_input *in, const char *path, bool rows_ok)
+int conv_input_open(conv_input *in, const char *path, bool rows_ok,
+                    const conv_job *job)
 {
-    tfmt_bin_options bopts = TFMT_BIN_OPTIONS_INIT;
+    tfmt_bin_options bopts = job->bin;
     tfmt_detection d;
     tfmt_error err;
     int rc;

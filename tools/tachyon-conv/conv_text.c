@@ -40,7 +40,7 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
 {
     const char *path = job->opts->inputs.items[index];
     conv_input in;
-    int code = conv_input_open(&in, path, true);
+    int code = conv_input_open(&in, path, true, job);
     int rc;
 
     if (code != CLI_EXIT_OK)

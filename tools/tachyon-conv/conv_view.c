@@ -180,7 +180,7 @@ int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
 static int gecko_input(tfmt_gecko *g, const conv_job *job, size_t i)
 {
     conv_input in;
-    int code = conv_input_open(&in, job->opts->inputs.items[i], false);
+    int code = conv_input_open(&in, job->opts->inputs.items[i], false, job);
     if (code != CLI_EXIT_OK)
         return code;
     if (job->opts->verbose)

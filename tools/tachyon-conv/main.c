@@ -62,6 +62,7 @@ static const cli_option options[] = {
      "clickhouse: run time (default: input's mtime)", "UNIXSECONDS",
      NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
+    CLI_READER_OPTIONS(opts.reader),
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
      "do not print warnings or progress", NULL, NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,

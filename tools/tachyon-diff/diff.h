@@ -21,6 +21,7 @@ typedef struct diff_options {
     cli_list rewrite, include, exclude;
     const char *key, *normalize, *metric, *format, *color, *output;
     const char *min_delta, *min_samples, *alpha, *fail_on, *top;
+    cli_reader_args reader;
     int force, quiet, verbose;
     cli_input_limits limits;    /* --max-input-size, --max-input-ratio */
 } diff_options;
@@ -65,6 +66,7 @@ typedef struct diff_settings {
     uint64_t min_samples;
     size_t top; /* 0: all rows */
     bool color;
+    tfmt_bin_options bin; /* --max-threads; no callbacks */
     const diff_options *opts;
 } diff_settings;
 

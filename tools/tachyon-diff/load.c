@@ -111,9 +111,10 @@ static int add_bin(diff_side *side, tfmt_bin_reader *r, bool stacks,
 }
 
 static int load_bin(diff_side *side, tfmt_source *src, const char *path,
-                    bool stacks)
+                    const diff_settings *set)
 {
-    tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
+    bool stacks = diff_format_stacks(set->format);
+    tfmt_bin_options bo = set->bin;
     tfmt_bin_reader *r = NULL;
     tfmt_error err;
     memset(&err, 0, sizeof err);
@@ -173,11 +174,11 @@ static int load_rows(diff_side *side, tfmt_source *src, const char *path)
 
 /* The library tells the kind; each gets its reader or its message. */
 static int load_kind(diff_side *side, tfmt_source *src, const char *path,
-                     bool stacks, const tfmt_detection *d)
+                     const diff_settings *set, const tfmt_detection *d)
 {
     char msg[80];
     if (d->kind == TFMT_KIND_BIN)
-        return load_bin(side, src, path, stacks);
+        return load_bin(side, src, path, set);
     if (tfmt_kind_is_jsonl(d->kind)) {
         if (!side->jsonl_file)
             side->jsonl_file = path;
@@ -194,14 +195,15 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
     return trouble_msg(side, path, TFMT_EFORMAT, msg);
 }
 
-static int load_file(diff_side *side, const char *path, bool stacks)
+static int load_file(diff_side *side, const char *path,
+                     const diff_settings *set)
 {
     tfmt_source *src = NULL;
     tfmt_detection d;
     tfmt_error err;
     int rc = cli_open_input(path, &src, &d, &err);
     int code = rc < 0 ? trouble(side, path, &err)
-                      : load_kind(side, src, path, stacks, &d);
+                      : load_kind(side, src, path, set, &d);
     tfmt_source_free(src);
     return code;
 }
@@ -215,7 +217,7 @@ int diff_load(diff_side *side, const diff_settings *set, tfmt_match *m)
     if (tfmt_flat_new(&side->flat, &fo) < 0)
         return trouble_msg(side, NULL, TFMT_ENOMEM, "out of memory");
     for (size_t i = 0; i < side->files->count; i++) {
-        int code = load_file(side, side->files->items[i], fo.stacks);
+        int code = load_file(side, side->files->items[i], set);
         if (code != CLI_EXIT_OK)
             return code;
         if (side->runs && diff_runs_take(side, i) < 0)

@@ -45,6 +45,7 @@ static const cli_option options[] = {
      "auto (honours NO_COLOR), always, never", "WHEN", "auto|always|never"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
      "write to FILE instead of stdout", "FILE", NULL},
+    CLI_READER_OPTIONS(opts.reader),
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
      NULL, NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),

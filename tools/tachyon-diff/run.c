@@ -102,6 +102,8 @@ static int settings(diff_settings *s, const diff_options *o)
         s->top = 20;
     s->color = s->format == FMT_TABLE && want_color(o);
     int code = cli_input_limits_set(&o->limits);
+    if (code == CLI_EXIT_OK)
+        code = cli_reader_options(&o->reader, &s->bin);
     return code != CLI_EXIT_OK ? code : numbers(s, o);
 }
 

@@ -12,6 +12,7 @@
 typedef struct tv_input {
     tfmt_source *src;           /* nothing read yet (tfmt_detect peeks) */
     size_t max_line;            /* JSONL line limit, 0 default */
+    const tfmt_bin_options *bin; /* reader limits (NULL: defaults) */
 } tv_input;
 
 void tv_check_jsonl(tv_report *rep, tv_file *f, const tv_input *in);

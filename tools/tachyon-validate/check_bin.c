@@ -40,6 +40,8 @@ void tv_check_bin(tv_report *rep, tv_file *f, const tv_input *in)
     bstate s = {rep, f};
     f->format = "binary";
     tfmt_bin_options o = TFMT_BIN_OPTIONS_INIT;
+    if (in->bin)
+        o = *in->bin;
     o.on_note = on_note;
     o.note_ctx = &s;
     tfmt_bin_reader *r = NULL;

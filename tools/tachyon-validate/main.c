@@ -20,6 +20,7 @@ static const cli_option options[] = {
      "longest JSONL line accepted (default 67108864)", "BYTES",
      NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
+    CLI_READER_OPTIONS(opts.reader),
     {"list-rules", 0, CLI_ARG_NONE, &opts.list_rules,
      "print every rule id with its severity and exit", NULL, NULL},
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,

@@ -71,6 +71,7 @@ const tv_rule tv_rules[] = {
     {"TV224", E, "binary: string index out of range in a frame"},
     {"TV225", E, "binary: decoded samples differ from the declared count"},
     {"TV226", E, "binary: invalid profiling mode in the header"},
+    {"TV228", E, "binary: more distinct threads than --max-threads"},
     {"TV230", W, "binary: header declares more threads than found"},
     {"TV231", W, "binary: footer checksum bytes are not zero"},
     {"TV232", W, "binary: reserved header bytes are not zero"},
@@ -112,7 +113,8 @@ const char *tv_bin_check_rule(int check)
         "TV200", "TV201", "TV202", "TV203", "TV204", "TV205", "TV206",
         "TV207", "TV208", "TV209", "TV210", "TV211", "TV212", "TV213",
         "TV214", "TV215", "TV216", "TV217", "TV218", "TV219", "TV220",
-        "TV221", "TV222", "TV223", "TV224", "TV225", "TV226",
+        "TV221", "TV222", "TV223", "TV224", "TV225", "TV226", "TV200",
+        "TV228",
     };
     if (check <= 0 || check >= (int)(sizeof ids / sizeof ids[0]))
         return "TV200";

@@ -74,7 +74,8 @@ static void check_kind(tv_report *rep, tv_file *f, const tv_input *in,
     }
 }
 
-static void validate_one(tv_report *rep, const char *path, size_t max_line)
+static void validate_one(tv_report *rep, const char *path, size_t max_line,
+                         const tfmt_bin_options *bin)
 {
     tv_file *f = tv_report_file(rep, cli_input_name(path));
     if (!f)
@@ -89,7 +90,7 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line)
     else if (rc < 0)
         tv_trouble(rep, f, err.msg);
     if (rc == TFMT_OK) {
-        tv_input in = {src, max_line};
+        tv_input in = {src, max_line, bin};
         check_kind(rep, f, &in, &d);
     }
     tfmt_source_free(src);
@@ -110,7 +111,10 @@ int run_validate(const tv_options *opts)
                                         &max_line) || max_line == 0))
         return cli_usage("invalid --max-line '%s' (1..%zu)", opts->max_line,
                          TFMT_JSONL_MAX_LINE_LIMIT);
+    tfmt_bin_options bin;
     int code = cli_input_limits_set(&opts->limits);
+    if (code == CLI_EXIT_OK)
+        code = cli_reader_options(&opts->reader, &bin);
     if (code != CLI_EXIT_OK)
         return code;
     if (opts->files.count == 0)
@@ -118,7 +122,7 @@ int run_validate(const tv_options *opts)
     tv_report rep;
     tv_report_init(&rep, &set);
     for (size_t i = 0; i < opts->files.count; i++)
-        validate_one(&rep, opts->files.items[i], (size_t)max_line);
+        validate_one(&rep, opts->files.items[i], (size_t)max_line, &bin);
     tv_report_finish(&rep);
     int status = tv_report_status(&rep);
     tv_report_free(&rep);

@@ -9,6 +9,7 @@ typedef struct tv_options {
     const char *format;         /* text|json|junit|github */
     const char *max_errors;     /* decimal, default 100, 0 = no limit */
     const char *max_line;       /* JSONL line limit in bytes */
+    cli_reader_args reader;     /* --max-threads */
     int strict;
     int quiet;
     int verbose;

@@ -56,8 +56,10 @@ typedef enum {
     TFMT_BCHK_STRING_INDEX = 24,
     TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
     TFMT_BCHK_MODE = 26,          /* invalid profiling mode in header */
-    TFMT_BCHK_INPUT = 27          /* whole-file compression corrupt or
+    TFMT_BCHK_INPUT = 27,         /* whole-file compression corrupt or
                                      truncated (while spooling the input) */
+    TFMT_BCHK_THREAD_LIMIT = 28   /* more distinct threads than the
+                                     reader's max_threads */
 } tfmt_bin_check;
 
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
@@ -82,14 +84,26 @@ typedef enum {
 typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,
                              const tfmt_error *where);
 
-#define TFMT_BIN_OPTIONS_VERSION 1
+/*
+ * The default limit on distinct (thread id, interpreter id) pairs: each
+ * costs a reader (and every model built from it) some memory, and a few
+ * kilobytes of zstd data can name millions of them. Beyond the limit the
+ * reader fails with TFMT_ELIMIT and TFMT_BCHK_THREAD_LIMIT at the record
+ * that names one too many.
+ */
+#define TFMT_BIN_MAX_THREADS 100000u
+
+#define TFMT_BIN_OPTIONS_VERSION 2
 typedef struct tfmt_bin_options {
     unsigned version;               /* TFMT_BIN_OPTIONS_VERSION */
     const tfmt_allocator *alloc;    /* NULL: libc */
     tfmt_note_fn on_note;           /* NULL: findings are dropped */
     void *note_ctx;
+    /* version 2: distinct threads accepted; 0: TFMT_BIN_MAX_THREADS,
+     * UINT32_MAX: only the header's declared count limits them */
+    uint32_t max_threads;
 } tfmt_bin_options;
-#define TFMT_BIN_OPTIONS_INIT {TFMT_BIN_OPTIONS_VERSION, NULL, NULL, NULL}
+#define TFMT_BIN_OPTIONS_INIT {TFMT_BIN_OPTIONS_VERSION, NULL, NULL, NULL, 0}
 
 /*
  * Open a binary log: check header and footer, load the string and frame

@@ -155,6 +155,52 @@ int tfmt__idbits_add(tfmt_idbits *s, uint32_t id);
 void tfmt__idbits_each(const tfmt_idbits *s, void (*fn)(void *, uint32_t),
                        void *ctx);
 
+/*
+ * A map from (thread id, interpreter id) to a dense index (tidmap.c):
+ * each slot holds the key and index + 1 (0: empty), so a lookup reads one
+ * slot a probe and calls nothing.
+ */
+typedef struct tfmt_tidslot {
+    uint64_t tid;
+    uint32_t interp;
+    uint32_t index1;        /* index + 1; 0 marks an empty slot */
+} tfmt_tidslot;
+typedef struct tfmt_tidmap {
+    const tfmt_allocator *alloc;
+    tfmt_tidslot *slots;
+    size_t cap;             /* power of two, or 0 */
+    size_t count;
+    unsigned shift;         /* 64 - log2(cap) */
+} tfmt_tidmap;
+void tfmt__tidmap_init(tfmt_tidmap *m, const tfmt_allocator *a);
+void tfmt__tidmap_free(tfmt_tidmap *m);
+/* Add a key known to be absent; TFMT_ENOMEM on failure. */
+int tfmt__tidmap_insert(tfmt_tidmap *m, uint64_t tid, uint32_t interp,
+                        uint32_t index);
+/* Fibonacci hashing: one multiply, the top bits pick the slot. */
+static inline size_t tfmt__tidmap_home(uint64_t tid, uint32_t interp,
+                                       unsigned shift)
+{
+    uint64_t k = tid ^ ((uint64_t)interp * 0xc2b2ae3d27d4eb4fULL);
+    return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> shift);
+}
+/* The index of (tid, interp), or UINT32_MAX. */
+static inline uint32_t tfmt__tidmap_find(const tfmt_tidmap *m, uint64_t tid,
+                                         uint32_t interp)
+{
+    if (!m->cap)
+        return UINT32_MAX;
+    size_t mask = m->cap - 1;
+    for (size_t i = tfmt__tidmap_home(tid, interp, m->shift);;
+         i = (i + 1) & mask) {
+        const tfmt_tidslot *s = &m->slots[i];
+        if (s->index1 == 0)
+            return UINT32_MAX;
+        if (s->tid == tid && s->interp == interp)
+            return s->index1 - 1;
+    }
+}
+
 /* ---- byte order ---- */
 static inline uint32_t tfmt__bswap32(uint32_t v)
 {
@@ -206,6 +252,19 @@ static inline int tfmt__varint_u64(const uint8_t **pp, const uint8_t *end,
                                    uint64_t *out)
 {
     const uint8_t *p = *pp;
+    /* One and two bytes hold most frame indices and time deltas. */
+    if (end - p >= 2) {
+        if (p[0] < 0x80) {
+            *out = p[0];
+            *pp = p + 1;
+            return 1;
+        }
+        if (p[1] < 0x80) {
+            *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            *pp = p + 2;
+            return 1;
+        }
+    }
     uint64_t v = 0;
     unsigned shift = 0;
     for (;;) {

@@ -4,6 +4,7 @@
  * interned as CPython's writer would have, so a zstd log copied into an
  * uncompressed writer equals the CPython-written uncompressed log.
  */
+#include "bin_internal.h"
 #include "bin_writer.h"
 
 typedef struct copier {
@@ -12,9 +13,12 @@ typedef struct copier {
     uint32_t *map;              /* reader frame -> writer frame, lazy */
     uint32_t nframes;
     uint32_t base;              /* writer frames that predate the copy */
+    uint32_t *wt;               /* reader thread -> writer thread, or
+                                   UINT32_MAX before its first sample */
+    size_t nwt, capwt;
     bool pending;               /* the last batch was a REPEAT of: */
-    uint64_t pending_tid;
-    uint32_t pending_iid;
+    uint32_t pending_ti;        /* (a writer thread index) */
+    uint32_t fresh[TFMT_MAX_DEPTH];
 } copier;
 
 static int copy_string(copier *c, uint32_t index, uint32_t *out)
@@ -47,17 +51,21 @@ static int map_frame(copier *c, uint32_t index)
     return rc;
 }
 
-/* Map a root-first stack, interning unseen frames innermost first. */
-static int map_stack(copier *c, const tfmt_sample *s, uint32_t *out)
+/*
+ * Map the frames at [keep, depth) of a root-first stack into c->fresh,
+ * interning unseen ones innermost first (CPython's order; the frames
+ * before `keep` were mapped with an earlier sample).
+ */
+static int map_tail(copier *c, const tfmt_sample *s, uint32_t keep)
 {
-    for (uint32_t i = s->depth; i-- > 0;) {
+    for (uint32_t i = s->depth; i-- > keep;) {
         uint32_t idx = s->stack[i];
         if (idx >= c->nframes || c->map[idx] == UINT32_MAX) {
             int rc = map_frame(c, idx);
             if (rc != TFMT_OK)
                 return rc;
         }
-        out[i] = c->map[idx];
+        c->fresh[i - keep] = c->map[idx];
     }
     return TFMT_OK;
 }
@@ -69,35 +77,71 @@ static int map_stack(copier *c, const tfmt_sample *s, uint32_t *out)
  * adjacent records of one thread were split by the 16 KiB rule, which
  * the writer re-applies by itself).
  */
-static int place_repeats(copier *c, const tfmt_sample *s)
+static int place_repeats(copier *c, const tfmt_sample *s, uint32_t ti)
 {
-    bool same = s && s->encoding == TFMT_ENC_REPEAT &&
-                s->thread_id == c->pending_tid &&
-                s->interpreter_id == c->pending_iid;
+    bool same = s && s->encoding == TFMT_ENC_REPEAT && ti == c->pending_ti;
     int rc = TFMT_OK;
     if (c->pending && !same)
-        rc = tfmt__bin_writer_flush_thread(c->w, c->pending_tid,
-                                           c->pending_iid);
+        rc = tfmt__bw_flush_index(c->w, c->pending_ti);
     c->pending = s && s->encoding == TFMT_ENC_REPEAT;
-    if (c->pending) {
-        c->pending_tid = s->thread_id;
-        c->pending_iid = s->interpreter_id;
-    }
+    c->pending_ti = ti;
     return rc;
 }
 
+/* The writer thread of the sample's thread; *first on its first batch. */
+static int writer_thread(copier *c, const tfmt_sample *s, uint32_t *out,
+                         bool *first)
+{
+    size_t i = s->thread_index;
+    if (i >= c->nwt) {
+        if (tfmt__grow(c->w->alloc, (void **)&c->wt, &c->capwt, i + 1,
+                       sizeof *c->wt) != TFMT_OK)
+            return tfmt__error(&c->w->err, TFMT_ENOMEM, "out of memory");
+        memset(c->wt + c->nwt, 0xff, (i + 1 - c->nwt) * sizeof *c->wt);
+        c->nwt = i + 1;
+    }
+    *first = c->wt[i] == UINT32_MAX;
+    if (!*first) {
+        *out = c->wt[i];
+        return TFMT_OK;
+    }
+    int rc = tfmt__bw_thread(c->w, s->thread_id, s->interpreter_id, out);
+    if (rc == TFMT_OK)
+        c->wt[i] = *out;
+    return rc;
+}
+
+/*
+ * Every sample goes to the writer, so after a thread's first batch the
+ * writer's previous stack of that thread is the reader's previous stack,
+ * mapped: a REPEAT is REPEAT pairs only, and any other record compares
+ * from the frames the reader kept. The first batch compares whole.
+ */
 static int copy_batch(copier *c, const tfmt_sample *s)
 {
-    uint32_t stack[TFMT_MAX_DEPTH];
     if (s->depth > TFMT_MAX_DEPTH)
         return tfmt__error(&c->w->err, TFMT_EFORMAT, "stack too deep");
-    int rc = place_repeats(c, s);
+    uint32_t ti;
+    bool first;
+    int rc = writer_thread(c, s, &ti, &first);
     if (rc == TFMT_OK)
-        rc = map_stack(c, s, stack);
-    for (uint32_t i = 0; i < s->weight && rc == TFMT_OK; i++)
-        rc = tfmt_bin_writer_sample(c->w, s->thread_id, s->interpreter_id,
-                                    s->timestamps[i], s->status, stack,
-                                    s->depth);
+        rc = place_repeats(c, s, ti);
+    if (rc != TFMT_OK)
+        return rc;
+    const uint8_t *st = tfmt__bin_statuses(c->r);
+    if (!first && s->encoding == TFMT_ENC_REPEAT)
+        return tfmt__bw_repeat(c->w, ti, s->timestamps, st, s->weight,
+                               s->status);
+    uint32_t keep = first ? 0 : s->unchanged;
+    keep = keep < s->depth ? keep : s->depth;
+    rc = map_tail(c, s, keep);
+    if (rc == TFMT_OK)
+        rc = tfmt__bw_sample_tail(c->w, ti, s->timestamps[0],
+                                  st ? st[0] : s->status, keep, c->fresh,
+                                  s->depth);
+    if (rc == TFMT_OK && s->weight > 1)
+        rc = tfmt__bw_repeat(c->w, ti, s->timestamps + 1, st ? st + 1 : NULL,
+                             s->weight - 1, s->status);
     return rc;
 }
 
@@ -114,7 +158,7 @@ static int copy_all(copier *c)
         if (rc != TFMT_OK)
             return rc;
     }
-    int rc = place_repeats(c, NULL);
+    int rc = place_repeats(c, NULL, 0);
     const tfmt_info *info = tfmt_bin_info(c->r);
     if (rc == TFMT_OK && info->stats.present)
         rc = tfmt_bin_writer_stats(c->w, &info->stats);
@@ -123,13 +167,19 @@ static int copy_all(copier *c)
 
 int tfmt_bin_copy(tfmt_bin_reader *r, tfmt_bin_writer *w)
 {
-    copier c = {r, w, NULL, tfmt_bin_info(r)->frame_count, w->frame_count,
-                false, 0, 0};
+    copier c;
+    memset(&c, 0, sizeof c);
+    c.r = r;
+    c.w = w;
+    c.nframes = tfmt_bin_info(r)->frame_count;
+    c.base = w->frame_count;
     c.map = tfmt__malloc(w->alloc, (size_t)c.nframes * sizeof *c.map);
     if (!c.map)
         return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");
     memset(c.map, 0xff, (size_t)c.nframes * sizeof *c.map);
+    tfmt__bin_mixed_repeats(r);
     int rc = copy_all(&c);
     tfmt__free(w->alloc, c.map);
+    tfmt__free(w->alloc, c.wt);
     return rc;
 }

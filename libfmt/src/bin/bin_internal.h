@@ -100,4 +100,12 @@ static inline uint64_t tfmt__bin_stream_offset(const tfmt_bin_stream *s)
     return s->base + (uint64_t)(s->pos - start);
 }
 
+/*
+ * For bin_copy.c: REPEAT batches are no longer split where the status
+ * changes; tfmt__bin_statuses then gives the status of each timestamp of
+ * the current batch (NULL when the batch is not a REPEAT).
+ */
+void tfmt__bin_mixed_repeats(tfmt_bin_reader *r);
+const uint8_t *tfmt__bin_statuses(const tfmt_bin_reader *r);
+
 #endif

@@ -17,33 +17,41 @@
 #define MAX_PAIR 11u
 #define BATCH 4096u
 
+/*
+ * Per-thread state costs what the thread uses: the stack array grows with
+ * the deepest stack the thread has shown (it is not a fixed 256 frames),
+ * and the threads sit in one array, found through a tidmap.
+ */
 typedef struct bin_thread {
     uint64_t tid;
     uint32_t interp;
-    uint32_t index;
-    uint64_t prev_ts;
     uint32_t depth;
-    uint32_t stack[TFMT_MAX_DEPTH];
+    uint64_t prev_ts;
+    uint32_t *stack;            /* root first, cap entries */
+    uint32_t cap;
 } bin_thread;
 
 struct tfmt_bin_reader {
     const tfmt_allocator *alloc;
     tfmt_bin_options opts;
+    uint32_t max_threads;
     tfmt_bin_fixed fx;
     tfmt_bin_tables tables;
     tfmt_bin_stream stream;
     bool swap;
-    bin_thread **threads;
+    bin_thread *threads;
     size_t nthreads, capthreads;
-    tfmt_idset thread_set;
+    tfmt_tidmap thread_map;
     /* An open REPEAT record: its thread, pairs left, a read-ahead pair. */
-    bin_thread *rep;
+    uint32_t rep;
     uint32_t rep_left;
     bool have_pending;
     uint64_t pend_ts;
     uint8_t pend_status;
+    bool mixed;                 /* REPEAT batches keep every status */
     uint64_t ts[BATCH];
-    uint32_t fresh[TFMT_MAX_DEPTH];
+    uint8_t st[BATCH];          /* with `mixed`: each sample's status */
+    uint32_t empty[1];          /* the stack of a thread with none yet */
     tfmt_sample sample;
     uint64_t samples_read;
     bool noted_pop;             /* TFMT_NOTE_POP_BEYOND given */
@@ -138,52 +146,32 @@ static uint64_t here(const tfmt_bin_reader *r, const uint8_t *p)
 
 /* ---- threads ---- */
 
-typedef struct thread_key {
-    uint64_t tid;
-    uint32_t interp;
-} thread_key;
-
-static bool thread_eq(const void *ctx, uint32_t id, const void *key)
-{
-    const tfmt_bin_reader *r = ctx;
-    const thread_key *k = key;
-    return r->threads[id]->tid == k->tid && r->threads[id]->interp == k->interp;
-}
-
-static uint64_t thread_hash(const thread_key *k)
-{
-    return tfmt__hash_mix(k->tid ^ tfmt__hash_mix(k->interp + 1));
-}
-
-static int new_thread(tfmt_bin_reader *r, const thread_key *k, uint64_t h,
-                      bin_thread **out)
+static int new_thread(tfmt_bin_reader *r, uint64_t tid, uint32_t interp)
 {
     if (tfmt__grow(r->alloc, (void **)&r->threads, &r->capthreads,
-                   r->nthreads + 1, sizeof *r->threads) != TFMT_OK)
+                   r->nthreads + 1, sizeof *r->threads) != TFMT_OK ||
+        tfmt__tidmap_insert(&r->thread_map, tid, interp,
+                            (uint32_t)r->nthreads) != TFMT_OK)
         return TFMT_ENOMEM;
-    bin_thread *t = tfmt__calloc(r->alloc, 1, sizeof *t);
-    if (!t)
-        return TFMT_ENOMEM;
-    t->tid = k->tid;
-    t->interp = k->interp;
-    t->index = (uint32_t)r->nthreads;
+    bin_thread *t = &r->threads[r->nthreads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->interp = interp;
     t->prev_ts = r->fx.info.start_time_us;
-    r->threads[r->nthreads++] = t;
-    if (tfmt__idset_insert(&r->thread_set, h, t->index) != TFMT_OK)
-        return TFMT_ENOMEM;
-    *out = t;
     return TFMT_OK;
 }
 
-/* Find or create the record's thread; new ones count against the header. */
-static int get_thread(tfmt_bin_reader *r, const uint8_t *rec,
-                      bin_thread **out)
+/*
+ * Find or create the record's thread; *out gets its index. New ones count
+ * against the header's declared count, then against the reader's limit.
+ */
+static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
 {
-    thread_key k = {tfmt__load64(rec, r->swap), tfmt__load32(rec + 8, r->swap)};
-    uint64_t h = thread_hash(&k);
-    uint32_t id = tfmt__idset_find(&r->thread_set, h, &k, thread_eq, r);
+    uint64_t tid = tfmt__load64(rec, r->swap);
+    uint32_t interp = tfmt__load32(rec + 8, r->swap);
+    uint32_t id = tfmt__tidmap_find(&r->thread_map, tid, interp);
     if (id != UINT32_MAX) {
-        *out = r->threads[id];
+        *out = id;
         return TFMT_OK;
     }
     if (r->nthreads >= r->fx.info.thread_count)
@@ -193,8 +181,30 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec,
                         "unique threads than declared in header (declared "
                         "%u, found at least %zu)", r->fx.info.thread_count,
                         r->nthreads + 1);
-    if (new_thread(r, &k, h, out) != TFMT_OK)
+    if (r->nthreads >= r->max_threads)
+        return rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
+                        "thread limit exceeded: more than %u distinct "
+                        "threads", r->max_threads);
+    if (new_thread(r, tid, interp) != TFMT_OK)
         return rec_fail(r, TFMT_ENOMEM, 0, here(r, rec), "out of memory");
+    *out = (uint32_t)r->nthreads - 1;
+    return TFMT_OK;
+}
+
+/* Room for `depth` frames in t's stack, kept. */
+static int reserve_stack(tfmt_bin_reader *r, bin_thread *t, uint32_t depth)
+{
+    if (depth <= t->cap)
+        return TFMT_OK;
+    uint32_t cap = t->cap ? t->cap : 8;
+    while (cap < depth)
+        cap *= 2;
+    cap = cap < TFMT_MAX_DEPTH ? cap : TFMT_MAX_DEPTH;
+    uint32_t *s = tfmt__realloc(r->alloc, t->stack, cap * sizeof *s);
+    if (!s)
+        return TFMT_ENOMEM;
+    t->stack = s;
+    t->cap = cap;
     return TFMT_OK;
 }
 
@@ -232,10 +242,19 @@ int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
     if (!r)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     r->alloc = a;
-    if (opts)
-        r->opts = *opts;
+    if (opts) {
+        /* Field by field: an older caller's struct ends earlier. */
+        r->opts.version = opts->version;
+        r->opts.alloc = opts->alloc;
+        r->opts.on_note = opts->on_note;
+        r->opts.note_ctx = opts->note_ctx;
+        if (opts->version >= 2)
+            r->opts.max_threads = opts->max_threads;
+    }
+    r->max_threads = r->opts.max_threads ? r->opts.max_threads
+                                         : TFMT_BIN_MAX_THREADS;
     r->tables.alloc = a;
-    tfmt__idset_init(&r->thread_set, a);
+    tfmt__tidmap_init(&r->thread_map, a);
     int rc = open_parts(r, src, err);
     if (rc != TFMT_OK) {
         tfmt_bin_free(r);
@@ -300,9 +319,9 @@ void tfmt_bin_free(tfmt_bin_reader *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->nthreads; i++)
-        tfmt__free(r->alloc, r->threads[i]);
+        tfmt__free(r->alloc, r->threads[i].stack);
     tfmt__free(r->alloc, r->threads);
-    tfmt__idset_free(&r->thread_set);
+    tfmt__tidmap_free(&r->thread_map);
     tfmt__bin_stream_close(&r->stream);
     tfmt__bin_free_tables(&r->tables);
     tfmt__free(r->alloc, r);
@@ -310,51 +329,55 @@ void tfmt_bin_free(tfmt_bin_reader *r)
 
 /* ---- decoding ---- */
 
-static void emit(tfmt_bin_reader *r, bin_thread *t, uint8_t status,
+static void emit(tfmt_bin_reader *r, uint32_t ti, uint8_t status,
                  uint8_t enc, uint32_t weight, uint32_t unchanged)
 {
+    const bin_thread *t = &r->threads[ti];
     tfmt_sample *s = &r->sample;
     s->thread_id = t->tid;
     s->interpreter_id = t->interp;
-    s->thread_index = t->index;
+    s->thread_index = ti;
     s->status = status;
     s->encoding = enc;
     s->weight = weight;
     s->timestamps = r->ts;
-    s->stack = t->stack;
+    s->stack = t->stack ? t->stack : r->empty; /* never NULL */
     s->depth = t->depth;
     s->unchanged = unchanged;
     r->samples_read += weight;
 }
 
-/* Check frame indices that enter a stack (kept ones were checked before). */
-static int check_fresh(tfmt_bin_reader *r, uint32_t n, uint64_t off)
+/*
+ * Read `n` frame indices, innermost first, into dst[n - 1] .. dst[0] (root
+ * first). Every varint is read before an index is judged, so a malformed
+ * varint is reported before a bad index earlier in the record.
+ */
+static int read_stack(tfmt_bin_reader *r, const uint8_t **pp,
+                      const uint8_t *end, uint32_t *dst, uint32_t n,
+                      uint64_t at)
 {
+    uint32_t nframes = r->tables.nframes, bad = n;
+    const uint8_t *ok = r->tables.frame_ok;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t f = r->fresh[i];
-        if (f >= r->tables.nframes)
-            return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_FRAME_INDEX, off,
-                            "invalid frame index: %u", f);
-        if (!r->tables.frame_ok[f])
-            return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_STRING_INDEX, off,
-                            "invalid string index in frame");
-    }
-    return TFMT_OK;
-}
-
-/* Read `n` frame indices (innermost first) into r->fresh. */
-static int read_indices(tfmt_bin_reader *r, const uint8_t **pp,
-                        const uint8_t *end, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        int rc = tfmt__varint_u32(pp, end, &r->fresh[i]);
+        uint32_t f;
+        int rc = tfmt__varint_u32(pp, end, &f);
         if (rc <= 0)
             return rec_fail(r, rc == 0 ? TFMT_ETRUNC : TFMT_EFORMAT,
                             rc == 0 ? TFMT_BCHK_RECORD : TFMT_BCHK_VARINT,
                             here(r, *pp),
                             "invalid or incomplete varint in binary data");
+        dst[n - 1 - i] = f;
+        if (bad == n && (f >= nframes || !ok[f]))
+            bad = i;
     }
-    return TFMT_OK;
+    if (bad == n)
+        return TFMT_OK;
+    uint32_t f = dst[n - 1 - bad];
+    if (f >= nframes)
+        return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_FRAME_INDEX, at,
+                        "invalid frame index: %u", f);
+    return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_STRING_INDEX, at,
+                    "invalid string index in frame");
 }
 
 /* The fields every non-REPEAT record starts with, then two counts. */
@@ -384,22 +407,11 @@ static int read_head(tfmt_bin_reader *r, const uint8_t **pp,
     return TFMT_OK;
 }
 
-/*
- * Replace the innermost part of t's stack: keep `keep` outermost frames,
- * then the `n` fresh indices (stored innermost first) in root-first order.
- */
-static void apply_stack(tfmt_bin_reader *r, bin_thread *t, uint32_t keep,
-                        uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        t->stack[keep + n - 1 - i] = r->fresh[i];
-    t->depth = keep + n;
-}
-
-static int decode_delta_record(tfmt_bin_reader *r, bin_thread *t,
+static int decode_delta_record(tfmt_bin_reader *r, uint32_t ti,
                                uint8_t enc, const uint8_t *p,
                                const uint8_t *end)
 {
+    bin_thread *t = &r->threads[ti];
     rec_head h;
     uint64_t at = here(r, r->stream.pos);
     int rc = read_head(r, &p, end, &h, enc == TFMT_ENC_FULL ? 1 : 2);
@@ -429,17 +441,19 @@ static int decode_delta_record(tfmt_bin_reader *r, bin_thread *t,
         return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_DEPTH, at,
                         "final stack depth %llu exceeds capacity 256",
                         (unsigned long long)keep + n);
-    rc = read_indices(r, &p, end, n);
-    if (rc == TFMT_OK)
-        rc = check_fresh(r, n, at);
+    /* The new frames go straight to their places: a failed record ends
+     * the reader, so a half-written stack is never used. */
+    if (reserve_stack(r, t, keep + n) != TFMT_OK)
+        return rec_fail(r, TFMT_ENOMEM, 0, at, "out of memory");
+    rc = read_stack(r, &p, end, t->stack + keep, n, at);
     if (rc != TFMT_OK)
         return rc;
-    apply_stack(r, t, keep, n);
+    t->depth = keep + n;
     t->prev_ts += h.delta;
     ts_check(r, at, t->prev_ts);
     r->ts[0] = t->prev_ts;
     r->stream.pos = p;
-    emit(r, t, h.status, enc, 1, keep);
+    emit(r, ti, h.status, enc, 1, keep);
     return TFMT_OK;
 }
 
@@ -460,12 +474,65 @@ static int read_pair(tfmt_bin_reader *r, uint64_t *ts, uint8_t *status)
                            "malformed varint in RLE sample data",
                            "unexpected end of sample data in RLE");
     *status = *p++;
-    r->rep->prev_ts += delta;
-    ts_check(r, here(r, s->pos), r->rep->prev_ts);
+    bin_thread *t = &r->threads[r->rep];
+    t->prev_ts += delta;
+    ts_check(r, here(r, s->pos), t->prev_ts);
     s->pos = p;
-    *ts = r->rep->prev_ts;
+    *ts = t->prev_ts;
     r->rep_left--;
     return TFMT_OK;
+}
+
+/*
+ * Read pairs of the open REPEAT record into r->ts from *n on while at
+ * least MAX_PAIR bytes are at hand, so no pair can run out of bytes: the
+ * loop every REPEAT sample goes through. Stops at a status change (the
+ * pair is kept pending) or at anything odd, which read_pair then reports.
+ */
+static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
+{
+    tfmt_bin_stream *s = &r->stream;
+    bin_thread *t = &r->threads[r->rep];
+    const uint8_t *p = s->pos, *end = s->end;
+    uint64_t prev = t->prev_ts;
+    uint32_t left = r->rep_left, k = *n;
+    uint8_t cur = *status;
+    uint64_t over = 0; /* the first timestamp past 2^63-1, for ts_check */
+    while (left > 0 && k < BATCH && (size_t)(end - p) >= MAX_PAIR) {
+        uint64_t d = p[0];
+        if (d < 0x80) {
+            p += 1;
+        } else if (p[1] < 0x80) {
+            d = (d & 0x7f) | (uint64_t)p[1] << 7;
+            p += 2;
+        } else {
+            const uint8_t *q = p;
+            if (tfmt__varint_u64(&q, end, &d) <= 0)
+                break;
+            p = q;
+        }
+        uint8_t st = *p++;
+        prev += d;
+        if (prev > INT64_MAX && over == 0)
+            over = prev;
+        left--;
+        r->st[k] = st;
+        if (k > 0 && st != cur && !r->mixed) {
+            r->have_pending = true;
+            r->pend_ts = prev;
+            r->pend_status = st;
+            break;
+        }
+        cur = st;
+        r->ts[k++] = prev;
+    }
+    if (over != 0)
+        ts_check(r, here(r, s->pos), over);
+    s->pos = p;
+    t->prev_ts = prev;
+    r->rep_left = left;
+    *n = k;
+    *status = cur;
 }
 
 /* Emit the next run of equal status from the open REPEAT record. */
@@ -474,32 +541,38 @@ static int repeat_batch(tfmt_bin_reader *r)
     uint32_t n = 0;
     uint8_t status = 0;
     if (r->have_pending) {
+        r->st[n] = r->pend_status;
         r->ts[n++] = r->pend_ts;
         status = r->pend_status;
         r->have_pending = false;
     }
-    while (r->rep_left > 0 && n < BATCH) {
+    while (r->rep_left > 0 && n < BATCH && !r->have_pending) {
+        fast_pairs(r, &n, &status);
+        if (r->rep_left == 0 || n == BATCH || r->have_pending)
+            break;
         uint64_t ts = 0;
         uint8_t st = 0;
         int rc = read_pair(r, &ts, &st);
         if (rc != TFMT_OK)
             return rc;
-        if (n > 0 && st != status) {
+        if (n > 0 && st != status && !r->mixed) {
             r->have_pending = true;
             r->pend_ts = ts;
             r->pend_status = st;
             break;
         }
+        r->st[n] = st;
         status = st;
         r->ts[n++] = ts;
     }
-    bin_thread *t = r->rep;
-    emit(r, t, status, TFMT_ENC_REPEAT, n, t->depth);
+    if (r->mixed)
+        status = r->st[0];
+    emit(r, r->rep, status, TFMT_ENC_REPEAT, n, r->threads[r->rep].depth);
     return TFMT_OK;
 }
 
 /* Start a REPEAT record: on TFMT_OK, r->rep and r->rep_left are set. */
-static int open_repeat(tfmt_bin_reader *r, bin_thread *t, const uint8_t *p,
+static int open_repeat(tfmt_bin_reader *r, uint32_t ti, const uint8_t *p,
                        const uint8_t *end)
 {
     uint32_t count;
@@ -518,7 +591,7 @@ static int open_repeat(tfmt_bin_reader *r, bin_thread *t, const uint8_t *p,
                             (unsigned long long)(left / 2));
     }
     s->pos = p;
-    r->rep = t;
+    r->rep = ti;
     r->rep_left = count;
     return TFMT_OK;
 }
@@ -567,9 +640,12 @@ static int next_record(tfmt_bin_reader *r)
 {
     tfmt_bin_stream *s = &r->stream;
     for (;;) {
-        int rc = tfmt__bin_stream_fill(s, MAX_RECORD, &r->err);
-        if (rc != TFMT_OK)
-            return r->state = rc;
+        if ((size_t)(s->end - s->pos) < MAX_RECORD && !s->eof) {
+            int rc = tfmt__bin_stream_fill(s, MAX_RECORD, &r->err);
+            if (rc != TFMT_OK)
+                return r->state = rc;
+        }
+        int rc;
         size_t avail = (size_t)(s->end - s->pos);
         if (avail == 0)
             return finish(r);
@@ -578,7 +654,7 @@ static int next_record(tfmt_bin_reader *r)
                             "truncated sample data: %zu trailing bytes",
                             avail);
         const uint8_t *rec = s->pos;
-        bin_thread *t = NULL;
+        uint32_t t = 0;
         rc = get_thread(r, rec, &t);
         if (rc != TFMT_OK)
             return rc;
@@ -595,6 +671,16 @@ static int next_record(tfmt_bin_reader *r)
                             "unknown stack encoding: %u", enc);
         return decode_delta_record(r, t, enc, p, s->end);
     }
+}
+
+void tfmt__bin_mixed_repeats(tfmt_bin_reader *r)
+{
+    r->mixed = true;
+}
+
+const uint8_t *tfmt__bin_statuses(const tfmt_bin_reader *r)
+{
+    return r->mixed && r->sample.encoding == TFMT_ENC_REPEAT ? r->st : NULL;
 }
 
 int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)

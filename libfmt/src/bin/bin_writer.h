@@ -26,16 +26,22 @@ typedef int (*tfmt_bw_write_fn)(void *ctx, const void *buf, size_t len,
 typedef int (*tfmt_bw_pwrite_fn)(void *ctx, const void *buf, size_t len,
                                  uint64_t offset, tfmt_error *err);
 
-/* One (thread_id, interpreter_id) pair, in creation order. */
+/*
+ * One (thread_id, interpreter_id) pair, in creation order. Its memory is
+ * what it uses: the stack array grows with the deepest stack the thread
+ * showed, the pending REPEAT pairs with the group being collected (up to
+ * CPython's TFMT_BW_RLE_SIZE, where the group is written).
+ */
 typedef struct tfmt_bw_thread {
     uint64_t thread_id;
     uint32_t interpreter_id;
     uint32_t depth;             /* previous stack depth */
     uint64_t prev_ts;
-    uint32_t *stack;            /* previous stack, INNERMOST first */
-    uint8_t *pending;           /* REPEAT pairs, allocated on first use */
-    size_t pending_bytes;
+    uint32_t *stack;            /* previous stack, ROOT first */
+    uint32_t cap;
     uint32_t pending_count;
+    uint8_t *pending;           /* REPEAT pairs of the open group */
+    uint32_t pending_bytes, pending_cap;
 } tfmt_bw_thread;
 
 /* Records written per encoding (REPEAT counts records, not samples). */
@@ -83,7 +89,7 @@ struct tfmt_bin_writer {
     tfmt_bw_thread *threads;
     size_t thread_cap;
     uint32_t thread_count;
-    tfmt_idset thread_set;
+    tfmt_tidmap thread_map;
 
     uint64_t samples;
     tfmt_stats stats;
@@ -111,6 +117,32 @@ void tfmt__bin_writer_set_limits(tfmt_bin_writer *w, uint32_t strings,
  */
 int tfmt__bin_writer_flush_thread(tfmt_bin_writer *w, uint64_t thread_id,
                                   uint32_t interpreter_id);
+
+/*
+ * The copy's fast path (bin_copy.c). A thread is named by its index,
+ * found or created by tfmt__bw_thread; the samples then skip the lookup,
+ * and the stack comparison starts where the caller knows the stacks
+ * still agree. Output bytes are those of tfmt_bin_writer_sample.
+ */
+int tfmt__bw_thread(tfmt_bin_writer *w, uint64_t thread_id,
+                    uint32_t interpreter_id, uint32_t *out);
+/*
+ * `n` samples of thread `ti` whose stack equals the thread's previous one:
+ * REPEAT pairs only. Sample i has status st[i], or `status` if st is NULL.
+ */
+int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
+                    const uint8_t *st, uint32_t n, uint8_t status);
+/*
+ * One sample of thread `ti`: its previous stack with the frames from
+ * `keep` on replaced by fresh[0 .. depth - keep) (writer frame ids, root
+ * first); depth is at most TFMT_MAX_DEPTH, and the caller knows the first
+ * `keep` frames equal the previous stack's.
+ */
+int tfmt__bw_sample_tail(tfmt_bin_writer *w, uint32_t ti, uint64_t ts,
+                         uint8_t status, uint32_t keep,
+                         const uint32_t *fresh, uint32_t depth);
+/* Write thread `ti`'s pending REPEAT group now, if it has one. */
+int tfmt__bw_flush_index(tfmt_bin_writer *w, uint32_t ti);
 
 /* Record counts per encoding so far (bench and tests). */
 const tfmt_bw_counts *tfmt__bin_writer_counts(const tfmt_bin_writer *w);
