@@ -588,8 +588,10 @@ static int report(const char *path)
     tfmt_source *src = NULL;
     tfmt_bin_reader *r = NULL;
     tfmt_error err;
+    tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
+    bo.max_threads = UINT32_MAX; /* floods are generated on purpose */
     if (tfmt_source_open_path(&src, path, NULL, &err) != TFMT_OK ||
-        tfmt_bin_open(&r, src, NULL, &err) != TFMT_OK) {
+        tfmt_bin_open(&r, src, &bo, &err) != TFMT_OK) {
         fprintf(stderr, "tachyon-gen: %s: %s\n", path, err.msg);
         tfmt_source_free(src);
         return 1;

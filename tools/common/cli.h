@@ -286,7 +286,7 @@ typedef struct cli_reader_args {
 /* The option-table rows for `a` (a cli_reader_args lvalue). */
 #define CLI_READER_OPTIONS(a)                                              \
     {"max-threads", 0, CLI_ARG_REQUIRED, &(a).max_threads,                 \
-     "fail on more than N threads (100000; 0: no limit)", "N",             \
+     "fail on more than N threads (50000; 0: no limit)", "N",              \
      NULL}
 
 /*

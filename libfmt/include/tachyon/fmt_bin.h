@@ -91,7 +91,7 @@ typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,
  * reader fails with TFMT_ELIMIT and TFMT_BCHK_THREAD_LIMIT at the record
  * that names one too many.
  */
-#define TFMT_BIN_MAX_THREADS 100000u
+#define TFMT_BIN_MAX_THREADS 50000u
 
 #define TFMT_BIN_OPTIONS_VERSION 2
 typedef struct tfmt_bin_options {

@@ -46,12 +46,12 @@ void tfmt__free(const tfmt_allocator *a, void *ptr)
         free(ptr);
 }
 
-int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
-               size_t elem)
+static int grow_from(const tfmt_allocator *a, void **ptr, size_t *cap,
+                     size_t need, size_t elem, size_t first)
 {
     if (need <= *cap)
         return TFMT_OK;
-    size_t ncap = *cap ? *cap : 16;
+    size_t ncap = *cap ? *cap : first;
     while (ncap < need) {
         if (ncap > SIZE_MAX / 2)
             return TFMT_ENOMEM;
@@ -65,4 +65,16 @@ int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
     *ptr = p;
     *cap = ncap;
     return TFMT_OK;
+}
+
+int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
+               size_t elem)
+{
+    return grow_from(a, ptr, cap, need, elem, 16);
+}
+
+int tfmt__grow_small(const tfmt_allocator *a, void **ptr, size_t *cap,
+                     size_t need, size_t elem)
+{
+    return grow_from(a, ptr, cap, need, elem, 4);
 }

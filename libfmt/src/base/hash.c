@@ -86,7 +86,8 @@ int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id)
 {
     /* Keep the load under 1/2 so probes stay short. */
     if ((s->count + 1) * 2 > s->cap) {
-        size_t ncap = s->cap ? s->cap * 2 : 64;
+        /* Small first: some sets are per thread (Gecko's tables). */
+        size_t ncap = s->cap ? s->cap * 2 : 8;
         if (ncap > SIZE_MAX / sizeof(uint64_t) || rehash(s, ncap) != TFMT_OK)
             return TFMT_ENOMEM;
     }

@@ -26,6 +26,9 @@ void tfmt__free(const tfmt_allocator *a, void *ptr);
 /* Grow *ptr (elements of `elem` bytes) to hold at least `need`; doubles. */
 int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
                size_t elem);
+/* The same from 4 elements (not 16): for tables kept per thread. */
+int tfmt__grow_small(const tfmt_allocator *a, void **ptr, size_t *cap,
+                     size_t need, size_t elem);
 
 /* ---- errors (error.c) ---- */
 #if defined(__GNUC__)

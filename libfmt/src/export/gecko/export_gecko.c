@@ -86,14 +86,15 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
 
 static void thread_free(const tfmt_allocator *a, gthread *t)
 {
-    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->tabframe,
-                 t->last_tab, t->last_stack};
+    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->last_tab,
+                 t->last_stack};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(a, v[i]);
     tfmt__idset_free(&t->func_set);
     tfmt__idset_free(&t->frame_set);
     tfmt__idset_free(&t->stack_set);
     tfmt__idset_free(&t->res_set);
+    tfmt__tidmap_free(&t->tabframe);
     tfmt__sstream_free(a, &t->samples);
     tfmt__sstream_free(a, &t->markers);
     tfmt__gecko_view_free(a, t);
@@ -103,8 +104,10 @@ void tfmt_gecko_free(tfmt_gecko *g)
 {
     if (!g)
         return;
-    for (size_t i = 0; i < g->nthreads; i++)
-        thread_free(g->alloc, &g->threads[i]);
+    for (size_t i = 0; i < g->nthreads; i++) {
+        thread_free(g->alloc, g->threads[i]);
+        tfmt__free(g->alloc, g->threads[i]);
+    }
     tfmt__free(g->alloc, g->threads);
     tfmt__idset_free(&g->thread_set);
     tfmt__free(g->alloc, g->strs);
@@ -131,8 +134,10 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
                        g->nthreads + 1, sizeof *g->threads) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         id = (uint32_t)g->nthreads;
-        gthread *t = &g->threads[id];
-        memset(t, 0, sizeof *t);
+        gthread *t = tfmt__calloc(g->alloc, 1, sizeof *t);
+        if (!t)
+            return tfmt__gecko_nomem(g);
+        g->threads[id] = t;
         t->tid = tid;
         t->main = main;
         t->root_child_frame = TFMT_NO_ID;
@@ -140,11 +145,12 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
         tfmt__idset_init(&t->frame_set, g->alloc);
         tfmt__idset_init(&t->stack_set, g->alloc);
         tfmt__idset_init(&t->res_set, g->alloc);
+        tfmt__tidmap_init(&t->tabframe, g->alloc);
+        g->nthreads++;
         if (tfmt__idset_insert(&g->thread_set, h, id) != TFMT_OK)
             return tfmt__gecko_nomem(g);
-        g->nthreads++;
     }
-    *out = &g->threads[id];
+    *out = g->threads[id];
     return TFMT_OK;
 }
 

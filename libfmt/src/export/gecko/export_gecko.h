@@ -167,8 +167,10 @@ typedef struct gthread {
     gres *res;
     size_t nres, capres;
     tfmt_idset func_set, frame_set, stack_set, res_set;
-    uint32_t *tabframe;         /* tab frame id -> frame index */
-    size_t captabframe;
+    tfmt_tidmap tabframe;       /* tab frame id -> frame index (a cache:
+                                   a map, not an array as long as the
+                                   tab's frames, so a thread costs what
+                                   it uses) */
     uint32_t *last_tab;         /* the last stack added: tab frames */
     uint32_t *last_stack;       /* ... and its stack index per depth */
     uint32_t root_child_frame;  /* gstack.child_frame of the root */
@@ -195,8 +197,9 @@ struct tfmt_gecko {
     tfmt_pstring *strs;
     size_t nstrs, capstrs;
     tfmt_idset str_set;
-    /* threads in first-seen order */
-    gthread *threads;
+    /* threads in first-seen order, each allocated alone (an array of
+     * structs would double a few hundred bytes a thread) */
+    gthread **threads;
     size_t nthreads, capthreads;
     tfmt_idset thread_set;
     gspool spool;

@@ -135,7 +135,7 @@ int tfmt__gecko_finalize(tfmt_gecko *g)
 {
     for (int s = 0; s < G_NSTATES; s++) {
         for (size_t i = 0; i < g->nthreads; i++) {
-            gthread *t = &g->threads[i];
+            gthread *t = g->threads[i];
             if (!t->open[s])
                 continue;
             int rc = add_marker(g, t, s, g->last_ts);

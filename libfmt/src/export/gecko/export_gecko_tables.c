@@ -36,7 +36,7 @@ static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file,
     uint64_t h = tfmt__hash_mix(file);
     uint32_t id = tfmt__idset_find_key(&t->res_set, h);
     if (id == TFMT_NO_ID) {
-        if (tfmt__grow(g->alloc, (void **)&t->res, &t->capres, t->nres + 1,
+        if (tfmt__grow_small(g->alloc, (void **)&t->res, &t->capres, t->nres + 1,
                        sizeof *t->res) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         tfmt_str base = tfmt__pstr_basename(g->tab, file);
@@ -56,7 +56,7 @@ static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file,
 static int new_func(tfmt_gecko *g, gthread *t, const uint32_t key[2],
                     int64_t line)
 {
-    if (tfmt__grow(g->alloc, (void **)&t->funcs, &t->capfuncs,
+    if (tfmt__grow_small(g->alloc, (void **)&t->funcs, &t->capfuncs,
                    t->nfuncs + 1, sizeof *t->funcs) != TFMT_OK)
         return tfmt__gecko_nomem(g);
     gfunc *f = &t->funcs[t->nfuncs];
@@ -113,7 +113,7 @@ static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
                                 (uint32_t)k.col);
     uint32_t id = tfmt__idset_find(&t->frame_set, h, &k, frame_eq, t);
     if (id == TFMT_NO_ID) {
-        if (tfmt__grow(g->alloc, (void **)&t->frames, &t->capframes,
+        if (tfmt__grow_small(g->alloc, (void **)&t->frames, &t->capframes,
                        t->nframes + 1, sizeof *t->frames) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         id = (uint32_t)t->nframes++;
@@ -130,27 +130,22 @@ static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
 static int cached_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
                         uint32_t *out)
 {
-    if (tabid >= t->captabframe) {
-        size_t old = t->captabframe;
-        if (tfmt__grow(g->alloc, (void **)&t->tabframe, &t->captabframe,
-                       (size_t)tabid + 1, sizeof *t->tabframe) != TFMT_OK)
-            return tfmt__gecko_nomem(g);
-        memset(t->tabframe + old, 0xff,
-               (t->captabframe - old) * sizeof *t->tabframe);
-    }
-    if (t->tabframe[tabid] == TFMT_NO_ID) {
-        int rc = get_frame(g, t, tabid, &t->tabframe[tabid]);
+    uint32_t id = tfmt__tidmap_find(&t->tabframe, tabid, 0);
+    if (id == UINT32_MAX) {
+        int rc = get_frame(g, t, tabid, &id);
         if (rc != TFMT_OK)
             return rc;
+        if (tfmt__tidmap_insert(&t->tabframe, tabid, 0, id) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
     }
-    *out = t->tabframe[tabid];
+    *out = id;
     return TFMT_OK;
 }
 
 static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
                      uint64_t h, uint32_t *out)
 {
-    if (tfmt__grow(g->alloc, (void **)&t->stacks, &t->capstacks, t->nstacks + 1,
+    if (tfmt__grow_small(g->alloc, (void **)&t->stacks, &t->capstacks, t->nstacks + 1,
                    sizeof *t->stacks) != TFMT_OK)
         return tfmt__gecko_nomem(g);
     uint32_t id = (uint32_t)t->nstacks++;
@@ -209,9 +204,9 @@ int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
 {
     if (depth > t->caplast) {
         size_t cap = t->caplast;
-        if (tfmt__grow(g->alloc, (void **)&t->last_tab, &cap, depth,
+        if (tfmt__grow_small(g->alloc, (void **)&t->last_tab, &cap, depth,
                        sizeof *t->last_tab) != TFMT_OK ||
-            tfmt__grow(g->alloc, (void **)&t->last_stack, &t->caplast,
+            tfmt__grow_small(g->alloc, (void **)&t->last_stack, &t->caplast,
                        depth, sizeof *t->last_stack) != TFMT_OK)
             return tfmt__gecko_nomem(g);
     }

@@ -229,7 +229,7 @@ static int put_resources(wctx *w)
 
 static int put_thread(wctx *w, size_t i)
 {
-    gthread *t = w->t = &w->g->threads[i];
+    gthread *t = w->t = w->g->threads[i];
     int rc = tfmt__buf_printf(&w->b, "%s{\"name\":\"Thread-%llu\","
         "\"isMainThread\":%s,\"processStartupTime\":0,"
         "\"processShutdownTime\":null,\"registerTime\":0,"
