@@ -445,7 +445,7 @@ static int decode_delta_record(tfmt_bin_reader *r, uint32_t ti,
      * the reader, so a half-written stack is never used. */
     if (reserve_stack(r, t, keep + n) != TFMT_OK)
         return rec_fail(r, TFMT_ENOMEM, 0, at, "out of memory");
-    rc = read_stack(r, &p, end, t->stack + keep, n, at);
+    rc = n ? read_stack(r, &p, end, t->stack + keep, n, at) : TFMT_OK;
     if (rc != TFMT_OK)
         return rc;
     t->depth = keep + n;
