@@ -51,6 +51,9 @@ struct tfmt_bin_reader {
     bool mixed;                 /* REPEAT batches keep every status */
     uint64_t ts[BATCH];
     uint8_t st[BATCH];          /* with `mixed`: each sample's status */
+    uint8_t plen[BATCH];        /* with `mixed`: each pair's bytes */
+    const uint8_t *raw;         /* with `mixed`: the batch's pairs as they
+                                   are in the window, or NULL */
     uint32_t empty[1];          /* the stack of a thread with none yet */
     tfmt_sample sample;
     uint64_t samples_read;
@@ -498,19 +501,24 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
     uint32_t left = r->rep_left, k = *n;
     uint8_t cur = *status;
     uint64_t over = 0; /* the first timestamp past 2^63-1, for ts_check */
+    bool canon = true;      /* every varint in its shortest form */
     while (left > 0 && k < BATCH && (size_t)(end - p) >= MAX_PAIR) {
+        const uint8_t *from = p;
         uint64_t d = p[0];
         if (d < 0x80) {
             p += 1;
         } else if (p[1] < 0x80) {
             d = (d & 0x7f) | (uint64_t)p[1] << 7;
+            canon &= p[1] != 0;
             p += 2;
         } else {
             const uint8_t *q = p;
             if (tfmt__varint_u64(&q, end, &d) <= 0)
                 break;
+            canon &= q[-1] != 0;
             p = q;
         }
+        r->plen[k] = (uint8_t)(p + 1 - from);
         uint8_t st = *p++;
         prev += d;
         if (prev > INT64_MAX && over == 0)
@@ -533,6 +541,8 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
     r->rep_left = left;
     *n = k;
     *status = cur;
+    if (!canon)
+        r->raw = NULL;
 }
 
 /* Emit the next run of equal status from the open REPEAT record. */
@@ -546,10 +556,13 @@ static int repeat_batch(tfmt_bin_reader *r)
         status = r->pend_status;
         r->have_pending = false;
     }
+    /* Only a mixed batch read whole by fast_pairs keeps its raw bytes. */
+    r->raw = r->mixed && n == 0 ? r->stream.pos : NULL;
     while (r->rep_left > 0 && n < BATCH && !r->have_pending) {
         fast_pairs(r, &n, &status);
         if (r->rep_left == 0 || n == BATCH || r->have_pending)
             break;
+        r->raw = NULL;  /* read_pair may move the window */
         uint64_t ts = 0;
         uint8_t st = 0;
         int rc = read_pair(r, &ts, &st);
@@ -681,6 +694,14 @@ void tfmt__bin_mixed_repeats(tfmt_bin_reader *r)
 const uint8_t *tfmt__bin_statuses(const tfmt_bin_reader *r)
 {
     return r->mixed && r->sample.encoding == TFMT_ENC_REPEAT ? r->st : NULL;
+}
+
+const uint8_t *tfmt__bin_raw_pairs(const tfmt_bin_reader *r,
+                                   const uint8_t **plen)
+{
+    bool ok = r->mixed && r->sample.encoding == TFMT_ENC_REPEAT && r->raw;
+    *plen = ok ? r->plen : NULL;
+    return ok ? r->raw : NULL;
 }
 
 int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)

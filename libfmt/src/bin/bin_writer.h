@@ -133,6 +133,15 @@ int tfmt__bw_thread(tfmt_bin_writer *w, uint64_t thread_id,
 int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
                     const uint8_t *st, uint32_t n, uint8_t status);
 /*
+ * The same for `n` samples given as the pairs a writer would encode for
+ * them (raw, pair i being plen[i] bytes: shortest-form deltas from the
+ * thread's previous timestamp, each with its status byte); `last` is the
+ * last sample's timestamp. The group is still cut where CPython's 16 KiB
+ * rule says.
+ */
+int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
+                        const uint8_t *plen, uint32_t n, uint64_t last);
+/*
  * One sample of thread `ti`: its previous stack with the frames from
  * `keep` on replaced by fresh[0 .. depth - keep) (writer frame ids, root
  * first); depth is at most TFMT_MAX_DEPTH, and the caller knows the first

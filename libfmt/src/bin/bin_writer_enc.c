@@ -251,6 +251,37 @@ int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
     return rc != TFMT_OK && w->failed ? w->failed : rc;
 }
 
+int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
+                        const uint8_t *plen, uint32_t n, uint64_t last)
+{
+    int rc = tfmt__bw_check_open(w);
+    if (rc == TFMT_OK)
+        rc = count_samples(w, n);
+    tfmt_bw_thread *t = &w->threads[ti];
+    /* A pair may start at this offset at most (CPython's 16 KiB rule). */
+    const uint32_t last_start = TFMT_BW_RLE_SIZE - TFMT_BW_RLE_ENTRY;
+    for (uint32_t i = 0; i < n && rc == TFMT_OK;) {
+        if (t->pending_bytes > last_start)
+            rc = flush_pending(w, t);
+        /* The pairs that start at or before last_start go in as one span. */
+        uint32_t j = i, bytes = 0;
+        while (j < n && t->pending_bytes + bytes <= last_start)
+            bytes += plen[j++];
+        if (rc == TFMT_OK)
+            rc = reserve_pairs(w, t, bytes);
+        if (rc != TFMT_OK)
+            break;
+        memcpy(t->pending + t->pending_bytes, raw, bytes);
+        raw += bytes;
+        t->pending_bytes += bytes;
+        t->pending_count += j - i;
+        i = j;
+    }
+    if (rc == TFMT_OK)
+        t->prev_ts = last;
+    return rc != TFMT_OK && w->failed ? w->failed : rc;
+}
+
 /* The first frame at or after `from` where the stacks differ. */
 static uint32_t common_root(const tfmt_bw_thread *t, uint32_t from,
                             const uint32_t *fresh, uint32_t depth)
