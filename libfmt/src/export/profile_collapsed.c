@@ -8,52 +8,13 @@
  * a count becomes a line "tid:<id>;<frame>;...;<frame> <count>", sorted by
  * count descending, then by the line text (Python str order, which is
  * UTF-8 byte order), then by first appearance (Python's sort is stable
- * over the Counter's insertion order).
+ * over the Counter's insertion order). collapsed_rank.c finds that order
+ * without comparing texts; when it cannot (a frame text with a ';'), the
+ * lines are sorted by comparison here.
  */
 #include <string.h>
 
-#include "export_internal.h"
-
-
-typedef struct ckey {               /* a frame as the collector keys it */
-    uint32_t file, func;
-    int32_t line;
-} ckey;
-
-typedef struct cnode {
-    uint32_t parent;                /* TFMT_NO_ID for a thread root */
-    uint32_t frame;                 /* ckey id; TFMT_NO_ID for roots */
-    uint64_t tid;                   /* thread_id of a root, else 0 */
-    uint64_t count;
-    uint32_t first;                 /* smallest leaf_seq folded in */
-    uint32_t depth;                 /* 0 for roots */
-} cnode;
-
-typedef struct cline {
-    uint64_t count;
-    uint64_t tid;
-    size_t off;                     /* frames at cctx.paths[off..] */
-    uint32_t depth;
-    uint32_t first;
-} cline;
-
-typedef struct cctx {
-    tfmt_profile *p;
-    ckey *keys;                     /* per collapsed frame */
-    uint32_t nkeys;
-    uint32_t *fmap;                 /* profile frame -> ckey id */
-    cnode *nodes;
-    size_t nnodes, capnodes;
-    uint32_t *nmap;                 /* profile node -> cnode id */
-    tfmt_idset kset, nset;
-    void *paths;                    /* lines' ckey ids, root first */
-    bool narrow;                    /* paths are uint16_t, not uint32_t */
-    cline *lines;
-    uint32_t *order;                /* line indices, sorted */
-    size_t nlines;
-    tfmt_buf ftext;                 /* ";" + each collapsed frame's text */
-    size_t *foff;                   /* per ckey: offset into ftext */
-} cctx;
+#include "collapsed.h"
 
 static bool ckey_eq(const void *ctx, uint32_t id, const void *key)
 {
@@ -110,9 +71,53 @@ static int fold_node(cctx *c, const cnode *k, uint32_t *out)
     return TFMT_OK;
 }
 
+/*
+ * The fold is the identity when no two frames share a collector key and
+ * no two threads a thread id (interpreters apart): then every profile
+ * node is its own cnode and no table is needed (the common case, and
+ * the one with millions of nodes).
+ */
+static bool fold_is_identity(const cctx *c)
+{
+    const tfmt_profile *p = c->p;
+    if (c->nkeys != p->nframes)
+        return false;
+    tfmt_tidmap seen;
+    tfmt__tidmap_init(&seen, p->alloc);
+    bool ok = true;
+    for (size_t i = 0; i < p->nthreads && ok; i++) {
+        uint64_t tid = p->threads[i].thread_id;
+        ok = tfmt__tidmap_find(&seen, tid, 0) == UINT32_MAX &&
+             tfmt__tidmap_insert(&seen, tid, 0, (uint32_t)i) == TFMT_OK;
+    }
+    tfmt__tidmap_free(&seen);
+    return ok;
+}
+
+static void copy_tree(cctx *c)
+{
+    const tfmt_profile *p = c->p;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const tfmt_pnode *n = &p->nodes[i];
+        cnode *k = &c->nodes[i];
+        bool root = n->parent == TFMT_NO_ID;
+        k->parent = n->parent;
+        k->frame = root ? TFMT_NO_ID : c->fmap[n->frame];
+        k->tid = root ? p->threads[n->thread].thread_id : 0;
+        k->count = n->self;
+        k->first = n->self ? n->leaf_seq : TFMT_NO_ID;
+        k->depth = n->depth;
+    }
+    c->nnodes = p->nnodes;
+}
+
 /* Fold every profile node onto its collector key, parents first. */
 static int fold_tree(cctx *c)
 {
+    if (fold_is_identity(c)) {
+        copy_tree(c);
+        return TFMT_OK;
+    }
     const tfmt_profile *p = c->p;
     for (size_t i = 0; i < p->nnodes; i++) {
         const tfmt_pnode *n = &p->nodes[i];
@@ -203,18 +208,31 @@ static void collect_line(cctx *c, uint32_t leaf, size_t off, cline *l)
     l->depth = c->nodes[leaf].depth;
     l->count = c->nodes[leaf].count;
     l->first = c->nodes[leaf].first;
+    l->node = leaf;
     for (size_t i = l->depth; i-- > 0; x = c->nodes[x].parent)
         path_set(c, off + i, c->nodes[x].frame);
     l->tid = c->nodes[x].tid;
 }
 
-/* Sized exactly up front: the paths are most of the memory left. */
-static int collect_lines(cctx *c)
+static int sort_lines(cctx *c);
+
+/*
+ * The lines of the cnodes in `which` (n of them), or of every cnode with
+ * a count when `which` is NULL. Sized exactly up front: the paths are
+ * most of the memory left.
+ */
+static int collect_lines(cctx *c, const uint32_t *which, size_t n)
 {
-    size_t n = 0, total = 0;
-    for (size_t i = 0; i < c->nnodes; i++) {
-        n += c->nodes[i].count > 0;
-        total += c->nodes[i].count > 0 ? c->nodes[i].depth : 0;
+    size_t total = 0;
+    if (!which) {
+        n = 0;
+        for (size_t i = 0; i < c->nnodes; i++) {
+            n += c->nodes[i].count > 0;
+            total += c->nodes[i].count > 0 ? c->nodes[i].depth : 0;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            total += c->nodes[which[i]].depth;
     }
     const tfmt_allocator *a = c->p->alloc;
     c->narrow = c->nkeys <= (uint32_t)UINT16_MAX + 1;
@@ -226,13 +244,35 @@ static int collect_lines(cctx *c)
     if (!c->lines || !c->paths)
         return TFMT_ENOMEM;
     size_t off = 0;
-    for (size_t i = 0; i < c->nnodes; i++) {
-        if (c->nodes[i].count == 0)
+    c->nlines = 0;
+    for (size_t i = 0; i < (which ? n : c->nnodes); i++) {
+        uint32_t id = which ? which[i] : (uint32_t)i;
+        if (c->nodes[id].count == 0)
             continue;
-        collect_line(c, (uint32_t)i, off, &c->lines[c->nlines]);
+        collect_line(c, id, off, &c->lines[c->nlines]);
         off += c->lines[c->nlines++].depth;
     }
     return TFMT_OK;
+}
+
+/*
+ * The lines in output order: ranked through the trie when the frame
+ * texts allow it (collapsed_rank.c; the lines are then collected in that
+ * order), else collected and sorted by comparison.
+ */
+static int ordered_lines(cctx *c)
+{
+    int rc = tfmt__collapsed_rank_order(c);
+    if (rc == TFMT_OK) {
+        uint32_t *which = c->order;
+        c->order = NULL;
+        rc = collect_lines(c, which, c->nlines);
+        tfmt__free(c->p->alloc, which);
+        return rc;
+    }
+    if (rc == TFMT_DONE)
+        rc = collect_lines(c, NULL, 0);
+    return rc == TFMT_OK ? sort_lines(c) : rc;
 }
 
 /* Decimal digits of v at the end of buf[20]; returns the first digit. */
@@ -379,42 +419,100 @@ static int sort_lines(cctx *c)
     return TFMT_OK;
 }
 
-static int put_line(const cctx *c, tfmt_buf *out, const cline *l)
+/*
+ * Lines go out in text order within a count, so a line mostly starts
+ * like the one before it: that part is copied from the previous line in
+ * the buffer in one piece (the frames are compared by id, not by text),
+ * and only the rest is assembled chunk by chunk. `lvl[i]` is where the
+ * previous line's text ends after its i-th frame.
+ */
+typedef struct lwriter {
+    tfmt_buf out;
+    const cline *prev;          /* NULL: not in the buffer any more */
+    size_t prev_at;             /* its offset in out */
+    size_t *lvl;                /* deepest line + 1 offsets */
+} lwriter;
+
+static size_t common_frames(const cctx *c, const cline *a, const cline *b)
 {
-    if (tfmt__buf_puts(out, "tid:") != TFMT_OK ||
-        tfmt__buf_put_u64(out, l->tid) != TFMT_OK)
-        return TFMT_ENOMEM;
+    size_t n = a->depth < b->depth ? a->depth : b->depth, k = 0;
+    while (k < n && path_get(c, a->off + k) == path_get(c, b->off + k))
+        k++;
+    return k;
+}
+
+static int put_line(const cctx *c, lwriter *w, const cline *l)
+{
+    char dec[20], *tid = u64_digits(dec, l->tid);
+    size_t tlen = (size_t)(dec + 20 - tid), need = 4 + tlen + 22;
     for (size_t i = 0; i < l->depth; i++) {
         uint32_t f = path_get(c, l->off + i);
-        if (tfmt__buf_put(out, c->ftext.data + c->foff[f],
-                          c->foff[f + 1] - c->foff[f]) != TFMT_OK)
-            return TFMT_ENOMEM;
+        need += c->foff[f + 1] - c->foff[f];
     }
-    if (tfmt__buf_putc(out, ' ') != TFMT_OK ||
-        tfmt__buf_put_u64(out, l->count) != TFMT_OK ||
-        tfmt__buf_putc(out, '\n') != TFMT_OK)
+    if (tfmt__buf_reserve(&w->out, need) != TFMT_OK)
         return TFMT_ENOMEM;
+    char *base = w->out.data + w->out.len, *o = base;
+    size_t k = 0;
+    if (w->prev && w->prev->tid == l->tid)
+        k = common_frames(c, w->prev, l);
+    if (k > 0) {
+        memcpy(o, w->out.data + w->prev_at, w->lvl[k]);
+        o += w->lvl[k];
+    } else {
+        memcpy(o, "tid:", 4);
+        memcpy(o + 4, tid, tlen);
+        o += 4 + tlen;
+        w->lvl[0] = (size_t)(o - base);
+    }
+    for (size_t i = k; i < l->depth; i++) {
+        uint32_t f = path_get(c, l->off + i);
+        size_t n = c->foff[f + 1] - c->foff[f];
+        memcpy(o, c->ftext.data + c->foff[f], n);
+        o += n;
+        w->lvl[i + 1] = (size_t)(o - base);
+    }
+    *o++ = ' ';
+    char *cnt = u64_digits(dec, l->count);
+    memcpy(o, cnt, (size_t)(dec + 20 - cnt));
+    o += dec + 20 - cnt;
+    *o++ = '\n';
+    w->prev = l;
+    w->prev_at = w->out.len;
+    w->out.len += (size_t)(o - base);
     return TFMT_OK;
 }
 
 static int write_lines(cctx *c, tfmt_sink *sink, bool *io_failed)
 {
-    tfmt_buf out;
+    lwriter w;
     int rc = TFMT_OK;
-    tfmt__buf_init(&out, c->p->alloc);
+    tfmt__buf_init(&w.out, c->p->alloc);
+    w.prev = NULL;
+    w.prev_at = 0;
+    size_t deepest = 0;
+    for (size_t i = 0; i < c->nlines; i++)
+        deepest = c->lines[i].depth > deepest ? c->lines[i].depth : deepest;
+    w.lvl = tfmt__malloc(c->p->alloc, (deepest + 1) * sizeof *w.lvl);
+    if (!w.lvl)
+        rc = TFMT_ENOMEM;
     for (size_t i = 0; i < c->nlines && rc == TFMT_OK; i++) {
-        if (put_line(c, &out, &c->lines[c->order[i]]) != TFMT_OK) {
+        const cline *l = &c->lines[c->order ? c->order[i] : i];
+        if (put_line(c, &w, l) != TFMT_OK) {
             rc = TFMT_ENOMEM;
-        } else if (tfmt__profile_flush(&out, sink, TFMT_EXPORT_FLUSH) != TFMT_OK) {
-            *io_failed = true;
-            rc = TFMT_EIO;
+        } else if (w.out.len >= TFMT_EXPORT_FLUSH) {
+            w.prev = NULL;
+            if (tfmt__profile_flush(&w.out, sink, 0) != TFMT_OK) {
+                *io_failed = true;
+                rc = TFMT_EIO;
+            }
         }
     }
-    if (rc == TFMT_OK && tfmt__profile_flush(&out, sink, 0) != TFMT_OK) {
+    if (rc == TFMT_OK && tfmt__profile_flush(&w.out, sink, 0) != TFMT_OK) {
         *io_failed = true;
         rc = TFMT_EIO;
     }
-    tfmt__buf_free(&out);
+    tfmt__buf_free(&w.out);
+    tfmt__free(c->p->alloc, w.lvl);
     return rc;
 }
 
@@ -470,6 +568,8 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
 {
     if (!p || !sink)
         return TFMT_EINVAL;
+    /* The node index is the largest table left: not needed here. */
+    tfmt__profile_drop_index(p);
     cctx c;
     bool io_failed = false;
     int rc = ctx_init(&c, p);
@@ -481,12 +581,10 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
         rc = render_frames(&c);
     drop_fold_state(&c);
     if (rc == TFMT_OK)
-        rc = collect_lines(&c);
+        rc = ordered_lines(&c);
     /* The lines hold all the rest needs of the cnodes. */
     tfmt__free(p->alloc, c.nodes);
     c.nodes = NULL;
-    if (rc == TFMT_OK)
-        rc = sort_lines(&c);
     if (rc == TFMT_OK)
         rc = write_lines(&c, sink, &io_failed);
     if (io_failed) {

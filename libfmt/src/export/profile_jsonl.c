@@ -367,6 +367,8 @@ int tfmt_profile_write_jsonl(tfmt_profile *p, tfmt_sink *sink,
 {
     if (!p || !sink || !run_id)
         return TFMT_EINVAL;
+    /* The node index is the largest table left: not needed here. */
+    tfmt__profile_drop_index(p);
     jctx c;
     int rc = ctx_init(&c, p, sink, run_id);
     if (rc == TFMT_OK)

@@ -224,16 +224,16 @@ static inline uint32_t node_find(const tfmt_profile *p, uint64_t key,
     return p->node_slots[i].id;
 }
 
-/* Double the node table (load kept under 1/2). */
-static int node_rehash(tfmt_profile *p)
+/* Move the node table to `ncap` slots (a power of two). */
+static int node_resize(tfmt_profile *p, size_t ncap)
 {
-    size_t ncap = p->node_cap ? p->node_cap * 2 : 1024;
     /* Check before multiplying: the product must not wrap. */
     if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
     tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
     if (!ns)
         return TFMT_ENOMEM;
+    tfmt__advise_huge(ns, ncap * sizeof *ns);
     for (size_t i = 0; i < ncap; i++) {
         ns[i].key = 0;
         ns[i].id = TFMT_NO_ID;
@@ -253,6 +253,12 @@ static int node_rehash(tfmt_profile *p)
     }
     tfmt__free(p->alloc, os);
     return TFMT_OK;
+}
+
+/* Double the node table (load kept under 1/2). */
+static int node_rehash(tfmt_profile *p)
+{
+    return node_resize(p, p->node_cap ? p->node_cap * 2 : 1024);
 }
 
 static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
@@ -276,12 +282,45 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
     return TFMT_OK;
 }
 
+void tfmt__profile_drop_index(tfmt_profile *p)
+{
+    tfmt__free(p->alloc, p->node_slots);
+    p->node_slots = NULL;
+    p->node_cap = p->node_count = 0;
+}
+
+/* Index every node again (after tfmt__profile_drop_index). */
+static int node_reindex(tfmt_profile *p)
+{
+    size_t cap = 1024;
+    while (cap < 2 * (p->nnodes + 1))
+        cap *= 2;
+    if (node_resize(p, cap) != TFMT_OK)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const tfmt_pnode *n = &p->nodes[i];
+        if (n->parent == TFMT_NO_ID)
+            continue;
+        uint64_t key = ((uint64_t)n->parent << 32) | n->frame;
+        size_t j = tfmt__profile_slot(p, key);
+        while (p->node_slots[j].id != TFMT_NO_ID)
+            j = (j + 1) & (cap - 1);
+        p->node_slots[j].key = key;
+        p->node_slots[j].id = (uint32_t)i;
+        p->node_count++;
+    }
+    return TFMT_OK;
+}
+
 /* The child of `parent` for `frame`, created when absent. */
 int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
                              uint32_t frame, uint32_t *out)
 {
     uint64_t key = ((uint64_t)parent << 32) | frame;
     size_t slot;
+    if (!p->node_cap && p->nnodes > p->nthreads &&
+        node_reindex(p) != TFMT_OK)
+        return nomem(p);
     if ((p->node_count + 1) * 2 > p->node_cap && node_rehash(p) != TFMT_OK)
         return nomem(p);
     uint32_t id = node_find(p, key, &slot);

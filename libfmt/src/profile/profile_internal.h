@@ -203,6 +203,13 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
 void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight);
 
 /*
+ * Free the (parent, frame) -> node index, the largest table of a profile
+ * with many call paths, which exporters do not need. It is rebuilt from
+ * the nodes should samples be added again.
+ */
+void tfmt__profile_drop_index(tfmt_profile *p);
+
+/*
  * The synthetic "<truncated>" frame (file "~", no location) that
  * mark_truncated puts at the root of a stack cut at TFMT_MAX_DEPTH,
  * interned on first use.

@@ -1,0 +1,65 @@
+/*
+ * collapsed.h - the state of the collapsed-stack writer, shared by
+ * profile_collapsed.c (folding, lines, output, and the comparison sort
+ * that works for any names) and collapsed_rank.c (the fast order: every
+ * line's text ranked once through a trie of frame texts, then a radix
+ * sort). Never installed.
+ */
+#ifndef TFMT_COLLAPSED_H
+#define TFMT_COLLAPSED_H
+
+#include "export_internal.h"
+
+typedef struct ckey { /* a frame as the collector keys it */
+    uint32_t file, func;
+    int32_t line;
+} ckey;
+
+typedef struct cnode {
+    uint32_t parent; /* TFMT_NO_ID for a thread root */
+    uint32_t frame;  /* ckey id; TFMT_NO_ID for roots */
+    uint64_t tid;    /* thread_id of a root, else 0 */
+    uint64_t count;
+    uint32_t first; /* smallest leaf_seq folded in */
+    uint32_t depth; /* 0 for roots */
+} cnode;
+
+typedef struct cline {
+    uint64_t count;
+    uint64_t tid;
+    size_t off; /* frames at cctx.paths[off..] */
+    uint32_t depth;
+    uint32_t first;
+    uint32_t node; /* its cnode */
+} cline;
+
+typedef struct cctx {
+    tfmt_profile *p;
+    ckey *keys; /* per collapsed frame */
+    uint32_t nkeys;
+    uint32_t *fmap; /* profile frame -> ckey id */
+    cnode *nodes;
+    size_t nnodes, capnodes;
+    uint32_t *nmap; /* profile node -> cnode id */
+    tfmt_idset kset, nset;
+    void *paths; /* lines' ckey ids, root first */
+    bool narrow; /* paths are uint16_t, not uint32_t */
+    cline *lines;
+    uint32_t *order; /* line indices, sorted (NULL: the
+                                       lines are in output order) */
+    size_t nlines;
+    tfmt_buf ftext; /* ";" + each collapsed frame's text */
+    size_t *foff;   /* per ckey: offset into ftext */
+} cctx;
+
+/*
+ * Put the cnodes that are lines (count > 0) in output order (count
+ * descending, text, first appearance) into c->order, c->nlines of them,
+ * without comparing texts line against line. Returns TFMT_OK,
+ * TFMT_ENOMEM, or TFMT_DONE when some frame text holds a ';' (then the
+ * text order is not the trie's, and the caller sorts by comparison).
+ * Needs c->nodes and the frame texts.
+ */
+int tfmt__collapsed_rank_order(cctx *c);
+
+#endif
