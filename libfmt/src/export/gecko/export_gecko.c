@@ -125,7 +125,8 @@ const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g)
     return &g->err;
 }
 
-static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
+/* The thread `tid` (created at first sight): its index in g->threads. */
+static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, uint32_t *index)
 {
     uint64_t h = tfmt__hash_mix(tid);
     uint32_t id = tfmt__idset_find_key(&g->thread_set, h);
@@ -150,7 +151,7 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, gthread **out)
         if (tfmt__idset_insert(&g->thread_set, h, id) != TFMT_OK)
             return tfmt__gecko_nomem(g);
     }
-    *out = g->threads[id];
+    *index = id;
     return TFMT_OK;
 }
 
@@ -160,7 +161,35 @@ typedef struct gin {
     tfmt_gecko *g;
     tfmt_pimport pi;            /* reader tables -> tab ids, filters */
     gmapper mapper;
+    uint32_t *tmap; /* reader thread index -> thread */
+    size_t captmap;
 } gin;
+
+/* The thread of a batch, found by the reader's dense thread index. */
+static int batch_thread(gin *c, const tfmt_sample *s, gthread **out)
+{
+    tfmt_gecko *g = c->g;
+    uint32_t i = s->thread_index;
+    if (i < c->captmap && c->tmap[i] != TFMT_NO_ID) {
+        *out = g->threads[c->tmap[i]];
+        return TFMT_OK;
+    }
+    if (i >= c->captmap) {
+        size_t old = c->captmap;
+        if (tfmt__grow(g->alloc, (void **)&c->tmap, &c->captmap, (size_t)i + 1,
+                       sizeof *c->tmap) != TFMT_OK)
+            return tfmt__gecko_nomem(g);
+        memset(c->tmap + old, 0xff, (c->captmap - old) * sizeof *c->tmap);
+    }
+    uint32_t id = TFMT_NO_ID;
+    int rc =
+        get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD, &id);
+    if (rc != TFMT_OK)
+        return rc;
+    c->tmap[i] = id;
+    *out = g->threads[id];
+    return TFMT_OK;
+}
 
 static int map_cb(void *ctx, uint32_t idx, uint32_t *out)
 {
@@ -318,8 +347,7 @@ static int collect(void *ctx, const tfmt_sample *s)
         return TFMT_OK;     /* another thread: as if not in the input */
     note_times(g, s);
     gthread *t = NULL;
-    int rc =
-        get_thread(g, s->thread_id, s->status & TFMT_STATUS_MAIN_THREAD, &t);
+    int rc = batch_thread(c, s, &t);
     const uint32_t *stack = NULL;
     uint32_t depth = 0, hint = 0;
     int gc = 0;
@@ -361,5 +389,6 @@ int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
     if (rc < 0 && g->err.code == 0)
         g->err = g->tab->err;
     tfmt__profile_import_close(&c.pi);
+    tfmt__free(g->alloc, c.tmap);
     return rc;
 }

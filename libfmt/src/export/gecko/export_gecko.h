@@ -59,11 +59,26 @@ static inline uint64_t gunzig(uint64_t z)
     return (z >> 1) ^ (0 - (z & 1));
 }
 
+/* A varint, one and two bytes inline (ids and deltas mostly are). */
+static inline size_t genc(uint8_t *out, uint64_t v)
+{
+    if (v < 0x80) {
+        out[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        out[0] = (uint8_t)(v | 0x80);
+        out[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    return tfmt__varint_encode(out, v);
+}
+
 static inline size_t gsample_encode(uint8_t *out, const gsample *r,
                                     uint64_t *prev)
 {
-    size_t n = tfmt__varint_encode(out, r->stack);
-    n += tfmt__varint_encode(out + n, gzig(r->ts - *prev));
+    size_t n = genc(out, r->stack);
+    n += genc(out + n, gzig(r->ts - *prev));
     *prev = r->ts;
     return n;
 }
@@ -102,10 +117,10 @@ static inline bool gsample_decode(const uint8_t **pp, const uint8_t *end,
 static inline size_t gmarker_encode(uint8_t *out, const gmarker *r,
                                     uint64_t *prev)
 {
-    size_t n = tfmt__varint_encode(out, r->name);
+    size_t n = genc(out, r->name);
     out[n++] = (uint8_t)r->state;
-    n += tfmt__varint_encode(out + n, gzig(r->start - *prev));
-    n += tfmt__varint_encode(out + n, gzig(r->end - r->start));
+    n += genc(out + n, gzig(r->start - *prev));
+    n += genc(out + n, gzig(r->end - r->start));
     *prev = r->start;
     return n;
 }

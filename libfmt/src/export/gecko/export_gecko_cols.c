@@ -9,7 +9,8 @@
  */
 #include "export_gecko.h"
 
-/* The most one value of any column takes, separator included. */
+/* Room for one value of any column, separator included (a marker's
+   "data": 1 + 48 + TFMT_PYREPR_MAX + 40, see marker_data). */
 #define VALUE_MAX 160
 
 enum { M_DATA, M_NAME, M_START, M_END, M_PHASE, M_CATEGORY, M_NCOLS };
@@ -72,10 +73,12 @@ static int sample_values(void *ctx, const uint8_t *d, size_t len)
 static char *marker_data(colctx *c, char *p, const gmarker *m)
 {
     const tfmt_gecko *g = c->w->g;
-    memcpy(p, c->type[m->state], c->typelen[m->state]);
+    /* whole buffers, a fixed size the compiler copies inline; the value
+       has room for them (VALUE_MAX) and the tail is overwritten */
+    memcpy(p, c->type[m->state], sizeof c->type[0]);
     p += c->typelen[m->state];
     p = tfmt__json_float(p, gecko_ms(g, m->end) - gecko_ms(g, m->start));
-    memcpy(p, c->tid, c->tidlen);
+    memcpy(p, c->tid, sizeof c->tid);
     return p + c->tidlen;
 }
 
@@ -178,6 +181,7 @@ int tfmt__gecko_put_markers(gwriter *w)
     static const char *const keys[M_NCOLS] = {"data",    "name",  "startTime",
                                               "endTime", "phase", "category"};
     colctx c;
+    memset(&c, 0, sizeof c); /* marker_data copies whole buffers */
     c.w = w;
     marker_pieces(&c);
     gstream *st = &w->t->markers;
