@@ -13,30 +13,60 @@
 #include "spool.h"
 #include "io_internal.h"
 
-/* The spool: an unlinked temporary file (tmpfile.c) as a stdio stream. */
-static FILE *spool_open(void)
+/*
+ * Blocks go to and come from their offsets with pwrite and pread: one
+ * system call a block, where a stdio stream took four (seek, and reads
+ * split at its buffer's size); on the bench log's Gecko export that is
+ * 12k system calls instead of 46k and a third less system time.
+ * TFMT_EIO with errno set on failure.
+ */
+static int write_at(int fd, const char *p, size_t n, uint64_t off)
 {
-    int fd;
-    if (tfmt__tmpfile(&fd, NULL, NULL) != TFMT_OK)
-        return NULL;
-    FILE *f = fdopen(fd, "w+b");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        errno = e;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            return TFMT_EIO;
+        }
+        p += w;
+        n -= (size_t)w;
+        off += (uint64_t)w;
     }
-    return f;
+    return TFMT_OK;
+}
+
+static int read_at(int fd, char *p, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        ssize_t r = pread(fd, p, n, (off_t)off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO; /* the file is shorter than what we wrote */
+            return TFMT_EIO;
+        }
+        p += r;
+        n -= (size_t)r;
+        off += (uint64_t)r;
+    }
+    return TFMT_OK;
 }
 
 static int spool_block(tfmt_spool *s, tfmt_sstream *st)
 {
-    if (!s->file && !(s->file = spool_open()))
-        return TFMT_EIO;
+    if (!s->open) {
+        if (tfmt__tmpfile(&s->fd, NULL, NULL) != TFMT_OK)
+            return TFMT_EIO;
+        s->open = true;
+    }
     if (tfmt__grow(s->alloc, (void **)&st->blocks, &st->capblocks,
                    st->nblocks + 1, sizeof *st->blocks) != TFMT_OK)
         return TFMT_ENOMEM;
-    if (fseeko(s->file, (off_t)s->size, SEEK_SET) != 0 ||
-        fwrite(st->tail.data, 1, st->tail.len, s->file) != st->tail.len)
+    if (write_at(s->fd, st->tail.data, st->tail.len, s->size) != TFMT_OK)
         return TFMT_EIO;
     st->blocks[st->nblocks].off = s->size;
     st->blocks[st->nblocks].len = (uint32_t)st->tail.len;
@@ -71,8 +101,7 @@ int tfmt__spool_each(tfmt_spool *s, tfmt_sstream *st,
         s->rd.len = 0;
         if (tfmt__buf_reserve(&s->rd, b.len) != TFMT_OK)
             return TFMT_ENOMEM;
-        if (fseeko(s->file, (off_t)b.off, SEEK_SET) != 0 ||
-            fread(s->rd.data, 1, b.len, s->file) != b.len)
+        if (read_at(s->fd, s->rd.data, b.len, b.off) != TFMT_OK)
             return TFMT_EIO;
         int rc = fn(ctx, (const uint8_t *)s->rd.data, b.len);
         if (rc != TFMT_OK)
@@ -92,8 +121,8 @@ void tfmt__sstream_free(const tfmt_allocator *a, tfmt_sstream *st)
 
 void tfmt__spool_free(tfmt_spool *s)
 {
-    if (s->file)
-        fclose(s->file);
-    s->file = NULL;
+    if (s->open)
+        close(s->fd);
+    s->open = false;
     tfmt__buf_free(&s->rd);
 }

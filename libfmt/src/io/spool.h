@@ -6,8 +6,6 @@
 #ifndef TFMT_SPOOL_H
 #define TFMT_SPOOL_H
 
-#include <stdio.h>
-
 #include "internal.h"
 
 typedef struct tfmt_sblock {
@@ -27,7 +25,8 @@ typedef struct tfmt_sstream {
 /* The shared file of any number of streams; zero-initialize, set alloc. */
 typedef struct tfmt_spool {
     const tfmt_allocator *alloc;
-    FILE *file; /* NULL until the first block is spooled */
+    int fd; /* the unlinked file, once `open` (the first block spooled) */
+    bool open;
     uint64_t size;
     tfmt_buf rd; /* read-back buffer */
 } tfmt_spool;
