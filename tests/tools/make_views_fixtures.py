@@ -17,21 +17,28 @@ Cases:
                 markers, and their strings, come before later functions), a
                 thread that starts empty and then enters <GC>. The first
                 sample is 2770 us after the header's start time.
-  many_stacks   about 500 distinct stacks over three threads (a random walk
-                with a fixed seed), a long idle run (one REPEAT group of 500
-                samples, batched by status), a thread whose first stack is
-                empty (its REPEAT group is written after other threads'
-                later records, so some times are negative), and the final
-                REPEAT groups flushed in thread-creation order, so the last
-                collect() call is not the latest timestamp. The first
-                sample is 2770 us after the header's start time.
+  many_stacks   about 1,200 distinct thread stacks over three threads (a
+                random walk with a fixed seed), a long idle run (one REPEAT
+                group of 500 samples, batched by status), a thread whose
+                first stacks are empty (one REPEAT group written after the
+                first record, which is another thread's 2.77 ms later: some
+                times are negative), and a thread that ends 3 ticks early
+                while idle, whose REPEAT group is flushed last (threads in
+                creation order), so the last collect() call ends 3 ms
+                before the latest sample: the interval and the markers
+                closed at the end take that earlier time.
+  idle_run      empty-stack runs the reader cuts after 4,096 timestamps
+                (one status through 8,000 samples: one collect() call;
+                a status change right at the cut: a new call), written
+                last and before the first record, so the interval comes
+                from collect() (the last call ends before 0).
   rate_1khz, rate_100hz  one program recorded at 1 kHz (2,000 samples) and
                 at 100 Hz (200 samples), same stacks in the same shares:
                 the differential flame graph must call nothing changed
                 (cpython#154032 scaled one side by the sampled time).
 
 usage: make_views_fixtures.py OUT_DIR   (writes OUT_DIR/<case>.bin, and
-       <case>.expected.gecko.json for the two Gecko cases)
+       <case>.expected.gecko.json for empty_stacks and idle_run)
 """
 import json
 import os
@@ -92,16 +99,25 @@ def empty_stacks():
 def many_stacks():
     r = random.Random(12)
     funcs = [(f"/app/mod{i % 7}.py", 10 + i, f"f{i}") for i in range(60)]
-    state = {1: [], 2: [], 3: []}
-    samples, t = [], 1002770
-    for i in range(900):
+    state = {1: [funcs[0], funcs[1]], 2: [], 3: []}
+    samples, t0 = [], 1002770
+    n = 900
+    for i in range(n):
+        # thread 1 joins 2.77 ms after thread 2's first sample
+        t = t0 if i == 0 else t0 + 2770 + 1000 * (i - 1) + 37 * (i // 5)
         threads = []
-        for tid in (1, 2, 3):
+        for tid in (2, 1, 3):
+            if tid == 1 and i == 0:
+                continue  # its first record (i == 1) opens the file
+            if tid == 3 and (i < 5 or i >= n - 3):
+                continue  # starts late, ends 3 ticks before the others
             st = state[tid]
             if tid == 3 and 150 <= i < 650:
                 pass  # a long idle run: one REPEAT group
             elif tid == 2 and i < 40:
-                st = []  # fresh thread, empty at first: written late
+                st = []  # empty at first: one REPEAT group, written late
+            elif tid == 3 and i >= n - 40:
+                pass  # idle to its end: pending until the file's end
             else:
                 x = r.random()
                 if x < 0.45 and len(st) < 18:
@@ -112,7 +128,7 @@ def many_stacks():
                     st = [r.choice(funcs) for _ in range(r.randint(1, 9))]
             state[tid] = st
             status = (GIL | CPU) if (i + tid) % 3 else CPU
-            if tid == 3 and 150 <= i < 650:
+            if tid == 3 and (150 <= i < 650 or i >= n - 40):
                 status = 0
             frames = [frame(f, ln, fn) for f, ln, fn in reversed(st)]
             if tid == 3 and not frames:
@@ -120,15 +136,36 @@ def many_stacks():
             threads.append((tid, status | (MAIN if tid == 1 else 0),
                             frames))
         samples.append(at(t, *threads))
-        t += 1000 + (i % 5 == 0) * 37
-    # the last stacks repeat, so each thread ends with a pending REPEAT
-    # group, flushed in thread-creation order at the end of the file
-    for k in range(3):
-        samples.append(at(t, *[(tid, GIL | CPU if tid == 2 else CPU,
-                                [frame(f, ln, fn) for f, ln, fn in
-                                 reversed(state[tid])] or
-                                [frame("/app/idle.py", 1, "idle")])
-                               for tid in (3, 1, 2)]))
+    # thread 3 (created last: flushed last) ends idle 3 ticks early: the
+    # last record is its REPEAT group, 3 ms before the latest sample
+    return log(samples)
+
+
+def idle_run():
+    """Two threads whose stacks stay empty through long runs sampled every
+    100 us (one REPEAT record each, flushed at the end of the file in
+    creation order): thread 20's 8,000 samples keep one status (one
+    collect() call that the reader delivers in two pieces), thread 30's
+    5,000 samples change status right where the reader cuts a run (after
+    4,096 timestamps: a new collect() call all the same). Both runs lie
+    before the first written record (thread 10's, 2.77 ms after them), so
+    their times are negative, the last collect() calls end before 0 and
+    GeckoCollector keeps the interval collect() computed when thread 20's
+    whole run came in."""
+    work = [frame("/app/w.py", 5, "work"), frame("/app/w.py", 30, "main")]
+    samples = []
+    t = 1000500
+    for i in range(8000):
+        threads = [(20, 0, [])]
+        if i < 5000:
+            threads.append((30, CPU if i < 4096 else 0, []))
+        samples.append(at(t, *threads))
+        t += 100
+    t += 2770
+    for k in range(12):
+        fr = [frame("/app/w.py", 6 + k % 4, "step")] + work if k % 2 \
+            else work
+        samples.append(at(t, (10, MAIN | GIL | CPU, fr)))
         t += 1000
     return log(samples)
 
@@ -152,6 +189,7 @@ def main():
     for name, fn, gecko in (("deep", deep, False),
                             ("empty_stacks", empty_stacks, True),
                             ("many_stacks", many_stacks, False),
+                            ("idle_run", idle_run, True),
                             ("rate_1khz", lambda: rate(1000, 2000), False),
                             ("rate_100hz", lambda: rate(10000, 200), False)):
         path = os.path.join(out, name + ".bin")

@@ -614,6 +614,56 @@ TEST(repeat_split_16k)
     free(m.data);
 }
 
+/*
+ * The reader cuts a REPEAT run at 4096 timestamps; the pieces after the
+ * first say `continued`, unless the status changes right at the cut (a new
+ * collect() call in CPython's replay) or a new record begins.
+ */
+TEST(repeat_batches_continue)
+{
+    membuf m;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    tfmt_bin_writer *w = open_mem(&m, &o);
+    REQUIRE(w, "open");
+    uint32_t f = one_frame(w, 1);
+    /* FULL, then REPEAT records of 5458, 5458 and 1083 (repeat_split_16k);
+     * the 4097th pair of the first one has another status */
+    for (uint64_t i = 1; i <= 12000; i++)
+        REQUIRE(tfmt_bin_writer_sample(w, 7, 0, 1000000 + i * 1000,
+                                       i == 4098 ? 3 : 1, &f, 1) == TFMT_OK,
+                "sample %llu", (unsigned long long)i);
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    done(w, &m);
+    REQUIRE(m.data, "written");
+    static const uint32_t want[][3] = {
+        {1, 0, 1},    {4096, 0, 1}, {1, 0, 3},    {1361, 0, 1},
+        {4096, 0, 1}, {1362, 1, 1}, {1083, 0, 1},
+    };
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    REQUIRE(tfmt_source_open_memory(&src, m.data, m.len, 0, NULL) ==
+                    TFMT_OK &&
+                tfmt_bin_open(&r, src, NULL, NULL) == TFMT_OK,
+            "open the log");
+    const tfmt_sample *s;
+    size_t n = 0;
+    int rc;
+    while ((rc = tfmt_bin_next(r, &s)) == TFMT_OK) {
+        if (n < sizeof want / sizeof *want)
+            CHECK(s->weight == want[n][0] && s->continued == want[n][1] &&
+                      s->status == want[n][2],
+                  "batch %zu: weight %u continued %u status %u", n,
+                  s->weight, s->continued, s->status);
+        n++;
+    }
+    CHECK(rc == TFMT_DONE && n == sizeof want / sizeof *want,
+          "%zu batches, status %d", n, rc);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+    free(m.data);
+}
+
 TEST(depth_300_keeps_innermost_256)
 {
     membuf m;
@@ -1220,7 +1270,8 @@ TEST(checkpoints_zstd)
 TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
-      TCASE(repeat_split_16k), TCASE(depth_300_keeps_innermost_256),
+      TCASE(repeat_split_16k), TCASE(repeat_batches_continue),
+      TCASE(depth_300_keeps_innermost_256),
       TCASE(encoding_choice), TCASE(timestamp_wraps),
       TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
       TCASE(frame_and_thread_limits),

@@ -154,7 +154,8 @@ typedef enum {
  * One or more thread-samples of one thread with the same stack and status.
  * `weight` timestamps are listed; a REPEAT run is split into batches of
  * equal status (as CPython's replay does) and, to keep memory bounded, of
- * at most a few thousand timestamps each.
+ * at most a few thousand timestamps each (`continued` marks the pieces
+ * after the first of such a cut run).
  */
 typedef struct tfmt_sample {
     uint64_t thread_id;
@@ -162,6 +163,12 @@ typedef struct tfmt_sample {
     uint32_t thread_index;      /* dense 0..n-1, order of first appearance */
     uint8_t status;             /* TFMT_STATUS_* bits */
     uint8_t encoding;           /* tfmt_encoding of the source record */
+    /*
+     * 1: this batch continues the previous one (same REPEAT record, same
+     * status), cut only by the batch size; CPython's replay hands the
+     * whole run to one collect() call. 0 otherwise.
+     */
+    uint8_t continued;
     uint32_t weight;            /* number of timestamps, >= 1 */
     const uint64_t *timestamps; /* absolute, microseconds */
     const uint32_t *stack;      /* frame indices, ROOT FIRST */

@@ -49,6 +49,9 @@ struct tfmt_bin_reader {
     uint64_t pend_ts;
     uint8_t pend_status;
     bool mixed;                 /* REPEAT batches keep every status */
+    /* the last batch stopped at BATCH timestamps, with this status */
+    bool rep_cut;
+    uint8_t cut_status;
     uint64_t ts[BATCH];
     uint8_t st[BATCH];          /* with `mixed`: each sample's status */
     uint8_t plen[BATCH];        /* with `mixed`: each pair's bytes */
@@ -342,6 +345,7 @@ static void emit(tfmt_bin_reader *r, uint32_t ti, uint8_t status,
     s->thread_index = ti;
     s->status = status;
     s->encoding = enc;
+    s->continued = 0;
     s->weight = weight;
     s->timestamps = r->ts;
     s->stack = t->stack ? t->stack : r->empty; /* never NULL */
@@ -580,7 +584,12 @@ static int repeat_batch(tfmt_bin_reader *r)
     }
     if (r->mixed)
         status = r->st[0];
+    /* A run cut at BATCH goes on if the next pair keeps its status. */
+    bool continued = r->rep_cut && status == r->cut_status;
+    r->rep_cut = n == BATCH && r->rep_left > 0 && !r->have_pending;
+    r->cut_status = r->mixed && n > 0 ? r->st[n - 1] : status;
     emit(r, r->rep, status, TFMT_ENC_REPEAT, n, r->threads[r->rep].depth);
+    r->sample.continued = continued;
     return TFMT_OK;
 }
 

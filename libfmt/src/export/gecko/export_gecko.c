@@ -2,7 +2,8 @@
  * export_gecko.c - replay binary logs into CPython's GeckoCollector model.
  *
  * Each batch the reader delivers is one collect() call of CPython's replay
- * (one thread, one status, `weight` timestamps). Times are milliseconds
+ * (one thread, one status, `weight` timestamps), or the rest of the
+ * previous one (tfmt_sample.continued: a long REPEAT run the reader cut). Times are milliseconds
  * after the first replayed timestamp. Threads are keyed on the thread id
  * alone, in first-seen order; per thread, functions are keyed on (file,
  * function), frames on (function, line, column or None), stacks on (frame,
@@ -316,7 +317,9 @@ static bool thread_kept(const tfmt_profile_options *o, uint64_t tid)
 /*
  * What collect() does with its times: base and last time, and the
  * interval it would compute, kept as timestamps and divided at the end
- * (tfmt_gecko_write), since only the last one counts.
+ * (tfmt_gecko_write), since only the last one counts. A continued batch
+ * is the rest of the same call: the interval is computed again from what
+ * the call started with, now with the call's last time.
  */
 static void note_times(tfmt_gecko *g, const tfmt_sample *s)
 {
@@ -324,13 +327,17 @@ static void note_times(tfmt_gecko *g, const tfmt_sample *s)
         g->have_base = true;
         g->base_us = s->timestamps[0];
     }
+    if (!s->continued) {
+        g->call_last_ts = g->last_ts;
+        g->call_count = g->sample_count;
+    }
     uint64_t last = s->timestamps[s->weight - 1];
-    if (g->sample_count > 0 &&
-        (__int128)g->last_ts - (__int128)g->base_us > 0) {
+    if (g->call_count > 0 &&
+        (__int128)g->call_last_ts - (__int128)g->base_us > 0) {
         g->iv_set = true;
         g->iv_ts = last;
-        g->iv_prev_ts = g->last_ts;
-        g->iv_count = g->sample_count;
+        g->iv_prev_ts = g->call_last_ts;
+        g->iv_count = g->call_count;
     }
     g->last_ts = last;
 }
@@ -355,7 +362,7 @@ static int collect(void *ctx, const tfmt_sample *s)
         rc = tab_stack(c, t, s, &stack, &depth, &hint, &gc);
     if (rc == TFMT_OK)
         rc = mark_truncated(c, s, &stack, &depth, &hint);
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK && !s->continued) /* no new call, no transition */
         rc = tfmt__gecko_track(g, t, s->status, gc == 1, s->timestamps[0]);
     bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);
     if (rc == TFMT_OK && counted && depth > 0) {

@@ -224,6 +224,8 @@ struct tfmt_gecko {
     uint64_t sample_count;
     double interval, start_ms;
     uint64_t last_ts; /* the last batch's last timestamp */
+    /* last_ts and sample_count when the current collect() call began */
+    uint64_t call_last_ts, call_count;
     /* collect()'s interval, computed at the end from what it saw */
     bool iv_set;
     uint64_t iv_ts, iv_prev_ts, iv_count;
