@@ -182,6 +182,18 @@ int cli_report_jsonl(const char *file, const tfmt_error *e)
     return cli_exit_code(e->code);
 }
 
+void cli_jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
+{
+    const char *rule = kind == TFMT_JNOTE_WARNING
+                           ? tfmt_jsonl_rule(where->check)
+                           : tfmt_jsonl_note_rule(kind);
+    if (quiet || !rule || kind == TFMT_JNOTE_UNKNOWN_TYPE ||
+        kind == TFMT_JNOTE_UNKNOWN_FIELD)
+        return;
+    begin_located(cli_input_name(ctx), where);
+    fprintf(stderr, "warning: %s: %s\n", rule, where->msg);
+}
+
 void cli_report_warning(const char *file, const tfmt_error *e)
 {
     if (quiet)

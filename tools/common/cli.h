@@ -201,6 +201,16 @@ int cli_report(const char *file, const tfmt_error *e);
  */
 int cli_report_jsonl(const char *file, const tfmt_error *e);
 
+/*
+ * The JSONL reader's on_note for tools other than tachyon-validate, with
+ * its severities: the missing final newline and the rulebook's warnings
+ * (TV130..TV132) are warnings, "prog: FILE:LINE: warning: TV130: ...";
+ * unknown record types and fields (TV140, TV141) are notes, which readers
+ * ignore, so nothing is printed.
+ * `ctx` is the input's path as given.
+ */
+void cli_jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where);
+
 /* The same shape with "warning: " after the location; dropped if quiet. */
 void cli_report_warning(const char *file, const tfmt_error *e);
 

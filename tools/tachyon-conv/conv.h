@@ -67,27 +67,32 @@ typedef struct conv_job {
     tfmt_bin_options bin; /* --max-threads; no callbacks */
 } conv_job;
 
-/* An opened input: its source and its reader (one of the two). */
+/* An opened input: its source and its reader (one of the three). */
 typedef struct conv_input {
     const char *path; /* as given ("-" for stdin) */
     tfmt_source *src;
-    tfmt_bin_reader *reader;
-    tfmt_rows_reader *rows; /* ClickHouse rows (a query result) */
+    tfmt_kind kind;
+    tfmt_bin_reader *reader;   /* a binary log, else NULL */
+    tfmt_rows_reader *rows;    /* ClickHouse rows (a query result) */
+    tfmt_jsonl_reader *jsonl;  /* a JSONL export, else NULL */
 } conv_input;
 
 /* Check the options, then run the conversion. Returns an exit code. */
 int run_conv(const conv_options *opts);
 
-/* conv_io.c */
-/* `rows_ok`: ClickHouse rows are taken (else refused with a message). */
-int conv_input_open(conv_input *in, const char *path, bool rows_ok,
-                    const conv_job *job);
+/*
+ * conv_io.c: an input, refused with a message where the job cannot use
+ * it: ClickHouse rows for bin and gecko (no timestamps), a JSONL export
+ * where the format needs stacks or the filters need samples.
+ */
+int conv_input_open(conv_input *in, const char *path, const conv_job *job);
 void conv_input_close(conv_input *in);
 /*
- * Stream the input into `p` (either reader); its fingerprint to
- * `fingerprint`: a binary log's, or for rows the default run id rule over
- * the runs in the order they came (so a query result ordered by run_id
- * gets the run id of its logs merged in that order).
+ * Stream the input into `p` (any reader); its fingerprint to
+ * `fingerprint`: a binary log's, an export's run id (conv_run_id_of), or
+ * for rows the default run id rule over the runs in the order they came
+ * (so a query result ordered by run_id gets the run id of its logs merged
+ * in that order).
  */
 int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33]);
 int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
@@ -106,6 +111,10 @@ int conv_bin(const conv_job *job);
 int conv_filter_build(conv_filter *f, const conv_options *o);
 void conv_filter_free(conv_filter *f);
 bool conv_filter_any(const conv_options *o);
+/* Any filter that needs samples (all but --rewrite). */
+bool conv_filter_samples(const conv_options *o);
+/* Formats whose figures a JSONL export's per-frame totals can give. */
+bool conv_takes_jsonl(conv_format f);
 int conv_view_check(const conv_options *o, conv_format f, conv_job *job);
 /* The viewer-only profile options of format `f`: --no-lines, the
    "<truncated>" marker where the format draws stacks, and speedscope's
@@ -126,5 +135,8 @@ int conv_clickhouse(const conv_job *job);
 /* run_id.c */
 int conv_run_id_parse(const char *arg, char out[33]);
 void conv_run_id_default(char fingerprints[][33], size_t n, char out[33]);
+/* A JSONL export's fingerprint: its run_id when it is 32 lowercase hex
+ * digits (so a conversion keeps it), else a hash of it. */
+void conv_run_id_of(tfmt_str run_id, char out[33]);
 
 #endif

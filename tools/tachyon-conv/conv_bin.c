@@ -71,7 +71,7 @@ int conv_bin(const conv_job *job)
 {
     conv_input in;
     tfmt_sink *sink = NULL;
-    int code = conv_input_open(&in, job->opts->inputs.items[0], false, job);
+    int code = conv_input_open(&in, job->opts->inputs.items[0], job);
 
     if (code != CLI_EXIT_OK)
         return code;

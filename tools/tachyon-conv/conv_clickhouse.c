@@ -135,7 +135,7 @@ static int load_input(tfmt_profile **out, const conv_job *job, const char *path,
     conv_input in;
     tfmt_profile_options po = job->filter->popts;
     po.split_status = true;
-    int code = conv_input_open(&in, path, true, job);
+    int code = conv_input_open(&in, path, job);
     if (code != CLI_EXIT_OK)
         return code;
     if (job->opts->verbose && in.reader)

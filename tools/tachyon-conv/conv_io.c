@@ -1,7 +1,9 @@
 /*
  * conv_io.c - tachyon-conv's inputs and outputs: opening a source and its
- * binary reader with reader notes shown as warnings, opening and finishing
- * the output sink, and turning library errors into located messages.
+ * reader (a binary log's, with reader notes shown as warnings; a JSONL
+ * export's or a ClickHouse query result's where the output can take one),
+ * opening and finishing the output sink, and turning library errors into
+ * located messages.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,19 +19,26 @@ static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
 }
 
 /*
- * tachyon-conv converts binary logs; a JSONL export gets a message that
- * says so (the library tells the kind), anything else goes to the binary
- * reader, whose checks say precisely what is wrong.
+ * A JSONL export goes where its per-frame totals are enough (jsonl, top,
+ * pstats) and with no filter that needs samples; elsewhere one line says
+ * why not. Returns an exit code.
  */
-static int refuse_jsonl(tfmt_error *err)
+static int jsonl_usable(const conv_job *job, const char *name)
 {
-    memset(err, 0, sizeof *err);
-    err->has_offset = true;
-    snprintf(err->msg, sizeof err->msg,
-             "not a Tachyon binary log but JSON text; tachyon-conv "
-             "converts binary logs");
-    err->code = TFMT_EFORMAT;
-    return TFMT_EFORMAT;
+    const conv_options *o = job->opts;
+    if (!conv_takes_jsonl(job->format))
+        return cli_file_fail(CLI_EXIT_TROUBLE, name, "%s",
+                             TFMT_JSONL_NO_STACKS);
+    if (conv_filter_samples(o))
+        return cli_file_fail(CLI_EXIT_TROUBLE, name,
+                             "the export has no samples, only per-frame "
+                             "totals: of the filters, only --rewrite "
+                             "applies");
+    if (o->per_thread)
+        return cli_file_fail(CLI_EXIT_TROUBLE, name,
+                             "the export has no threads; --per-thread "
+                             "needs a binary log");
+    return CLI_EXIT_OK;
 }
 
 /* Query results have no timestamps: a timeline or a log needs them. */
@@ -43,8 +52,23 @@ static int refuse_rows(tfmt_error *err)
     return TFMT_EFORMAT;
 }
 
-int conv_input_open(conv_input *in, const char *path, bool rows_ok,
-                    const conv_job *job)
+/* The JSONL reader; the rulebook's first error ends the input. */
+static int open_jsonl(conv_input *in, const conv_job *job)
+{
+    tfmt_jsonl_options jo = TFMT_JSONL_OPTIONS_INIT;
+    tfmt_error err;
+    const char *name = cli_input_name(in->path);
+    int code = jsonl_usable(job, name);
+    if (code != CLI_EXIT_OK)
+        return code;
+    jo.on_note = cli_jsonl_note;
+    jo.note_ctx = (void *)in->path;
+    if (tfmt_jsonl_open(&in->jsonl, in->src, &jo, &err) < 0)
+        return cli_report(name, &err);
+    return CLI_EXIT_OK;
+}
+
+int conv_input_open(conv_input *in, const char *path, const conv_job *job)
 {
     tfmt_bin_options bopts = job->bin;
     tfmt_detection d;
@@ -56,8 +80,19 @@ int conv_input_open(conv_input *in, const char *path, bool rows_ok,
     bopts.on_note = on_note;
     bopts.note_ctx = (void *)path;
     rc = cli_open_input(path, &in->src, &d, &err);
-    if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind))
-        rc = refuse_jsonl(&err);
+    if (rc == TFMT_OK && d.kind == TFMT_KIND_EMPTY) {
+        conv_input_close(in);
+        return cli_file_fail(CLI_EXIT_DATA, cli_input_name(path),
+                             "file is empty");
+    }
+    if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind)) {
+        in->kind = d.kind;
+        int code = open_jsonl(in, job);
+        if (code != CLI_EXIT_OK)
+            conv_input_close(in);
+        return code;
+    }
+    bool rows_ok = job->format != CONV_BIN && job->format != CONV_GECKO;
     if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS)
         rc = rows_ok ? tfmt_rows_open(&in->rows, in->src, NULL, &err)
                      : refuse_rows(&err);
@@ -67,6 +102,7 @@ int conv_input_open(conv_input *in, const char *path, bool rows_ok,
         conv_input_close(in);
         return cli_report(cli_input_name(path), &err);
     }
+    in->kind = d.kind;
     return CLI_EXIT_OK;
 }
 
@@ -75,13 +111,20 @@ void conv_input_close(conv_input *in)
     tfmt_rows_free(in->rows);
     in->rows = NULL;
     tfmt_bin_free(in->reader);
+    tfmt_jsonl_free(in->jsonl);
     tfmt_source_free(in->src);
     in->reader = NULL;
+    in->jsonl = NULL;
     in->src = NULL;
 }
 
 int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33])
 {
+    if (in->jsonl) {
+        int rc = tfmt_profile_add_jsonl(p, in->jsonl);
+        conv_run_id_of(tfmt_jsonl_get_info(in->jsonl)->run_id, fingerprint);
+        return rc;
+    }
     if (!in->rows) {
         tfmt_bin_fingerprint(in->reader, fingerprint);
         return tfmt_profile_add_bin(p, in->reader);
@@ -152,9 +195,32 @@ static void file_compression(const tfmt_source *src, char *out, size_t cap)
         snprintf(out, cap, "%s file, ", name);
 }
 
-/* -v: one line describing an opened input. */
+/* -v for a JSONL export, once read: what its records said. */
+static void jsonl_summary(const conv_input *in)
+{
+    const tfmt_jsonl_info *i = tfmt_jsonl_get_info(in->jsonl);
+    const char *mode = tfmt_mode_name(i->mode);
+    char wrap[32];
+
+    file_compression(in->src, wrap, sizeof wrap);
+    cli_file_info(cli_input_name(in->path),
+                  "%s%s, %llu samples, %llu frames, %llu strings, "
+                  "interval %llu us, mode %s",
+                  wrap, tfmt_kind_name(in->kind),
+                  (unsigned long long)i->samples_total,
+                  (unsigned long long)i->frames,
+                  (unsigned long long)i->strings,
+                  (unsigned long long)i->sample_interval_usec,
+                  mode ? mode : "unknown");
+}
+
+/* -v: one line describing an input (a JSONL export once read). */
 void conv_summary(const conv_input *in)
 {
+    if (in->jsonl) {
+        jsonl_summary(in);
+        return;
+    }
     const tfmt_info *i = tfmt_bin_info(in->reader);
     const char *mode = tfmt_mode_name(i->mode);
     char wrap[32];

@@ -1,9 +1,10 @@
 /*
  * conv_text.c - --to jsonl, collapsed and the aggregated viewer formats:
  * every input is streamed into one aggregated profile (through the
- * command line's filters), which is then exported through a sink. The sink
- * is opened only after all inputs were read, so bad input never creates or
- * touches an output.
+ * command line's filters): a binary log's samples, a query result's rows,
+ * or a JSONL export's per-frame totals (for the formats those can give).
+ * The profile is then exported through a sink, opened only after all
+ * inputs were read, so bad input never creates or touches an output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,50 +15,82 @@
  * A merged profile keeps the first input's interval and mode; say so when
  * a later input disagrees.
  */
-static void check_compatible(tfmt_profile *p, const conv_input *in)
+static void check_compatible(tfmt_profile *p, const conv_input *in,
+                             uint64_t interval_us, int mode_id)
 {
-    const tfmt_info *i = tfmt_bin_info(in->reader);
     const char *name = cli_input_name(in->path);
-    const char *mode = tfmt_mode_name(i->mode);
+    const char *mode = tfmt_mode_name(mode_id);
     const char *first = tfmt_mode_name(tfmt_profile_mode(p));
 
-    if (i->sample_interval_us != tfmt_profile_interval_us(p))
+    if (interval_us != tfmt_profile_interval_us(p))
         cli_file_warn(name,
                       "sample interval %llu us differs from the first "
                       "input's %llu us, which the output keeps",
-                      (unsigned long long)i->sample_interval_us,
+                      (unsigned long long)interval_us,
                       (unsigned long long)tfmt_profile_interval_us(p));
-    if (i->mode != tfmt_profile_mode(p))
+    if (mode_id != tfmt_profile_mode(p))
         cli_file_warn(name,
                       "profiling mode %s differs from the first "
                       "input's %s, which the output keeps",
                       mode ? mode : "unknown", first ? first : "unknown");
 }
 
-/* Stream one input into `p`, keeping its fingerprint. */
+/*
+ * What is known of an input before it is read (a binary log's header) is
+ * said before; what an export or a query result held, after.
+ */
+static void before_add(tfmt_profile *p, const conv_job *job,
+                       const conv_input *in, size_t index)
+{
+    if (!in->reader)
+        return;
+    const tfmt_info *i = tfmt_bin_info(in->reader);
+    if (job->opts->verbose)
+        conv_summary(in);
+    if (index > 0)
+        check_compatible(p, in, i->sample_interval_us, i->mode);
+}
+
+static void after_add(tfmt_profile *p, const conv_job *job,
+                      const conv_input *in, size_t index)
+{
+    if (in->rows && job->opts->verbose)
+        conv_summary_rows(in);
+    if (!in->jsonl)
+        return;
+    const tfmt_jsonl_info *i = tfmt_jsonl_get_info(in->jsonl);
+    if (job->opts->verbose)
+        conv_summary(in);
+    if (index > 0)
+        check_compatible(p, in, i->sample_interval_usec, i->mode);
+    if (job->format == CONV_PSTATS)
+        cli_file_warn(cli_input_name(in->path),
+                      "the export has no stacks: pstats gets no callers "
+                      "from it");
+}
+
+/* Read one input into `p`, keeping its fingerprint. */
 static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
                      char fingerprint[33])
 {
     const char *path = job->opts->inputs.items[index];
     conv_input in;
-    int code = conv_input_open(&in, path, true, job);
-    int rc;
+    int code = conv_input_open(&in, path, job);
 
     if (code != CLI_EXIT_OK)
         return code;
-    if (job->opts->verbose && in.reader)
-        conv_summary(&in);
-    if (index > 0 && in.reader)
-        check_compatible(p, &in);
+    before_add(p, job, &in, index);
     conv_progress_begin(job->filter, &in);
-    rc = conv_input_add(&in, p, fingerprint);
+    int rc = conv_input_add(&in, p, fingerprint);
     conv_progress_end(job->filter);
     if (rc == TFMT_ENOMEM && tfmt_profile_error(p)->code != TFMT_ENOMEM)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    else if (rc < 0 && in.jsonl)
+        code = cli_report_jsonl(cli_input_name(path), tfmt_profile_error(p));
     else if (rc < 0)
         code = cli_report(cli_input_name(path), tfmt_profile_error(p));
-    if (code == CLI_EXIT_OK && job->opts->verbose && in.rows)
-        conv_summary_rows(&in);
+    if (code == CLI_EXIT_OK)
+        after_add(p, job, &in, index);
     conv_input_close(&in);
     return code;
 }

@@ -10,11 +10,21 @@
 
 #include "conv.h"
 
+bool conv_filter_samples(const conv_options *o)
+{
+    return o->include.count || o->exclude.count || o->threads.count ||
+           o->drop || o->gil || o->on_cpu || o->exception || o->skip_idle ||
+           o->collapse_recursion;
+}
+
 bool conv_filter_any(const conv_options *o)
 {
-    return o->include.count || o->exclude.count || o->rewrite.count ||
-           o->threads.count || o->drop || o->gil || o->on_cpu ||
-           o->exception || o->skip_idle || o->collapse_recursion;
+    return o->rewrite.count || conv_filter_samples(o);
+}
+
+bool conv_takes_jsonl(conv_format f)
+{
+    return f == CONV_JSONL || f == CONV_TOP || f == CONV_PSTATS;
 }
 
 static int parse_count(const char *s, uint32_t *out)
@@ -180,7 +190,7 @@ int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
 static int gecko_input(tfmt_gecko *g, const conv_job *job, size_t i)
 {
     conv_input in;
-    int code = conv_input_open(&in, job->opts->inputs.items[i], false, job);
+    int code = conv_input_open(&in, job->opts->inputs.items[i], job);
     if (code != CLI_EXIT_OK)
         return code;
     if (job->opts->verbose)

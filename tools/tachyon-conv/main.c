@@ -1,6 +1,7 @@
 /*
- * tachyon-conv - convert Tachyon binary sample logs to CPython's JSONL
- * export, collapsed stacks, the newest binary layout, or a viewer's format
+ * tachyon-conv - convert Tachyon binary sample logs (and JSONL exports,
+ * where their per-frame totals suffice) to CPython's JSONL export,
+ * collapsed stacks, the newest binary layout, or a viewer's format
  * (speedscope, Firefox Profiler, pprof, flame graph SVG, pstats, top).
  *
  * main() only parses the command line and hands over to run_conv().
@@ -70,14 +71,20 @@ static const cli_option options[] = {
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
 static const char epilog[] =
-    "IN is a Tachyon binary log (\"-\" reads stdin), optionally compressed\n"
-    "as a whole with gzip, zstd, xz or bzip2, or ClickHouse rows (the\n"
-    "JSONEachRow result of SELECT * FROM tachyon_stacks, runs summed; not\n"
-    "for bin and gecko). Several inputs are merged into one profile\n"
-    "(counts summed); bin takes exactly one. speedscope, pprof,\n"
-    "svg, html, pstats and top give the same bytes in any input order;\n"
-    "jsonl and collapsed number and break ties by first appearance, as\n"
-    "CPython does; gecko is a timeline that follows the inputs in order.\n"
+    "IN is a Tachyon binary log, a JSONL export (schema v0 or the\n"
+    "pre-release dialect) or ClickHouse rows (the JSONEachRow result of\n"
+    "SELECT * FROM tachyon_stacks, runs summed; not for bin and gecko);\n"
+    "\"-\" reads stdin; compressed as a whole with gzip, zstd, xz or bzip2\n"
+    "or not. Several inputs are merged into one profile (counts summed);\n"
+    "bin takes exactly one. speedscope, pprof, svg, html, pstats and top\n"
+    "give the same bytes in any input order; jsonl and collapsed number\n"
+    "and break ties by first appearance, as CPython does; gecko is a\n"
+    "timeline that follows the inputs in order.\n"
+    "\n"
+    "A JSONL export has no stacks, only per-frame totals: it converts to\n"
+    "jsonl (schema v0; the run id is kept), top and pstats (without\n"
+    "callers), merged with binary logs or not; of the filters only\n"
+    "--rewrite applies to it.\n"
     "\n"
     "Formats: jsonl and collapsed (CPython's, byte for byte), bin (newest\n"
     "binary layout), speedscope (speedscope.app JSON), gecko (Firefox\n"

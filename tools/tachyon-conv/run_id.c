@@ -88,12 +88,22 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+/* Two 64-bit hashes as 32 hex digits, most significant byte first. */
+static void hashes_hex(uint64_t h1, uint64_t h2, char out[33])
+{
+    unsigned char b[16];
+    for (int i = 0; i < 8; i++) {
+        b[i] = (unsigned char)(h1 >> (56 - 8 * i));
+        b[8 + i] = (unsigned char)(h2 >> (56 - 8 * i));
+    }
+    hex_encode(b, sizeof b, out);
+}
+
 /* The default run id from the fingerprints of the inputs, in order. */
 void conv_run_id_default(char fingerprints[][33], size_t n, char out[33])
 {
     uint64_t h1 = 0xcbf29ce484222325ULL;
     uint64_t h2 = 0x84222325cbf29ce4ULL;
-    unsigned char b[16];
 
     if (n == 1) {
         memcpy(out, fingerprints[0], 33);
@@ -103,9 +113,20 @@ void conv_run_id_default(char fingerprints[][33], size_t n, char out[33])
         h1 = fnv1a(h1, fingerprints[i], 32);
         h2 = fnv1a(h2, fingerprints[i], 32);
     }
-    for (int i = 0; i < 8; i++) {
-        b[i] = (unsigned char)(h1 >> (56 - 8 * i));
-        b[8 + i] = (unsigned char)(h2 >> (56 - 8 * i));
+    hashes_hex(h1, h2, out);
+}
+
+void conv_run_id_of(tfmt_str run_id, char out[33])
+{
+    bool hex = run_id.len == 32;
+    for (size_t i = 0; hex && i < 32; i++)
+        hex = isdigit((unsigned char)run_id.ptr[i]) ||
+              (run_id.ptr[i] >= 'a' && run_id.ptr[i] <= 'f');
+    if (hex) {
+        memcpy(out, run_id.ptr, 32);
+        out[32] = '\0';
+        return;
     }
-    hex_encode(b, sizeof b, out);
+    hashes_hex(fnv1a(0xcbf29ce484222325ULL, run_id.ptr, run_id.len),
+               fnv1a(0x84222325cbf29ce4ULL, run_id.ptr, run_id.len), out);
 }

@@ -22,8 +22,9 @@ static void bin_note(void *ctx, tfmt_note kind, const tfmt_error *where)
 }
 
 /*
- * A JSONL file's notes: the first of each kind is shown, later ones only
- * counted (an export may hold millions of records a reader ignores).
+ * A JSONL file's notes: the first unknown record type and unknown field
+ * are shown, later ones only counted (an export may hold millions of
+ * records a reader ignores); warnings as every tool words them.
  */
 typedef struct jsonl_notes {
     const char *path;
@@ -33,7 +34,11 @@ typedef struct jsonl_notes {
 static void jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
 {
     jsonl_notes *n = ctx;
-    if (kind <= TFMT_JNOTE_NO_NEWLINE && n->seen[kind]++ > 0)
+    if (kind != TFMT_JNOTE_UNKNOWN_TYPE && kind != TFMT_JNOTE_UNKNOWN_FIELD) {
+        cli_jsonl_note((void *)n->path, kind, where);
+        return;
+    }
+    if (n->seen[kind]++ > 0)
         return;
     cli_report_warning(cli_input_name(n->path), where);
 }
@@ -176,7 +181,7 @@ static int load_rows(diff_side *side, tfmt_source *src, const char *path)
 static int load_kind(diff_side *side, tfmt_source *src, const char *path,
                      const diff_settings *set, const tfmt_detection *d)
 {
-    char msg[80];
+    char msg[256];
     if (d->kind == TFMT_KIND_BIN)
         return load_bin(side, src, path, set);
     if (tfmt_kind_is_jsonl(d->kind)) {
@@ -187,7 +192,7 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
     if (d->kind == TFMT_KIND_ROWS)
         return load_rows(side, src, path);
     if (d->kind == TFMT_KIND_EMPTY)
-        return trouble_msg(side, path, TFMT_EFORMAT, "empty input");
+        return trouble_msg(side, path, TFMT_EFORMAT, "file is empty");
     snprintf(msg, sizeof msg,
              "neither a Tachyon binary log nor JSONL "
              "(first byte 0x%02x)",

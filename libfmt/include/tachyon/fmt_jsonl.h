@@ -105,8 +105,17 @@ TFMT_API const char *tfmt_jsonl_rule(int check);
 typedef enum {
     TFMT_JNOTE_UNKNOWN_TYPE = 1,    /* record of an unknown type skipped */
     TFMT_JNOTE_UNKNOWN_FIELD = 2,   /* unknown field ignored */
-    TFMT_JNOTE_NO_NEWLINE = 3       /* last line has no terminating \n */
+    TFMT_JNOTE_NO_NEWLINE = 3,      /* last line has no terminating \n */
+    TFMT_JNOTE_WARNING = 4          /* a cross-record warning (where->check
+                                       names it), when on_finding is not
+                                       set */
 } tfmt_jsonl_note;
+
+/*
+ * The rule id of a note ("TV130", "TV140", "TV141"; a warning's is its
+ * check's, tfmt_jsonl_rule(where->check)), or NULL.
+ */
+TFMT_API const char *tfmt_jsonl_note_rule(int note);
 
 /* `where` holds the line and a one-line message; borrowed for the call. */
 typedef void (*tfmt_jsonl_note_fn)(void *ctx, tfmt_jsonl_note kind,
@@ -201,8 +210,8 @@ typedef struct tfmt_jsonl_options {
     /*
      * The cross-record rules are always checked. Without on_finding, their
      * first error ends the input like any error (TFMT_ESCHEMA, final, also
-     * with keep_going; tfmt_jsonl_error names the check) and warnings are
-     * dropped. With it, every finding, error or warning, goes to
+     * with keep_going; tfmt_jsonl_error names the check) and warnings go
+     * to on_note (TFMT_JNOTE_WARNING). With it, every finding, error or warning, goes to
      * on_finding and the reader goes on (tachyon-validate reports them
      * all); after a line that could not be read (keep_going), findings
      * that line may have caused (meta first, references, coverage) are

@@ -1,6 +1,7 @@
 /*
  * tachyon/fmt_profile.h - an aggregated profile: its own string and frame
- * tables plus a call tree of sample weights, per thread.
+ * tables plus a call tree of sample weights, per thread, and the
+ * per-frame totals of JSONL exports (which have no stacks).
  *
  * Memory is bounded by the unique strings, frames, threads and call paths,
  * never by the number of samples. Samples from several readers can be added
@@ -14,6 +15,7 @@
 #include "fmt_io.h"
 #include "fmt_bin.h"
 #include "fmt_rows.h"
+#include "fmt_jsonl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -103,6 +105,30 @@ TFMT_API int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r);
  * located error, copied, for a bad row: the first bad row ends the add).
  */
 TFMT_API int tfmt_profile_add_rows(tfmt_profile *p, tfmt_rows_reader *r);
+
+/*
+ * Read every remaining record of JSONL export `r` (either dialect) and add
+ * its per-frame totals: self adds up exactly, and so does cumulative per
+ * frame; frames that a rewrite rule (or the pre-release dialect's
+ * `synthetic` twins) merges have their cumulative counts summed (writers
+ * cap a figure at the exports' samples). The export has no stacks and no
+ * per-sample data: only the rewrite rules of the options apply, and a profile whose
+ * options filter threads, statuses, idle samples, includes, excludes or
+ * recursion refuses it (TFMT_EINVAL). The first input added sets the
+ * profile's interval and mode. Returns TFMT_OK at the export's complete
+ * end, else a negative status with tfmt_profile_error(p) filled (the
+ * reader's error, copied: a broken rule of schemas/RULES.md names its
+ * check).
+ */
+TFMT_API int tfmt_profile_add_jsonl(tfmt_profile *p, tfmt_jsonl_reader *r);
+
+/*
+ * True once a JSONL export was added: the profile then holds counts
+ * without stacks, which only the writers of per-frame or per-function
+ * figures accept (jsonl, pstats, top); the others refuse it with
+ * TFMT_EINVAL and the message TFMT_JSONL_NO_STACKS (fmt_jsonl.h).
+ */
+TFMT_API bool tfmt_profile_has_jsonl(const tfmt_profile *p);
 
 /* Thread-samples counted (empty stacks and skipped samples excluded). */
 TFMT_API uint64_t tfmt_profile_samples(const tfmt_profile *p);

@@ -21,6 +21,10 @@ uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed)
     return tfmt__hash_mix(h ^ tail ^ ((uint64_t)n << 56));
 }
 
+/*
+ * Slots hold the id + 1, so an empty slot is all zero and a new table is
+ * calloc's fresh zero pages, written only where probes go.
+ */
 void tfmt__idset_init(tfmt_idset *s, const tfmt_allocator *a)
 {
     memset(s, 0, sizeof *s);
@@ -29,10 +33,8 @@ void tfmt__idset_init(tfmt_idset *s, const tfmt_allocator *a)
 
 void tfmt__idset_free(tfmt_idset *s)
 {
-    tfmt__free(s->alloc, s->hashes);
-    tfmt__free(s->alloc, s->ids);
-    s->hashes = NULL;
-    s->ids = NULL;
+    tfmt__free(s->alloc, s->slots);
+    s->slots = NULL;
     s->cap = s->count = 0;
 }
 
@@ -43,43 +45,48 @@ uint32_t tfmt__idset_find(const tfmt_idset *s, uint64_t hash, const void *key,
         return EMPTY;
     size_t mask = s->cap - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-        uint32_t id = s->ids[i];
-        if (id == EMPTY)
+        const tfmt_idslot *x = &s->slots[i];
+        if (x->id1 == 0)
             return EMPTY;
-        if (s->hashes[i] == hash && eq(ctx, id, key))
-            return id;
+        if (x->hash == hash && eq(ctx, x->id1 - 1, key))
+            return x->id1 - 1;
     }
 }
 
-static void place(uint64_t *hashes, uint32_t *ids, size_t mask, uint64_t h,
-                  uint32_t id)
+static void place(tfmt_idslot *slots, size_t mask, uint64_t h, uint32_t id1)
 {
     size_t i = h & mask;
-    while (ids[i] != EMPTY)
+    while (slots[i].id1 != 0)
         i = (i + 1) & mask;
-    hashes[i] = h;
-    ids[i] = id;
+    slots[i].hash = h;
+    slots[i].id1 = id1;
 }
 
 static int rehash(tfmt_idset *s, size_t ncap)
 {
-    uint64_t *nh = tfmt__malloc(s->alloc, ncap * sizeof *nh);
-    uint32_t *ni = tfmt__malloc(s->alloc, ncap * sizeof *ni);
-    if (!nh || !ni) {
-        tfmt__free(s->alloc, nh);
-        tfmt__free(s->alloc, ni);
+    tfmt_idslot *ns = tfmt__calloc(s->alloc, ncap, sizeof *ns);
+    if (!ns)
         return TFMT_ENOMEM;
-    }
-    memset(ni, 0xff, ncap * sizeof *ni);
+    /* Big tables are probed at random: fewer TLB misses on huge pages. */
+    tfmt__advise_huge(ns, ncap * sizeof *ns);
     for (size_t i = 0; i < s->cap; i++)
-        if (s->ids[i] != EMPTY)
-            place(nh, ni, ncap - 1, s->hashes[i], s->ids[i]);
-    tfmt__free(s->alloc, s->hashes);
-    tfmt__free(s->alloc, s->ids);
-    s->hashes = nh;
-    s->ids = ni;
+        if (s->slots[i].id1 != 0)
+            place(ns, ncap - 1, s->slots[i].hash, s->slots[i].id1);
+    tfmt__free(s->alloc, s->slots);
+    s->slots = ns;
     s->cap = ncap;
     return TFMT_OK;
+}
+
+int tfmt__idset_reserve(tfmt_idset *s, size_t n)
+{
+    size_t ncap = s->cap ? s->cap : 64;
+    while (ncap / 2 < n) {
+        if (ncap > SIZE_MAX / 2 / sizeof(tfmt_idslot))
+            return TFMT_ENOMEM;
+        ncap *= 2;
+    }
+    return ncap > s->cap ? rehash(s, ncap) : TFMT_OK;
 }
 
 int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id)
@@ -88,10 +95,11 @@ int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id)
     if ((s->count + 1) * 2 > s->cap) {
         /* Small first: some sets are per thread (Gecko's tables). */
         size_t ncap = s->cap ? s->cap * 2 : 8;
-        if (ncap > SIZE_MAX / sizeof(uint64_t) || rehash(s, ncap) != TFMT_OK)
+        if (ncap > SIZE_MAX / sizeof(tfmt_idslot) ||
+            rehash(s, ncap) != TFMT_OK)
             return TFMT_ENOMEM;
     }
-    place(s->hashes, s->ids, s->cap - 1, hash, id);
+    place(s->slots, s->cap - 1, hash, id + 1);
     s->count++;
     return TFMT_OK;
 }

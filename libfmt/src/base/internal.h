@@ -95,13 +95,17 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
 /*
  * An open-addressing table of uint32 ids. The caller owns the keyed items
  * and supplies the hash and an equality callback; the table stores only
- * (hash, id) pairs, so it costs 12 bytes a slot.
+ * each item's hash and id, side by side in a 16-byte slot, so a probe
+ * reads one slot and calls the callback only when the hashes match.
  */
 typedef bool (*tfmt_idset_eq)(const void *ctx, uint32_t id, const void *key);
+typedef struct tfmt_idslot {
+    uint64_t hash;
+    uint32_t id1;           /* id + 1; 0 marks an empty slot */
+} tfmt_idslot;
 typedef struct tfmt_idset {
     const tfmt_allocator *alloc;
-    uint64_t *hashes;
-    uint32_t *ids;          /* UINT32_MAX = empty */
+    tfmt_idslot *slots;
     size_t cap;             /* power of two */
     size_t count;
 } tfmt_idset;
@@ -112,6 +116,8 @@ uint32_t tfmt__idset_find(const tfmt_idset *s, uint64_t hash, const void *key,
                           tfmt_idset_eq eq, const void *ctx);
 /* Insert id (caller checked it is absent). */
 int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id);
+/* Make room for `n` ids in all (no rehash until then). */
+int tfmt__idset_reserve(tfmt_idset *s, size_t n);
 /*
  * Find by hash alone, for items keyed by one 64-bit value whose hash is
  * tfmt__hash_mix(key): the mix is a bijection, so equal hashes are equal
@@ -123,10 +129,21 @@ static inline uint32_t tfmt__idset_find_key(const tfmt_idset *s, uint64_t hash)
         return UINT32_MAX;
     size_t mask = s->cap - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
-        uint32_t id = s->ids[i];
-        if (id == UINT32_MAX || s->hashes[i] == hash)
-            return id;
+        const tfmt_idslot *x = &s->slots[i];
+        if (x->id1 == 0)
+            return UINT32_MAX;
+        if (x->hash == hash)
+            return x->id1 - 1;
     }
+}
+/*
+ * Start loading the slot `hash` probes first, so that a batch of lookups
+ * waits for memory once, not once per lookup.
+ */
+static inline void tfmt__idset_prefetch(const tfmt_idset *s, uint64_t hash)
+{
+    if (s->cap)
+        __builtin_prefetch(&s->slots[hash & (s->cap - 1)]);
 }
 
 /*

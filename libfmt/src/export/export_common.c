@@ -101,15 +101,19 @@ static int rank_frames(const tfmt_profile *p, tfmt_xorder *o)
         tfmt__free(p->alloc, v);
         return TFMT_ENOMEM;
     }
+    uint8_t *used = tfmt__malloc(p->alloc, n);
+    if (!used) {
+        tfmt__free(p->alloc, v);
+        return TFMT_ENOMEM;
+    }
+    tfmt__profile_used(p, used);
     for (size_t i = 0; i < p->nframes; i++) {
         v[i].p = p;
         v[i].f = &p->frames[i];
         v[i].id = (uint32_t)i;
-        v[i].unused = true;
+        v[i].unused = !used[i];
     }
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (p->nodes[i].frame != TFMT_NO_ID)
-            v[p->nodes[i].frame].unused = false;
+    tfmt__free(p->alloc, used);
     o->nused = 0;
     for (size_t i = 0; i < p->nframes; i++)
         o->nused += !v[i].unused;
@@ -227,6 +231,29 @@ int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o)
     return rc;
 }
 
+int tfmt__xadd_exports(const tfmt_profile *p, const uint32_t *key,
+                       uint32_t nkeys, uint64_t *self, uint64_t *cum)
+{
+    if (!p->agg_inputs)
+        return TFMT_OK;
+    uint64_t *sum = tfmt__calloc(p->alloc, nkeys + 1, sizeof *sum);
+    if (!sum)
+        return TFMT_ENOMEM;
+    for (uint32_t f = 0; f < p->naggs && f < p->nframes; f++) {
+        const tfmt_pagg *a = tfmt__profile_agg(p, f);
+        if (!a || key[f] >= nkeys)
+            continue;
+        self[key[f]] = tfmt__sat_add(self[key[f]], a->self);
+        sum[key[f]] = tfmt__sat_add(sum[key[f]], a->cum);
+    }
+    for (uint32_t k = 0; k < nkeys; k++)
+        cum[k] = tfmt__sat_add(cum[k], sum[k] < p->agg_samples
+                                           ? sum[k]
+                                           : p->agg_samples);
+    tfmt__free(p->alloc, sum);
+    return TFMT_OK;
+}
+
 /* ---- output ---- */
 
 int tfmt__profile_flush(tfmt_buf *b, tfmt_sink *sink, size_t min)
@@ -245,6 +272,13 @@ int tfmt__xfail(tfmt_profile *p, int rc, tfmt_sink *sink)
     if (sink)
         return tfmt__error_take(&p->err, tfmt_sink_error(sink), rc);
     return tfmt__error(&p->err, rc, "export failed");
+}
+
+int tfmt__xneed_stacks(tfmt_profile *p)
+{
+    if (!p->agg_inputs)
+        return TFMT_OK;
+    return tfmt__error(&p->err, TFMT_EINVAL, "%s", TFMT_JSONL_NO_STACKS);
 }
 
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all)

@@ -48,6 +48,17 @@ typedef struct tfmt_xorder {
 } tfmt_xorder;
 
 int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o);
+
+/*
+ * Add the JSONL exports' per-frame totals (their samples are not in the
+ * tree) to per-key figures: self[key[f]] and cum[key[f]] for every frame
+ * f an export listed (key[f] < nkeys). Frames that share a key (its
+ * lines, its columns) have their cumulative counts summed, so recursion
+ * through two of them counts a sample twice; each key's share is capped
+ * at the exports' samples.
+ */
+int tfmt__xadd_exports(const tfmt_profile *p, const uint32_t *key,
+                       uint32_t nkeys, uint64_t *self, uint64_t *cum);
 void tfmt__xorder_free(const tfmt_profile *p, tfmt_xorder *o);
 
 /* Byte-order comparison of two profile strings. */
@@ -65,6 +76,13 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
                    tfmt_buf *out, tfmt_sink *sink);
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded);
+
+/*
+ * Writers that need stacks (collapsed, speedscope, pprof, svg, html):
+ * TFMT_OK, or TFMT_EINVAL recorded on the profile when it holds the
+ * totals of a JSONL export.
+ */
+int tfmt__xneed_stacks(tfmt_profile *p);
 
 /* Write the buffer to the sink when it holds TFMT_EXPORT_FLUSH bytes. */
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all);

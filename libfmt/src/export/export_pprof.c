@@ -316,6 +316,8 @@ static void free_all(xctx *c)
 int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
                              const tfmt_export_options *opts)
 {
+    if (tfmt__xneed_stacks(p) != TFMT_OK)
+        return TFMT_EINVAL;
     xctx c;
     memset(&c, 0, sizeof c);
     c.p = p;

@@ -10,6 +10,9 @@
  * the key (an active count per key during a depth-first walk), and a pair
  * adds the subtree total of its callee node.
  *
+ * The per-frame totals of JSONL exports add to direct and cumulative;
+ * having no stacks, they add no callers.
+ *
  * Marshal (version 4 and later read it): '{' pairs '0', ')' small tuples,
  * 'z'/'a'/'u' strings, 'i'/'l' ints, 'g' binary floats, 'T'. Entries are in
  * content order; marshal.load gives a dict equal to CPython's.
@@ -124,7 +127,8 @@ static int count(pctx *c)
             add_pair(c, k, c->kmap[up->frame], total[node]) != TFMT_OK)
             return TFMT_ENOMEM;
     }
-    return TFMT_OK;
+    /* JSONL exports: direct and cumulative, but no callers (no stacks). */
+    return tfmt__xadd_exports(p, c->kmap, c->nkeys, c->direct, c->cum);
 }
 
 /* ---- content order of keys and pairs ---- */

@@ -115,15 +115,32 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
     return rc;
 }
 
+/*
+ * "N samples, T threads, interval I us", and a line on the samples of
+ * JSONL exports, which have no threads and no stacks.
+ */
+static int put_header(tctx *c)
+{
+    const tfmt_profile *p = c->p;
+    int rc = tfmt__buf_printf(&c->out, "%llu samples, %zu threads, "
+                              "interval %llu us\n",
+                              (unsigned long long)p->samples_total,
+                              p->nthreads, (unsigned long long)p->interval_us);
+    if (rc == TFMT_OK && p->agg_inputs)
+        rc = tfmt__buf_printf(&c->out, "%llu of them from JSONL exports, "
+                              "without threads or stacks: their cumulative "
+                              "counts are sums over each function's lines, "
+                              "so recursion counts more than once\n",
+                              (unsigned long long)p->agg_samples);
+    return rc;
+}
+
 static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
 {
     const tfmt_profile *p = c->p;
     uint32_t limit = o && o->top_n ? o->top_n : 20;
     uint64_t total = p->samples_total;
-    int rc = tfmt__buf_printf(&c->out, "%llu samples, %zu threads, "
-                              "interval %llu us\n",
-                              (unsigned long long)total, p->nthreads,
-                              (unsigned long long)p->interval_us);
+    int rc = put_header(c);
     uint64_t *self = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *self);
     uint64_t *cum = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *cum);
     if (!self || !cum)
@@ -135,6 +152,8 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
             cum[f] += c->cum[f];
         }
     }
+    if (rc == TFMT_OK)
+        rc = tfmt__xadd_exports(p, c->ffn, c->nfn, self, cum);
     if (rc == TFMT_OK) {
         memcpy(c->self, self, c->nfn * sizeof *self);
         memcpy(c->cum, cum, c->nfn * sizeof *cum);

@@ -28,7 +28,15 @@ typedef struct jctx {
     uint32_t *strs;         /* JSONL string id -> profile string */
     uint32_t nstrs;
     uint32_t *jframe;       /* profile frame -> JSONL frame id */
-    jkey *keys;             /* per JSONL frame */
+    jkey *keys;             /* per JSONL frame (unless `direct`) */
+    /*
+     * A profile of JSONL exports alone: every used frame is a JSONL frame
+     * of its own and its figures are its export totals, so frames, keys
+     * and figures are read from the profile as they are written (no
+     * per-frame tables but `order`).
+     */
+    bool direct;
+    uint32_t *order;        /* direct: JSONL frame id -> profile frame */
     uint32_t nkeys;
     tfmt_idset set;
     uint64_t *self, *cum;   /* per JSONL frame */
@@ -72,41 +80,62 @@ static void make_key(jctx *c, const tfmt_frame *f, jkey *k)
     k->end_col = end_col >= 0 ? end_col : -1;
 }
 
+/* The JSONL frame id of profile frame `i`, assigned on first sight. */
+static int map_frame(jctx *c, size_t i)
+{
+    jkey k;
+    make_key(c, &c->p->frames[i], &k);
+    uint64_t h = jkey_hash(&k);
+    uint32_t id = tfmt__idset_find(&c->set, h, &k, jkey_eq, c);
+    if (id == TFMT_NO_ID) {
+        id = c->nkeys++;
+        c->keys[id] = k;
+        if (tfmt__idset_insert(&c->set, h, id) != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
+    c->jframe[i] = id;
+    return TFMT_OK;
+}
+
 /*
  * Assign JSONL string and frame ids in CPython's first-seen order;
- * frames no node uses keep TFMT_NO_ID.
+ * frames no node uses and no export listed keep TFMT_NO_ID.
  */
 static int map_frames(jctx *c)
 {
-    /* Only frames some call path uses: CPython sees no others (frames
-     * interned for samples a filter then dropped must not show). */
+    /* Only frames some call path uses or an export listed: CPython sees
+     * no others (frames interned for samples a filter then dropped must
+     * not show). */
     const tfmt_profile *p = c->p;
-    memset(c->jframe, 0xff, (p->nframes ? p->nframes : 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (p->nodes[i].frame != TFMT_NO_ID)
-            c->jframe[p->nodes[i].frame] = 0;
-    for (size_t i = 0; i < p->nframes; i++) {
-        if (c->jframe[i] == TFMT_NO_ID)
-            continue;
-        jkey k;
-        make_key(c, &p->frames[i], &k);
-        uint64_t h = jkey_hash(&k);
-        uint32_t id = tfmt__idset_find(&c->set, h, &k, jkey_eq, c);
-        if (id == TFMT_NO_ID) {
-            id = c->nkeys++;
-            c->keys[id] = k;
-            if (tfmt__idset_insert(&c->set, h, id) != TFMT_OK)
-                return TFMT_ENOMEM;
+    uint8_t *used = tfmt__malloc(p->alloc, p->nframes ? p->nframes : 1);
+    if (!used)
+        return TFMT_ENOMEM;
+    tfmt__profile_used(p, used);
+    /* Frames of JSONL exports alone (no call tree) differ in their JSONL
+     * keys already (an export has no opcodes, and a frame without a
+     * location is interned as one): no table needed. */
+    int rc = TFMT_OK;
+    for (size_t i = 0; i < p->nframes && rc == TFMT_OK; i++) {
+        if (used[i] && c->direct) {
+            jkey k;
+            make_key(c, &p->frames[i], &k);     /* numbers its strings */
+            c->order[c->nkeys++] = (uint32_t)i;
+        } else if (used[i]) {
+            rc = map_frame(c, i);
+        } else if (!c->direct) {
+            c->jframe[i] = TFMT_NO_ID;
         }
-        c->jframe[i] = id;
     }
-    return TFMT_OK;
+    tfmt__free(p->alloc, used);
+    return rc;
 }
 
 /* self and cumulative per JSONL frame (recursion counted once). */
 static int aggregate(jctx *c)
 {
     const tfmt_profile *p = c->p;
+    if (c->direct)
+        return TFMT_OK;
     tfmt_ptree t;
     uint32_t *open = tfmt__calloc(p->alloc, c->nkeys + 1, sizeof *open);
     if (!open || tfmt__ptree_build(p, &t) != TFMT_OK) {
@@ -134,7 +163,7 @@ static int aggregate(jctx *c)
     }
     tfmt__ptree_free(p, &t);
     tfmt__free(p->alloc, open);
-    return TFMT_OK;
+    return tfmt__xadd_exports(p, c->jframe, c->nkeys, c->self, c->cum);
 }
 
 /* ---- emission: hand-written JSON into one buffer, flushed in MBs ---- */
@@ -231,7 +260,10 @@ static int put_string(jctx *c, uint32_t id)
 
 static int put_frame(jctx *c, uint32_t id)
 {
-    const jkey *k = &c->keys[id];
+    jkey direct;
+    if (c->direct)
+        make_key(c, &c->p->frames[c->order[id]], &direct);
+    const jkey *k = c->direct ? &direct : &c->keys[id];
     char *o = room(c, 192);
     if (!o)
         return TFMT_ENOMEM;
@@ -267,10 +299,19 @@ static int put_agg(jctx *c, uint32_t id)
         return TFMT_ENOMEM;
     o = LIT(o, "{\"frame_id\":");
     o = put_u64(o, id);
+    uint64_t self, cum;
+    if (c->direct) {
+        const tfmt_pagg *a = &c->p->aggs[c->order[id]];
+        self = a->self;
+        cum = a->cum < c->p->agg_samples ? a->cum : c->p->agg_samples;
+    } else {
+        self = c->self[id];
+        cum = c->cum[id];
+    }
     o = LIT(o, ",\"self\":");
-    o = put_u64(o, c->self[id]);
+    o = put_u64(o, self);
     o = LIT(o, ",\"cumulative\":");
-    o = put_u64(o, c->cum[id]);
+    o = put_u64(o, cum);
     *o++ = '}';
     commit(c, o);
     return TFMT_OK;
@@ -336,14 +377,21 @@ static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
     c->run_id = run_id;
     tfmt__buf_init(&c->out, a);
     tfmt__idset_init(&c->set, a);
+    c->direct = p->nnodes == 0;
     c->jstr = tfmt__malloc(a, ns * sizeof *c->jstr);
     c->strs = tfmt__malloc(a, ns * sizeof *c->strs);
-    c->jframe = tfmt__malloc(a, nf * sizeof *c->jframe);
-    c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
-    c->self = tfmt__calloc(a, nf, sizeof *c->self);
-    c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
-    if (!c->jstr || !c->strs || !c->jframe || !c->keys || !c->self ||
-        !c->cum || tfmt__buf_reserve(&c->out, TFMT_EXPORT_FLUSH + 4096) != TFMT_OK)
+    if (c->direct) {
+        c->order = tfmt__malloc(a, nf * sizeof *c->order);
+    } else {
+        c->jframe = tfmt__malloc(a, nf * sizeof *c->jframe);
+        c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
+        c->self = tfmt__calloc(a, nf, sizeof *c->self);
+        c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
+    }
+    bool tables = c->direct ? c->order != NULL
+                            : c->jframe && c->keys && c->self && c->cum;
+    if (!c->jstr || !c->strs || !tables ||
+        tfmt__buf_reserve(&c->out, TFMT_EXPORT_FLUSH + 4096) != TFMT_OK)
         return TFMT_ENOMEM;
     memset(c->jstr, 0xff, ns * sizeof *c->jstr);
     return TFMT_OK;
@@ -355,6 +403,7 @@ static void ctx_free(jctx *c)
     tfmt__free(a, c->jstr);
     tfmt__free(a, c->strs);
     tfmt__free(a, c->jframe);
+    tfmt__free(a, c->order);
     tfmt__free(a, c->keys);
     tfmt__free(a, c->self);
     tfmt__free(a, c->cum);

@@ -113,13 +113,12 @@ typedef struct tfmt_jtable {
     size_t n, cap;
 } tfmt_jtable;
 
-/*
- * A frame as the aggregates need it. The columns of a frame record are
- * not kept (no model reads them yet; one that does adds them here).
- */
+/* A frame as the aggregates need it: a frame record's fields. */
 typedef struct tfmt_jimport_frame {
     uint32_t file, func;        /* string ids */
     int32_t line;               /* 0: no line */
+    int32_t end_line, col, end_col;  /* TFMT_JSONL_ABSENT when absent */
+    bool synthetic;             /* the v1 dialect's `synthetic: true` */
     uint32_t model;             /* model frame id, DROP, or UNSET */
 } tfmt_jimport_frame;
 
@@ -127,7 +126,9 @@ typedef struct tfmt_jimport_frame {
  * A model's side of a JSONL import. Each callback takes a batch of up to
  * TFMT_JIMPORT_BATCH items, so a model can overlap its memory waits
  * (prefetch a batch, then probe); each records its failures in the
- * model's error record, except TFMT_ENOMEM, which may come bare.
+ * model's error record, except TFMT_ENOMEM, which may come bare. Frames
+ * are interned when agg entries first use them, or as they are defined
+ * (tfmt_jimport.eager).
  */
 #define TFMT_JIMPORT_BATCH 16
 typedef struct tfmt_jimport_ops {
@@ -153,10 +154,19 @@ typedef struct tfmt_jimport {
     tfmt_error *err;            /* the model's error record */
     tfmt_jtable strs, frames;
     uint32_t *sid;              /* per string slot: model id */
-    tfmt_jimport_frame *fr;     /* per frame slot */
-    size_t cap_sid, cap_fr;
+    tfmt_jimport_frame *fr;     /* per frame slot (lazy) */
+    uint32_t *fmodel;           /* per frame slot: model id (eager) */
+    size_t cap_sid, cap_fr, cap_fmodel;
+    /*
+     * Set by the model before running: frames go to the model as their
+     * records define them (4 bytes kept per frame), not when an agg entry
+     * first uses one (then a frame record is kept until then). The
+     * reader's rules guarantee the strings a frame names come first.
+     */
+    bool eager;
     uint64_t interval_us;       /* meta's sample_interval_usec */
-    uint64_t samples_total;     /* of the last agg or end record */
+    uint64_t samples_total;     /* of the agg or end records (the reader's
+                                   rules keep them equal) */
 } tfmt_jimport;
 
 void tfmt__jimport_init(tfmt_jimport *im, tfmt_jsonl_reader *r,

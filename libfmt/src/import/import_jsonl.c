@@ -102,6 +102,7 @@ void tfmt__jimport_free(tfmt_jimport *im)
     jtable_free(&im->frames);
     tfmt__free(a, im->sid);
     tfmt__free(a, im->fr);
+    tfmt__free(a, im->fmodel);
 }
 
 /* ---- definitions ---- */
@@ -145,7 +146,16 @@ static int add_strings(tfmt_jimport *im, const tfmt_jsonl_record *rec)
     return TFMT_OK;
 }
 
-static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
+static int unknown(tfmt_jimport *im, const char *what, uint32_t id,
+                   uint64_t line)
+{
+    int rc = tfmt__error(im->err, TFMT_EFORMAT, "%s %u", what, id);
+    im->err->line = line;
+    return rc;
+}
+
+/* Keep frame records until an agg entry uses them (lazy). */
+static int keep_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 {
     for (size_t i = 0; i < rec->n_frames; i++) {
         const tfmt_jsonl_frame *jf = &rec->frames[i];
@@ -157,21 +167,73 @@ static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
         if (tfmt__grow(im->frames.alloc, (void **)&im->fr, &im->cap_fr,
                        (size_t)slot + 1, sizeof *im->fr) < 0)
             return TFMT_ENOMEM;
-        im->fr[slot] = (tfmt_jimport_frame){jf->path_str_id, jf->func_str_id,
-                                            jf->line, TFMT_IMPORT_UNSET};
+        im->fr[slot] = (tfmt_jimport_frame){
+            jf->path_str_id, jf->func_str_id, jf->line,
+            jf->end_line,    jf->col,         jf->end_col,
+            jf->synthetic,   TFMT_IMPORT_UNSET};
+    }
+    return TFMT_OK;
+}
+
+/* A frame record with its names as model string ids, into *out. */
+static int model_names(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
+                       uint64_t line, tfmt_jimport_frame *out)
+{
+    uint32_t a = jtable_find(&im->strs, jf->path_str_id);
+    uint32_t b = jtable_find(&im->strs, jf->func_str_id);
+    if (a == ABSENT || b == ABSENT)
+        return unknown(im, "frame refers to unknown str_id",
+                       a == ABSENT ? jf->path_str_id : jf->func_str_id, line);
+    *out = (tfmt_jimport_frame){im->sid[a], im->sid[b], jf->line,
+                                jf->end_line, jf->col, jf->end_col,
+                                jf->synthetic, TFMT_IMPORT_UNSET};
+    return TFMT_OK;
+}
+
+/* One batch of frame definitions straight to the model (eager). */
+static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
+                       size_t n, uint64_t line)
+{
+    tfmt_jimport_frame pend[TFMT_JIMPORT_BATCH];
+    uint32_t slot[TFMT_JIMPORT_BATCH], model[TFMT_JIMPORT_BATCH];
+    size_t m = 0;
+    for (size_t j = 0; j < n; j++) {
+        uint32_t s;
+        if (jtable_add(&im->frames, jf[j].id, &s) < 0)
+            return TFMT_ENOMEM;
+        if (s == ABSENT)
+            continue;
+        if (tfmt__grow(im->frames.alloc, (void **)&im->fmodel,
+                       &im->cap_fmodel, (size_t)s + 1,
+                       sizeof *im->fmodel) < 0)
+            return TFMT_ENOMEM;
+        int rc = model_names(im, &jf[j], line, &pend[m]);
+        if (rc < 0)
+            return rc;
+        slot[m++] = s;
+    }
+    int rc = m ? im->ops->frames(im->ctx, pend, m, model) : TFMT_OK;
+    for (size_t k = 0; rc == TFMT_OK && k < m; k++)
+        im->fmodel[slot[k]] = model[k];
+    return rc;
+}
+
+static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
+{
+    if (!im->eager)
+        return keep_frames(im, rec);
+    for (size_t i = 0; i < rec->n_frames; i += TFMT_JIMPORT_BATCH) {
+        size_t n = rec->n_frames - i;
+        int rc = frame_batch(im, rec->frames + i,
+                             n < TFMT_JIMPORT_BATCH ? n : TFMT_JIMPORT_BATCH,
+                             rec->line);
+        if (rc < 0)
+            return rc;
     }
     return TFMT_OK;
 }
 
 /* ---- aggregates ---- */
-
-static int unknown(tfmt_jimport *im, const char *what, uint32_t id,
-                   uint64_t line)
-{
-    int rc = tfmt__error(im->err, TFMT_EFORMAT, "%s %u", what, id);
-    im->err->line = line;
-    return rc;
-}
 
 /*
  * The frame slot of entry `e`; a frame not mapped yet is queued in
@@ -186,6 +248,8 @@ static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e,
     if (*slot == ABSENT)
         return unknown(im, "agg entry refers to unknown frame_id",
                        e->frame_id, line);
+    if (im->eager)
+        return TFMT_OK;
     tfmt_jimport_frame *fr = &im->fr[*slot];
     if (fr->model != TFMT_IMPORT_UNSET)
         return TFMT_OK;
@@ -197,8 +261,9 @@ static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e,
     if (a == ABSENT || b == ABSENT)
         return unknown(im, "frame refers to unknown str_id",
                        a == ABSENT ? fr->file : fr->func, line);
-    pend[*np] = (tfmt_jimport_frame){im->sid[a], im->sid[b], fr->line,
-                                     TFMT_IMPORT_UNSET};
+    pend[*np] = *fr;
+    pend[*np].file = im->sid[a];
+    pend[*np].func = im->sid[b];
     pslot[(*np)++] = *slot;
     return TFMT_OK;
 }
@@ -222,7 +287,7 @@ static int agg_batch(tfmt_jimport *im, const tfmt_jsonl_agg *e, size_t n,
     for (size_t k = 0; k < np; k++)
         im->fr[pslot[k]].model = model[k];
     for (size_t j = 0; j < n; j++)
-        model[j] = im->fr[slot[j]].model;
+        model[j] = im->eager ? im->fmodel[slot[j]] : im->fr[slot[j]].model;
     return im->ops->aggs(im->ctx, e, model, n);
 }
 

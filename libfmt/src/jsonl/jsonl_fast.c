@@ -101,6 +101,7 @@ typedef struct entries {
     member_fn member;
     unsigned required;      /* bits every entry must have seen */
     void (*init)(void *entry);
+    bool (*canon)(fparse *x, void *entry);  /* CPython's exact form */
 } entries;
 
 static void frame_init(void *entry)
@@ -108,6 +109,115 @@ static void frame_init(void *entry)
     tfmt_jsonl_frame *f = entry;
     f->end_line = f->col = f->end_col = TFMT_JSONL_ABSENT;
     f->synthetic = false;
+}
+
+/* ---- entries exactly as CPython writes them ---- */
+
+/*
+ * CPython's json.dumps(separators=(",", ":")) writes every entry the same
+ * way: these read such an entry with a literal comparison per name, and
+ * return false (the caller then reads the entry again the general way)
+ * at the first byte that differs. They accept only what the general
+ * reader accepts too.
+ */
+static bool lit(fparse *x, const char *s, size_t n)
+{
+    if ((size_t)(x->end - x->p) < n || memcmp(x->p, s, n) != 0)
+        return false;
+    x->p += n;
+    return true;
+}
+#define LIT(x, s) lit(x, s, sizeof(s) - 1)
+
+/* Digits as JSON writes a non-negative integer, at most `max`. */
+static bool digits(fparse *x, uint64_t max, uint64_t *out)
+{
+    const char *s = x->p;
+    uint64_t v = 0;
+    while (x->p < x->end && *x->p >= '0' && *x->p <= '9' && x->p - s < 19)
+        v = v * 10 + (uint64_t)(*x->p++ - '0');
+    if (x->p == s || (*s == '0' && x->p - s > 1) || v > max ||
+        (x->p < x->end && *x->p >= '0' && *x->p <= '9'))
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool id_digits(fparse *x, uint32_t *out)
+{
+    uint64_t v;
+    if (!digits(x, UINT32_MAX, &v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool loc_digits(fparse *x, uint64_t min, int32_t *out)
+{
+    uint64_t v;
+    if (!digits(x, INT32_MAX, &v) || v < min)
+        return false;
+    *out = (int32_t)v;
+    return true;
+}
+
+static bool canon_agg(fparse *x, void *out)
+{
+    tfmt_jsonl_agg *a = out;
+    return LIT(x, "{\"frame_id\":") && id_digits(x, &a->frame_id) &&
+           LIT(x, ",\"self\":") && digits(x, UINT64_MAX - 1, &a->self) &&
+           LIT(x, ",\"cumulative\":") &&
+           digits(x, UINT64_MAX - 1, &a->cumulative) && LIT(x, "}");
+}
+
+static bool canon_string(fparse *x, void *out)
+{
+    tfmt_jsonl_string *s = out;
+    size_t mark = x->r->fast_text.len;
+    bool ok = LIT(x, "{\"str_id\":") && id_digits(x, &s->id) &&
+              LIT(x, ",\"value\":") &&
+              string_value(x, &s->value) == TFMT_OK && LIT(x, "}");
+    if (!ok)
+        x->r->fast_text.len = mark;
+    return ok;
+}
+
+static bool canon_frame(fparse *x, void *out)
+{
+    tfmt_jsonl_frame *f = out;
+    if (!(LIT(x, "{\"frame_id\":") && id_digits(x, &f->id) &&
+          LIT(x, ",\"path_str_id\":") && id_digits(x, &f->path_str_id) &&
+          LIT(x, ",\"func_str_id\":") && id_digits(x, &f->func_str_id) &&
+          LIT(x, ",\"line\":") && loc_digits(x, 0, &f->line)))
+        return false;
+    if (LIT(x, ",\"end_line\":") && !loc_digits(x, 1, &f->end_line))
+        return false;
+    if (LIT(x, ",\"col\":") && !loc_digits(x, 0, &f->col))
+        return false;
+    if (LIT(x, ",\"end_col\":") && !loc_digits(x, 0, &f->end_col))
+        return false;
+    return LIT(x, "}");
+}
+
+/* One entry: CPython's exact form first, else the general reader. */
+static int entry(fparse *x, const entries *e, void *out)
+{
+    const char *start = x->p;
+    if (e->init)
+        e->init(out);
+    if (e->canon) {
+        skip_ws(x);
+        if (e->canon(x, out))
+            return TFMT_OK;
+        x->p = start;
+        if (e->init)
+            e->init(out);
+    }
+    unsigned seen = 0;
+    if (object(x, e->member, out, &seen) != TFMT_OK ||
+        (seen & e->required) != e->required)
+        return DECLINE;
+    return TFMT_OK;
 }
 
 static int array(fparse *x, const entries *e)
@@ -118,14 +228,10 @@ static int array(fparse *x, const entries *e)
     if (expect(x, ']'))
         return TFMT_OK;
     do {
-        if (tfmt__grow(x->r->alloc, e->arr, e->cap, *e->n + 1, e->elem) < 0)
+        if (*e->n >= *e->cap &&
+            tfmt__grow(x->r->alloc, e->arr, e->cap, *e->n + 1, e->elem) < 0)
             return TFMT_ENOMEM;
-        void *entry = (char *)*e->arr + *e->n * e->elem;
-        unsigned seen = 0;
-        if (e->init)
-            e->init(entry);
-        if (object(x, e->member, entry, &seen) != TFMT_OK ||
-            (seen & e->required) != e->required)
+        if (entry(x, e, (char *)*e->arr + *e->n * e->elem) != TFMT_OK)
             return DECLINE;
         ++*e->n;
     } while (expect(x, ','));
@@ -135,9 +241,15 @@ static int array(fparse *x, const entries *e)
 static int payload(fparse *x, void **arr, size_t *cap, size_t elem,
                    size_t *n, member_fn member, unsigned required)
 {
-    entries e = {arr, cap, elem, n, member, required, NULL};
-    if (member == frame_member)
+    entries e = {arr, cap, elem, n, member, required, NULL, NULL};
+    if (member == frame_member) {
         e.init = frame_init;
+        e.canon = canon_frame;
+    } else if (member == string_member) {
+        e.canon = canon_string;
+    } else {
+        e.canon = canon_agg;
+    }
     return array(x, &e);
 }
 

@@ -34,6 +34,16 @@ const char *tfmt_jsonl_rule(int check)
     return rule_ids[check];
 }
 
+const char *tfmt_jsonl_note_rule(int note)
+{
+    switch (note) {
+    case TFMT_JNOTE_UNKNOWN_TYPE: return "TV140";
+    case TFMT_JNOTE_UNKNOWN_FIELD: return "TV141";
+    case TFMT_JNOTE_NO_NEWLINE: return "TV130";
+    default: return NULL;
+    }
+}
+
 void tfmt__jrules_init(tfmt_jrules *s, const tfmt_allocator *a)
 {
     memset(s, 0, sizeof *s);
@@ -67,7 +77,7 @@ static int finding(tfmt_jsonl_reader *r, int check, uint64_t line,
                    const char *fmt, ...)
 {
     bool warn = is_warning(check);
-    if (!r->opts.on_finding && warn)
+    if (!r->opts.on_finding && warn && !r->opts.on_note)
         return TFMT_OK;
     tfmt_error e;
     memset(&e, 0, sizeof e);
@@ -80,6 +90,10 @@ static int finding(tfmt_jsonl_reader *r, int check, uint64_t line,
     va_end(ap);
     if (r->opts.on_finding) {
         r->opts.on_finding(r->opts.finding_ctx, &e);
+        return TFMT_OK;
+    }
+    if (warn) {
+        r->opts.on_note(r->opts.note_ctx, TFMT_JNOTE_WARNING, &e);
         return TFMT_OK;
     }
     r->err = e;
@@ -364,7 +378,7 @@ static void count_missing(void *ctx, uint32_t id)
 void tfmt__jrules_end(tfmt_jsonl_reader *r)
 {
     const tfmt_jrules *s = &r->rules;
-    if (!r->opts.on_finding || s->dropped)
+    if ((!r->opts.on_finding && !r->opts.on_note) || s->dropped)
         return;
     /* Every frame should have an agg entry (CPython lists all of them). */
     missing_ctx m = {s, 0, 0};

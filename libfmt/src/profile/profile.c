@@ -52,6 +52,8 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__spool_free(&p->tl_spool);
     tfmt__free(p->alloc, p->threads);
     tfmt__free(p->alloc, p->node_slots);
+    tfmt__free(p->alloc, p->aggs);
+    tfmt__free(p->alloc, p->agg_listed);
     tfmt__idset_free(&p->string_set);
     tfmt__idset_free(&p->frame_set);
     tfmt__idset_free(&p->thread_set);
@@ -98,8 +100,9 @@ static bool string_eq(const void *ctx, uint32_t id, const void *key)
            memcmp(p->strbuf.data + p->strings[id].off, k->s, k->len) == 0;
 }
 
-static int add_string(tfmt_profile *p, const char *s, size_t len,
-                      uint64_t h, uint32_t *out)
+/* Store a string without indexing it; *out = its id. */
+static int store_string(tfmt_profile *p, const char *s, size_t len,
+                        uint32_t *out)
 {
     /* Ids from UINT32_MAX - 1 up are the import maps' sentinels. */
     if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID - 1)
@@ -109,8 +112,7 @@ static int add_string(tfmt_profile *p, const char *s, size_t len,
         return nomem(p);
     uint32_t id = (uint32_t)p->nstrings;
     uint64_t off = p->strbuf.len;
-    if (tfmt__buf_put(&p->strbuf, s, len) != TFMT_OK ||
-        tfmt__idset_insert(&p->string_set, h, id) != TFMT_OK)
+    if (tfmt__buf_put(&p->strbuf, s, len) != TFMT_OK)
         return nomem(p);
     p->strings[id].off = off;
     p->strings[id].len = (uint32_t)len;
@@ -119,25 +121,82 @@ static int add_string(tfmt_profile *p, const char *s, size_t len,
     return TFMT_OK;
 }
 
-int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
-                                uint32_t *out)
+static int add_string(tfmt_profile *p, const char *s, size_t len,
+                      uint64_t h, uint32_t *out)
 {
-    /* Store what Python would decode: repair invalid UTF-8 first. */
-    if (!tfmt__utf8_valid(s, len)) {
-        p->scratch.len = 0;
-        if (tfmt__utf8_repair(&p->scratch, s, len) != TFMT_OK)
-            return nomem(p);
-        s = p->scratch.data;
-        len = p->scratch.len;
-    }
+    int rc = store_string(p, s, len, out);
+    if (rc == TFMT_OK && tfmt__idset_insert(&p->string_set, h, *out) < 0)
+        return nomem(p);
+    return rc;
+}
+
+/* `s` as Python decodes it: invalid UTF-8 repaired into p->scratch. */
+static int decoded(tfmt_profile *p, const char **s, size_t *len)
+{
+    if (tfmt__utf8_valid(*s, *len))
+        return TFMT_OK;
+    p->scratch.len = 0;
+    if (tfmt__utf8_repair(&p->scratch, *s, *len) != TFMT_OK)
+        return nomem(p);
+    *s = p->scratch.data;
+    *len = p->scratch.len;
+    return TFMT_OK;
+}
+
+/* Intern valid UTF-8 `s` whose hash is `h`. */
+static int intern_hashed(tfmt_profile *p, const char *s, size_t len,
+                         uint64_t h, uint32_t *out)
+{
     strkey k = {s, len};
-    uint64_t h = tfmt__hash_bytes(s, len, STRING_SEED);
     uint32_t id = tfmt__idset_find(&p->string_set, h, &k, string_eq, p);
     if (id != TFMT_NO_ID) {
         *out = id;
         return TFMT_OK;
     }
     return add_string(p, s, len, h, out);
+}
+
+int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
+                                uint32_t *out)
+{
+    /* Store what Python would decode: repair invalid UTF-8 first. */
+    int rc = tfmt__profile_index(p);
+    if (rc == TFMT_OK)
+        rc = decoded(p, &s, &len);
+    if (rc != TFMT_OK)
+        return rc;
+    return intern_hashed(p, s, len, tfmt__hash_bytes(s, len, STRING_SEED),
+                         out);
+}
+
+#define BATCH 16
+
+int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
+                                 size_t n, uint32_t *out)
+{
+    int irc = tfmt__profile_index(p);
+    if (irc != TFMT_OK)
+        return irc;
+    for (size_t i = 0; i < n; i += BATCH) {
+        size_t m = n - i < BATCH ? n - i : BATCH;
+        uint64_t h[BATCH];
+        bool ok[BATCH];
+        for (size_t j = 0; j < m; j++) {
+            ok[j] = tfmt__utf8_valid(s[i + j].ptr, s[i + j].len);
+            h[j] = tfmt__hash_bytes(s[i + j].ptr, s[i + j].len, STRING_SEED);
+            tfmt__idset_prefetch(&p->string_set, h[j]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            const tfmt_str *x = &s[i + j];
+            int rc = ok[j] ? intern_hashed(p, x->ptr, x->len, h[j],
+                                           &out[i + j])
+                           : tfmt__profile_intern_string(p, x->ptr, x->len,
+                                                         &out[i + j]);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+    }
+    return TFMT_OK;
 }
 
 /* ---- frames ---- */
@@ -162,10 +221,9 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
            a->opcode == b->opcode;
 }
 
-int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
-                               uint32_t *out)
+static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f,
+                               uint64_t h, uint32_t *out)
 {
-    uint64_t h = frame_hash(f);
     uint32_t id = tfmt__idset_find(&p->frame_set, h, f, frame_eq, p);
     if (id != TFMT_NO_ID) {
         *out = id;
@@ -201,6 +259,136 @@ int tfmt__profile_trunc_frame(tfmt_profile *p, uint32_t *out)
     }
     *out = p->trunc_frame;
     return TFMT_OK;
+}
+
+int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
+                               uint32_t *out)
+{
+    int rc = tfmt__profile_index(p);
+    if (rc != TFMT_OK)
+        return rc;
+    return intern_frame_hashed(p, f, frame_hash(f), out);
+}
+
+int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
+                                size_t n, uint32_t *out)
+{
+    int irc = tfmt__profile_index(p);
+    if (irc != TFMT_OK)
+        return irc;
+    for (size_t i = 0; i < n; i += BATCH) {
+        size_t m = n - i < BATCH ? n - i : BATCH;
+        uint64_t h[BATCH];
+        for (size_t j = 0; j < m; j++) {
+            h[j] = frame_hash(&f[i + j]);
+            tfmt__idset_prefetch(&p->frame_set, h[j]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            int rc = intern_frame_hashed(p, &f[i + j], h[j], &out[i + j]);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+    }
+    return TFMT_OK;
+}
+
+/* ---- tables without their index (a first JSONL export) ---- */
+
+int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s,
+                                 size_t n, uint32_t *out)
+{
+    for (size_t j = 0; j < n; j++) {
+        const char *x = s[j].ptr;
+        size_t len = s[j].len;
+        int rc = decoded(p, &x, &len);
+        if (rc == TFMT_OK)
+            rc = store_string(p, x, len, &out[j]);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    p->unindexed = true;
+    return TFMT_OK;
+}
+
+int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f,
+                                size_t n, uint32_t *out)
+{
+    if (p->nframes + n >= TFMT_NO_ID - 1)
+        return tfmt__error(&p->err, TFMT_ELIMIT, "too many frames");
+    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes,
+                   p->nframes + n, sizeof *p->frames) != TFMT_OK)
+        return nomem(p);
+    for (size_t j = 0; j < n; j++) {
+        out[j] = (uint32_t)p->nframes;
+        p->frames[p->nframes++] = f[j];
+    }
+    p->unindexed = true;
+    return TFMT_OK;
+}
+
+/*
+ * Index every string and frame, the first of equal ones winning; a batch
+ * of probes is prefetched at a time.
+ */
+static int index_strings(tfmt_profile *p)
+{
+    for (size_t i = 0; i < p->nstrings; i += BATCH) {
+        size_t m = p->nstrings - i < BATCH ? p->nstrings - i : BATCH;
+        uint64_t h[BATCH];
+        for (size_t j = 0; j < m; j++) {
+            tfmt_str x = tfmt__profile_str(p, (uint32_t)(i + j));
+            h[j] = tfmt__hash_bytes(x.ptr, x.len, STRING_SEED);
+            tfmt__idset_prefetch(&p->string_set, h[j]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            tfmt_str x = tfmt__profile_str(p, (uint32_t)(i + j));
+            strkey k = {x.ptr, x.len};
+            if (tfmt__idset_find(&p->string_set, h[j], &k, string_eq, p) ==
+                    TFMT_NO_ID &&
+                tfmt__idset_insert(&p->string_set, h[j],
+                                   (uint32_t)(i + j)) != TFMT_OK)
+                return nomem(p);
+        }
+    }
+    return TFMT_OK;
+}
+
+static int index_frames(tfmt_profile *p)
+{
+    for (size_t i = 0; i < p->nframes; i += BATCH) {
+        size_t m = p->nframes - i < BATCH ? p->nframes - i : BATCH;
+        uint64_t h[BATCH];
+        for (size_t j = 0; j < m; j++) {
+            h[j] = frame_hash(&p->frames[i + j]);
+            tfmt__idset_prefetch(&p->frame_set, h[j]);
+        }
+        for (size_t j = 0; j < m; j++) {
+            const tfmt_frame *f = &p->frames[i + j];
+            if (tfmt__idset_find(&p->frame_set, h[j], f, frame_eq, p) ==
+                    TFMT_NO_ID &&
+                tfmt__idset_insert(&p->frame_set, h[j],
+                                   (uint32_t)(i + j)) != TFMT_OK)
+                return nomem(p);
+        }
+    }
+    return TFMT_OK;
+}
+
+int tfmt__profile_index(tfmt_profile *p)
+{
+    if (!p->unindexed)
+        return TFMT_OK;
+    tfmt__idset_free(&p->string_set);
+    tfmt__idset_free(&p->frame_set);
+    if (tfmt__idset_reserve(&p->string_set, p->nstrings) != TFMT_OK ||
+        tfmt__idset_reserve(&p->frame_set, p->nframes) != TFMT_OK)
+        return nomem(p);
+    int rc = index_strings(p);
+    if (rc == TFMT_OK)
+        rc = index_frames(p);
+    if (rc == TFMT_OK)
+        p->unindexed = false;
+    return rc;
 }
 
 /* ---- nodes and threads ---- */

@@ -64,6 +64,20 @@ typedef struct tfmt_prun {
     uint64_t n;                 /* samples in the run */
 } tfmt_prun;
 
+/*
+ * The per-frame totals of the JSONL exports added (profile_agg.c). JSONL
+ * has no stacks, so these counts sit beside the call tree: a writer of
+ * per-frame or per-function figures adds them to what it counts on the
+ * tree (the samples are disjoint), and writers that need stacks refuse a
+ * profile that has any (tfmt_profile_has_jsonl).
+ */
+typedef struct tfmt_pagg {
+    uint64_t self, cum;         /* summed over the exports (frames that a
+                                   rewrite or the v1 dialect's twins merge
+                                   have their cum summed; writers cap it
+                                   at the exports' samples) */
+} tfmt_pagg;
+
 typedef struct tfmt_pthread {
     uint64_t thread_id;
     uint32_t interpreter_id;
@@ -108,11 +122,22 @@ struct tfmt_profile {
     tfmt_spool tl_spool;        /* the timelines' file (opts.timeline) */
     uint32_t trunc_frame;       /* the "<truncated>" frame; TFMT_NO_ID
                                    until first needed */
+
+    tfmt_pagg *aggs;            /* per frame below naggs; NULL: no JSONL */
+    uint8_t *agg_listed;        /* per frame below naggs: an export listed
+                                   it (1), else 0 */
+    size_t naggs, capaggs, caplisted;
+    uint32_t agg_inputs;        /* JSONL exports added */
+    uint64_t agg_samples;       /* their samples_total, summed (also in
+                                   samples_total) */
+
     uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
     struct tfmt_pslot *node_slots;  /* open addressing on (parent, frame) */
     size_t node_cap, node_count;
     unsigned node_shift;        /* 64 - log2(node_cap) */
     tfmt_buf scratch;           /* string repair space */
+    bool unindexed;             /* string_set and frame_set not built yet
+                                   (tfmt__profile_append_*) */
 };
 
 /* Borrow profile string `id`. */
@@ -228,9 +253,50 @@ int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
                                 uint32_t *out);
 int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
                                uint32_t *out);
+/*
+ * The same in batches (a JSONL export's tables): hashed and prefetched
+ * first, then interned, so the table waits for memory once per batch.
+ */
+int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
+                                 size_t n, uint32_t *out);
+int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
+                                size_t n, uint32_t *out);
+/*
+ * Append without looking up or indexing (the tables of a first JSONL
+ * export, whose entries CPython writes once each, into an empty profile):
+ * the profile is then `unindexed`, and every intern function first builds
+ * the index (tfmt__profile_index; equal entries map to the first). So a
+ * single export costs no hash table at all.
+ */
+int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s,
+                                 size_t n, uint32_t *out);
+int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f,
+                                size_t n, uint32_t *out);
+int tfmt__profile_index(tfmt_profile *p);
 
+
+/* The JSONL totals of frame `f`, or NULL when no export listed it. */
+static inline const tfmt_pagg *tfmt__profile_agg(const tfmt_profile *p,
+                                                 uint32_t f)
+{
+    return f < p->naggs && p->agg_listed[f] ? &p->aggs[f] : NULL;
+}
+
+/* a + b, stopping at UINT64_MAX (counts from files can be hostile). */
+static inline uint64_t tfmt__sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 /* ---- tree helpers (profile_tree.c), for the exporters ---- */
+
+/*
+ * used[f] = 1 for every frame a call path uses or a JSONL export listed,
+ * 0 for the others (interned for samples a filter then dropped), which
+ * writers that list frames leave out. `used` has nframes bytes.
+ */
+void tfmt__profile_used(const tfmt_profile *p, uint8_t *used);
+
 
 /*
  * Child lists and subtree totals of the call tree, derived in O(nodes)

@@ -101,3 +101,14 @@ uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
     return depth;
 }
 
+
+void tfmt__profile_used(const tfmt_profile *p, uint8_t *used)
+{
+    memset(used, 0, p->nframes);
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].frame != TFMT_NO_ID)
+            used[p->nodes[i].frame] = 1;
+    for (size_t f = 0; f < p->naggs; f++)
+        if (p->agg_listed[f])
+            used[f] = 1;
+}
