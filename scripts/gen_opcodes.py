@@ -15,7 +15,11 @@ show "LOAD_ATTR_INSTANCE_VALUE (LOAD_ATTR)"; anything else to itself), and
 to the number of inline cache units that follow it (255 when the byte
 does not say: instrumented lines, executors).
 The JSON for 3.11-3.13 comes from those interpreters (`dump`);
-tests/record/check_opcodes.py compares it with them on every run.
+tests/record/check_opcodes.py compares it with them on every run. The
+JSON for 3.14 and 3.15 comes from `dump` run by CPython 3.14.2 and
+3.15.0rc1 as Pyodide builds them (npm packages pyodide 314.0.7 and
+315.0.0-alpha.2, run under node): opcode numbering does not depend on the
+platform, and no 3.14/3.15 interpreter is installed here.
 """
 import json
 import sys
@@ -35,7 +39,8 @@ def dump():
             if v in opmap and opmap[v] < 256 and family in opmap:
                 base[opmap[v]] = opmap[family]
     entries = opcode._inline_cache_entries
-    if not isinstance(entries, dict):
+    # A dict up to 3.14, a frozendict in 3.15, a list before 3.13.
+    if not hasattr(entries, "get"):
         entries = {dis._all_opname[op]: n for op, n in enumerate(entries)
                    if op < 256}
     caches = []

@@ -7,12 +7,13 @@
 #include <unistd.h>
 
 #include "conv.h"
+#include "outdir.h"
 
 static conv_format parse_format(const char *to)
 {
     static const char *const names[] = {
         "jsonl", "collapsed", "bin", "speedscope", "gecko", "pprof", "svg",
-        "pstats", "top", "html", "clickhouse",
+        "pstats", "top", "html", "clickhouse", "heatmap",
     };
     for (size_t i = 0; to && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(to, names[i]) == 0)
@@ -51,6 +52,10 @@ static int check_output(const conv_options *o, conv_format f)
 {
     struct stat st;
 
+    if (f == CONV_HEATMAP)
+        return is_stdout(o->output)
+                   ? cli_usage("--to heatmap writes a directory: give -o DIR")
+                   : cli_outdir_check(o->output, o->force, conv_heatmap_entry);
     if (is_stdout(o->output)) {
         if ((f == CONV_BIN || f == CONV_PPROF || f == CONV_PSTATS) &&
             isatty(STDOUT_FILENO))

@@ -20,7 +20,8 @@ typedef enum {
     CONV_PSTATS,
     CONV_TOP,
     CONV_HTML,
-    CONV_CLICKHOUSE  /* rows for ClickHouse, a run per input */
+    CONV_CLICKHOUSE, /* rows for ClickHouse, a run per input */
+    CONV_HEATMAP /* a directory (conv_heatmap.c) */
 } conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
@@ -44,6 +45,8 @@ typedef struct conv_options {
     /* --to clickhouse (conv_clickhouse.c) */
     cli_list labels;         /* KEY=VALUE */
     const char *time;        /* Unix seconds */
+    const char *source_root; /* --source-root DIR (heatmap) */
+    cli_list path_maps;      /* --path-map FROM=TO (heatmap) */
     cli_input_limits limits; /* --max-input-size, --max-input-ratio */
     cli_reader_args reader;  /* --max-threads */
 } conv_options;
@@ -131,6 +134,23 @@ int conv_gecko(const conv_job *job);
 /* conv_clickhouse.c: --to clickhouse, and its option checks. */
 int conv_clickhouse_check(const conv_options *o, conv_format f);
 int conv_clickhouse(const conv_job *job);
+/* conv_heatmap.c: --to heatmap -o DIR from the merged profile. */
+int conv_heatmap(tfmt_profile *p, const conv_job *job);
+/* The entries of a heatmap directory (index.html, file_NNNN.html). */
+bool conv_heatmap_entry(const char *name);
+
+/* conv_source.c: a heatmap page's source file, found or not. */
+typedef struct conv_source {
+    char *text;              /* its bytes, NULL when not read */
+    size_t len;
+    char *origin;            /* where read, when not the recorded path */
+    char note[640];          /* why not read */
+    char tried_text[480];    /* the first paths tried */
+    unsigned tried;
+    bool more;               /* more paths were tried */
+} conv_source;
+int conv_source_find(conv_source *out, const conv_options *o, tfmt_str path);
+void conv_source_free(conv_source *s);
 
 /* run_id.c */
 int conv_run_id_parse(const char *arg, char out[33]);

@@ -144,7 +144,9 @@ int conv_text(const conv_job *job)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (code == CLI_EXIT_OK)
         code = add_inputs(p, job, fingerprints);
-    if (code == CLI_EXIT_OK) {
+    if (code == CLI_EXIT_OK && job->format == CONV_HEATMAP) {
+        code = conv_heatmap(p, job);
+    } else if (code == CLI_EXIT_OK) {
         if (job->run_id[0])
             memcpy(run_id, job->run_id, sizeof run_id);
         else

@@ -53,6 +53,18 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
     if (o->no_lines && f < CONV_SPEEDSCOPE)
         return cli_usage("option '--no-lines' applies only to the viewer "
                          "formats (jsonl and collapsed are CPython's)");
+    if (o->no_lines && f == CONV_HEATMAP)
+        return cli_usage("option '--no-lines' does not apply to --to "
+                         "heatmap, which shows lines");
+    if ((o->source_root || o->path_maps.count) && f != CONV_HEATMAP)
+        return cli_usage("options '--source-root' and '--path-map' apply "
+                         "only to --to heatmap");
+    for (size_t i = 0; i < o->path_maps.count; i++) {
+        const char *m = o->path_maps.items[i], *eq = strchr(m, '=');
+        if (!eq || eq == m)
+            return cli_usage("option '--path-map' needs FROM=TO, not '%s'",
+                             m);
+    }
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
     return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;

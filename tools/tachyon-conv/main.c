@@ -14,9 +14,9 @@ static const cli_option options[] = {
     {"to", 't', CLI_ARG_REQUIRED, &opts.to,
      "output format (default jsonl; see below)", "FORMAT",
      "jsonl|collapsed|bin|speedscope|gecko|pprof|svg|pstats|top|html|"
-     "clickhouse"},
+     "clickhouse|heatmap"},
     {"output", 'o', CLI_ARG_REQUIRED, &opts.output,
-     "write to FILE instead of stdout", "FILE", NULL},
+     "write to FILE instead of stdout (heatmap: DIR)", "FILE", NULL},
     {"force", 'f', CLI_ARG_NONE, &opts.force, "replace an existing output FILE",
      NULL, NULL},
     {"run-id", 0, CLI_ARG_REQUIRED, &opts.run_id,
@@ -62,6 +62,10 @@ static const cli_option options[] = {
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
      "clickhouse: run time (default: input's mtime)", "UNIXSECONDS",
      NULL},
+    {"source-root", 0, CLI_ARG_REQUIRED, &opts.source_root,
+     "heatmap: look for the sources below DIR too", "DIR", NULL},
+    {"path-map", 0, CLI_ARG_REPEATABLE, &opts.path_maps,
+     "heatmap: sources recorded under FROM are under TO", "FROM=TO", NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     CLI_READER_OPTIONS(opts.reader),
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
@@ -93,7 +97,15 @@ static const char epilog[] =
     "file, for pstats.SampledStats), top (table of the hottest functions),\n"
     "html (the flame graph and the top tables on one page), clickhouse\n"
     "(JSONEachRow rows for schemas/clickhouse/tachyon_stacks.sql: one row\n"
-    "per thread, status and stack, each input its own run).\n"
+    "per thread, status and stack, each input its own run), heatmap\n"
+    "(CPython's line heatmap: -o DIR gets index.html and a page per source\n"
+    "file).\n"
+    "\n"
+    "heatmap reads each file's source at its recorded path, as rewritten by\n"
+    "each --path-map FROM=TO whose FROM starts it, and below --source-root\n"
+    "DIR (the whole path, then without its leading folders); only *.py and\n"
+    "*.pyw files are read. DIR must not exist or be empty; --force replaces\n"
+    "a directory that holds only a heatmap's files.\n"
     "\n"
     "Filters apply to every format but bin, in this order: --thread and the\n"
     "status flags drop whole samples; --rewrite renames; --include and\n"
@@ -138,5 +150,6 @@ int main(int argc, char **argv)
     cli_list_free(&opts.rewrite);
     cli_list_free(&opts.threads);
     cli_list_free(&opts.labels);
+    cli_list_free(&opts.path_maps);
     return code;
 }

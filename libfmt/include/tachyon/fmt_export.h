@@ -1,8 +1,8 @@
 /*
  * tachyon/fmt_export.h - viewer formats: speedscope, pprof, pstats, a
- * flame graph SVG or HTML page and a "top" table from an aggregated
- * profile, and the Firefox Profiler (Gecko) timeline streamed from binary
- * logs.
+ * flame graph SVG or HTML page, a "top" table and CPython's line heatmap
+ * from an aggregated profile, and the Firefox Profiler (Gecko) timeline
+ * streamed from binary logs.
  *
  * Aggregated exports depend only on the profile's content: threads are
  * ordered by (thread id, interpreter id), frames by (file, function, line,
@@ -101,6 +101,78 @@ typedef struct tfmt_clickhouse_run {
  */
 TFMT_API int tfmt_profile_write_clickhouse(tfmt_profile *p, tfmt_sink *sink,
                                            const tfmt_clickhouse_run *run);
+
+/* ---- CPython's line heatmap: a directory of pages ---- */
+
+/*
+ * What CPython 3.15's `--heatmap` writes: index.html (the files by kind
+ * and folder, hottest first) and one page per source file with every
+ * line's self and total samples and heat colour, and, when the log has
+ * opcodes, each line's instructions (named in the log's Python version)
+ * and their column spans, with links to callers and callees. Pages are
+ * self-contained HTML and need no script. The caller opens a sink per
+ * page, reads the sources (tfmt_heatmap_source) and writes the index
+ * last, so it can mark the pages whose source was missing. The heatmap
+ * borrows the profile, which must outlive it; memory is bounded by its
+ * frames and call paths.
+ */
+typedef struct tfmt_heatmap tfmt_heatmap;
+
+#define TFMT_HEATMAP_OPTIONS_VERSION 1
+typedef struct tfmt_heatmap_options {
+    unsigned version;           /* TFMT_HEATMAP_OPTIONS_VERSION */
+    uint8_t python_version[3];  /* names the opcodes; 0.0.0: the version
+                                   of the profile's first binary log */
+} tfmt_heatmap_options;
+#define TFMT_HEATMAP_OPTIONS_INIT {TFMT_HEATMAP_OPTIONS_VERSION, {0, 0, 0}}
+
+/* One page's source file, as the caller found it. */
+typedef struct tfmt_heatmap_source {
+    const char *text;           /* its bytes; NULL: not available */
+    size_t len;
+    const char *origin;         /* where it was read, when not at the
+                                   recorded path (shown); may be NULL */
+    const char *note;           /* text NULL: why (shown); may be NULL */
+} tfmt_heatmap_source;
+
+/*
+ * Build the heatmap of `p` (`opts` may be NULL). Returns TFMT_OK, or
+ * TFMT_ENOMEM with tfmt_profile_error(p) filled.
+ */
+TFMT_API int tfmt_heatmap_new(tfmt_heatmap **out, tfmt_profile *p,
+                              const tfmt_heatmap_options *opts);
+
+/* Number of file pages (0 when no sample had a source line). */
+TFMT_API size_t tfmt_heatmap_pages(const tfmt_heatmap *h);
+
+/* Page i's file path as recorded (valid UTF-8), hottest first. */
+TFMT_API tfmt_str tfmt_heatmap_path(const tfmt_heatmap *h, size_t i);
+
+/*
+ * Page i's file name ("file_0000.html"; "index.html" for i at or past the
+ * page count), valid until the next call on `h`.
+ */
+TFMT_API const char *tfmt_heatmap_page(tfmt_heatmap *h, size_t i);
+
+/* True when some frame had an opcode (pages then show instructions). */
+TFMT_API bool tfmt_heatmap_has_opcodes(const tfmt_heatmap *h);
+
+/*
+ * Write page i to `sink` with its source `src` (NULL: not available).
+ * Returns TFMT_OK or a negative status with tfmt_heatmap_error(h) filled
+ * (a sink's failure copied there). Does not finish the sink.
+ */
+TFMT_API int tfmt_heatmap_write_page(tfmt_heatmap *h, size_t i,
+                                     const tfmt_heatmap_source *src,
+                                     tfmt_sink *sink);
+
+/* Write index.html (after the pages, to mark missing sources). */
+TFMT_API int tfmt_heatmap_write_index(tfmt_heatmap *h, tfmt_sink *sink);
+
+/* The error behind the last negative status of a heatmap function. */
+TFMT_API const tfmt_error *tfmt_heatmap_error(const tfmt_heatmap *h);
+
+TFMT_API void tfmt_heatmap_free(tfmt_heatmap *h);
 
 /* ---- Firefox Profiler ("gecko"), a timeline ---- */
 

@@ -50,7 +50,7 @@ TFMT_API const char *tfmt_mode_name(int mode);
 
 /*
  * CPython's name for the opcode byte `op` of a frame recorded under Python
- * major.minor (tables for 3.11 to 3.13), specialised and instrumented
+ * major.minor (tables for 3.11 to 3.15), specialised and instrumented
  * variants under their own names as dis shows them ("LOAD_ATTR_SLOT").
  * NULL when that version is not known or has no such opcode (and for
  * TFMT_NO_OPCODE). The string is static.

@@ -42,12 +42,21 @@ static void ctx_free(binctx *c)
     tfmt__profile_import_close(&c->pi);
 }
 
-/* The first input sets the profile's interval, mode and statistics. */
+/*
+ * The first input sets the profile's interval, mode, statistics and Python
+ * version; a later log of another Python minor version is noted (its
+ * opcode bytes are numbered differently).
+ */
 static void take_info(tfmt_profile *p, const tfmt_info *info)
 {
-    if (p->have_input)
+    if (p->have_input) {
+        if (p->python_version[0] &&
+            memcmp(p->python_version, info->python_version, 2) != 0)
+            p->python_mixed = true;
         return;
+    }
     p->have_input = true;
+    memcpy(p->python_version, info->python_version, 3);
     p->interval_us = info->sample_interval_us;
     p->mode = info->mode;
     p->stats = info->stats;

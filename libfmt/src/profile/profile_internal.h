@@ -116,6 +116,8 @@ struct tfmt_profile {
     uint64_t interval_us;
     int mode;                   /* tfmt_mode */
     bool have_input;            /* interval/mode were set by an input */
+    uint8_t python_version[3];  /* of the first binary log (0.0.0: none) */
+    bool python_mixed;          /* a later log had another major.minor */
     tfmt_stats stats;           /* of the first input, if it had any */
     uint64_t start_time_us;     /* of the first input */
 
