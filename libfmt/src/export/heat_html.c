@@ -42,7 +42,16 @@ static int put_control(tfmt_buf *b, unsigned c)
     return tfmt__buf_put(b, u, 3);
 }
 
-static int put_ascii(tfmt_buf *b, char ch)
+/* In code, a control character is shown in caret notation ("^L"). */
+static int put_caret(tfmt_buf *b, unsigned c)
+{
+    return tfmt__buf_printf(b,
+                            "<span class=\"cc\" title=\"U+%04X\">^%c"
+                            "</span>",
+                            c, c == 0x7f ? '?' : (char)(c + 0x40));
+}
+
+static int put_ascii(tfmt_buf *b, char ch, bool code)
 {
     switch (ch) {
     case '&': return tfmt__buf_puts(b, "&amp;");
@@ -51,19 +60,21 @@ static int put_ascii(tfmt_buf *b, char ch)
     case '"': return tfmt__buf_puts(b, "&quot;");
     case '\t': return tfmt__buf_putc(b, '\t');
     default:
+        if (((unsigned char)ch < 0x20 || ch == 0x7f) && code)
+            return put_caret(b, (unsigned char)ch);
         if ((unsigned char)ch < 0x20 || ch == 0x7f)
             return put_control(b, (unsigned char)ch);
         return tfmt__buf_putc(b, ch);
     }
 }
 
-int tfmt__heat_text(tfmt_buf *b, const char *s, size_t n)
+static int put_text(tfmt_buf *b, const char *s, size_t n, bool code)
 {
     const uint8_t *u = (const uint8_t *)s;
     int rc = TFMT_OK;
     for (size_t i = 0; i < n && rc == TFMT_OK;) {
         if (u[i] < 0x80) {
-            rc = put_ascii(b, s[i++]);
+            rc = put_ascii(b, s[i++], code);
             continue;
         }
         size_t bad = 0, k = tfmt__utf8_seq(u + i, n - i, &bad);
@@ -76,6 +87,16 @@ int tfmt__heat_text(tfmt_buf *b, const char *s, size_t n)
         }
     }
     return rc;
+}
+
+int tfmt__heat_text(tfmt_buf *b, const char *s, size_t n)
+{
+    return put_text(b, s, n, false);
+}
+
+int tfmt__heat_code_text(tfmt_buf *b, const char *s, size_t n)
+{
+    return put_text(b, s, n, true);
 }
 
 int tfmt__heat_count(tfmt_buf *b, uint64_t n)
@@ -120,7 +141,7 @@ static const char css_base[] =
     ":root{--blue:#3776ab;--blue2:#4584bb;--gold:#ffd43b;--bg:#fff;"
     "--bg2:#f8f9fa;--bg3:#e9ecef;--bd:#e9ecef;--fg:#2e3338;--fg2:#5a6c7d;"
     "--mut:#6f767e;--acc:#3776ab;--up:#2563eb;--dn:#dc2626;"
-    "--hot:255,99,71;--cold:128,128,128;"
+    "--hot:255,99,71;--cold:128,128,128;--ul:150,30,0;"
     "--heat-1:#7ba3d1;--heat-2:#a8d0ef;--heat-3:#d6e9f8;--heat-4:#ffe6a8;"
     "--heat-5:#ffd43b;--heat-6:#ffb84d;--heat-7:#ff9966;--heat-8:#ff6347;"
     "--mono:'SF Mono',Monaco,Consolas,'Liberation Mono',monospace;"
@@ -128,7 +149,7 @@ static const char css_base[] =
     "Geneva,Verdana,sans-serif}\n"
     "@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--bg2:#161b22;"
     "--bg3:#21262d;--bd:#30363d;--fg:#e6edf3;--fg2:#8b949e;--mut:#757e8a;"
-    "--acc:#58a6ff;--up:#58a6ff;--dn:#f87171;"
+    "--acc:#58a6ff;--up:#58a6ff;--dn:#f87171;--ul:255,170,120;"
     "--heat-1:#4a7ba7;--heat-2:#5a9fa8;--heat-3:#6ab5b5;--heat-4:#7ec488;"
     "--heat-5:#a0d878;--heat-6:#c4de6a;--heat-7:#f4d44d;--heat-8:#ff6b35}}\n"
     "*{box-sizing:border-box}\n"
@@ -253,10 +274,11 @@ static const char css_file[] =
     "border-radius:4px;overflow:hidden;vertical-align:middle}"
     ".hb i{display:block;height:100%;background:var(--heat-7)}\n"
     ".x{border-bottom:2px solid transparent}"
-    ".x.k0{border-bottom:1px dotted rgba(var(--cold),.6)}"
-    ".x.k1,.x.k2{border-bottom-color:rgba(var(--hot),.55)}"
-    ".x.k3,.x.k4{border-bottom-color:rgba(var(--hot),.95)}\n"
-    ".nv{display:flex;gap:3px;padding-right:8px}\n"
+    ".x.k0{border-bottom:1px dotted rgba(var(--cold),.8)}"
+    ".x.k1,.x.k2{border-bottom-color:rgba(var(--ul),.5)}"
+    ".x.k3,.x.k4{border-bottom-color:rgba(var(--ul),.95)}\n"
+    ".cc{color:var(--mut);font-size:85%}\n"
+    ".nv{display:flex;gap:3px;padding-right:8px;align-self:center}\n"
     ".nv a,.nv summary{display:inline-block;width:20px;text-align:center;"
     "border-radius:4px;font-size:10px;line-height:18px;color:#fff;"
     "text-decoration:none;cursor:pointer;list-style:none}\n"

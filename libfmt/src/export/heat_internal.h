@@ -153,8 +153,11 @@ const char *tfmt__heat_opname(const tfmt_heatmap *h, uint8_t op, char tmp[8],
 
 /* ---- HTML pieces (heat_html.c) ---- */
 
-/* Text with &, <, >, " escaped; invalid UTF-8 as U+FFFD. */
+/* Text with &, <, >, " escaped, invalid UTF-8 as U+FFFD, control
+ * characters as their Unicode pictures (U+2400...). */
 int tfmt__heat_text(tfmt_buf *b, const char *s, size_t n);
+/* The same for source code: control characters in caret notation. */
+int tfmt__heat_code_text(tfmt_buf *b, const char *s, size_t n);
 /* n with thousands separators ("12,345"). */
 int tfmt__heat_count(tfmt_buf *b, uint64_t n);
 /*

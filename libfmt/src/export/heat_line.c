@@ -207,7 +207,7 @@ static int span_title(const tfmt_heatmap *h, tfmt_buf *b, const hrange *r,
         rc = tfmt__buf_printf(b, " +%u more", more);
     unsigned pct = line_total ? (unsigned)(100 * r->count / line_total) : 0;
     if (rc == TFMT_OK)
-        rc = tfmt__buf_printf(b, ": %llu samples, %u%% of the line's",
+        rc = tfmt__buf_printf(b, ": %llu samples, %u%% of the line",
                               (unsigned long long)r->count, pct);
     return rc;
 }
@@ -261,7 +261,7 @@ static int put_spans(tfmt_heatmap *h, tfmt_buf *b, const char *s, size_t n,
             cur = here;
         }
         if (rc == TFMT_OK)
-            rc = tfmt__heat_text(b, s + i, k);
+            rc = tfmt__heat_code_text(b, s + i, k);
         i += k;
     }
     if (rc == TFMT_OK && cur != UINT32_MAX)
@@ -273,12 +273,12 @@ int tfmt__heat_code(tfmt_heatmap *h, tfmt_buf *b, const hline *l, const char *s,
                     size_t n)
 {
     if (!l || l->ninstr == 0 || l->total == 0)
-        return tfmt__heat_text(b, s, n);
+        return tfmt__heat_code_text(b, s, n);
     hrange *r = (hrange *)(void *)h->tmp_b;
     hop *ops = (hop *)(void *)h->tmp_a;
     uint32_t nr = line_ranges(h, l, r);
     if (nr == 0)
-        return tfmt__heat_text(b, s, n);
+        return tfmt__heat_code_text(b, s, n);
     uint32_t nops = line_ops(h, l, ops);
     int rc = paint_line(h, r, nr, n);
     return rc == TFMT_OK ? put_spans(h, b, s, n, r, nr, ops, nops) : rc;
@@ -311,7 +311,7 @@ static int put_op_row(tfmt_heatmap *h, tfmt_buf *b, const hop *op, uint64_t max)
     const char *base;
     char tmp[8];
     const char *name = tfmt__heat_opname(h, op->op, tmp, &base);
-    int rc = tfmt__buf_puts(b, "<tr><td>");
+    int rc = tfmt__buf_printf(b, "<tr data-op=\"%u\"><td>", op->op);
     rc |= tfmt__heat_text(b, name, strlen(name));
     if (base)
         rc |= tfmt__buf_printf(b,
