@@ -261,7 +261,7 @@ static const char css_file[] =
     ".bc{display:none;margin:2px 8px 6px 14.5em;padding:6px 12px;"
     "border:1px solid var(--bd);border-radius:6px;background:var(--bg2);"
     "font:12px/1.5 var(--mono)}\n"
-    ".bx:checked+.bc{display:block}\n"
+    ".bx:checked+.bc,.l:target+.bx+.bc{display:block}\n"
     ".bc table{border-collapse:collapse}.bc th,.bc td{padding:0 14px 0 0;"
     "text-align:left;white-space:nowrap}.bc th{font:600 11px var(--sans);"
     "color:var(--fg2)}.bc td.k{text-align:right}\n"

@@ -9,7 +9,7 @@
  * line after one), a UTF-8 BOM is skipped, and column offsets are bytes
  * of the file as read. Without a source the page lists the sampled lines
  * alone and says why; sampled lines past the end of the source are listed
- * after it and marked.
+ * after it and marked. A link to a line (#line-N) opens its bytecode.
  */
 #include "heat_internal.h"
 
