@@ -296,6 +296,11 @@ static int put_notes(hpage *pg, const tfmt_heatmap_source *src)
                                "are named as in Python %u.%u, the first "
                                "input's.</div>\n",
                                h->pyver[0], h->pyver[1]);
+    else if (h->opcodes && !h->pyver[0])
+        rc |=
+            tfmt__buf_puts(b, "<div class=\"note\">The input does not say "
+                              "which Python recorded it: opcodes are shown by "
+                              "number.</div>\n");
     else if (h->opcodes && !tfmt_opcode_name(h->pyver[0], h->pyver[1], 1) &&
              !tfmt_opcode_name(h->pyver[0], h->pyver[1], 2))
         rc |= tfmt__buf_printf(b,
