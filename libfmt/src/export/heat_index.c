@@ -22,26 +22,11 @@ typedef struct hix {
     uint64_t top;                 /* the hottest file's samples */
 } hix;
 
-typedef struct skey2 {
-    uint64_t a, b;
-    uint32_t id;
-} skey2;
-
-static int skey2_cmp(const void *va, const void *vb)
-{
-    const skey2 *x = va, *y = vb;
-    if (x->a != y->a)
-        return x->a < y->a ? -1 : 1;
-    if (x->b != y->b)
-        return x->b < y->b ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
 /* Children lists: keys (parent, hottest first), then creation order. */
-static int group(const tfmt_heatmap *h, skey2 *k, uint32_t n, uint32_t *first,
+static int group(const tfmt_heatmap *h, hkey *k, uint32_t n, uint32_t *first,
                  uint32_t *count, uint32_t *list)
 {
-    qsort(k, n, sizeof *k, skey2_cmp);
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t parent = (uint32_t)(k[i].a >> 32);
         if (count[parent]++ == 0)
@@ -56,7 +41,7 @@ static int index_tree(hix *x)
 {
     tfmt_heatmap *h = x->h;
     size_t nd = h->ndirs + 1, nf = h->nfiles + 1;
-    skey2 *k = tfmt__malloc(h->alloc, (nd > nf ? nd : nf) * sizeof *k);
+    hkey *k = tfmt__malloc(h->alloc, (nd > nf ? nd : nf) * sizeof *k);
     x->kid = tfmt__calloc(h->alloc, nd, sizeof(uint32_t));
     x->nkid = tfmt__calloc(h->alloc, nd, sizeof(uint32_t));
     x->kids = tfmt__calloc(h->alloc, nd, sizeof(uint32_t));
@@ -70,14 +55,14 @@ static int index_tree(hix *x)
     }
     uint32_t n = 0;
     for (uint32_t d = HSEC_COUNT; d < h->ndirs; d++)
-        k[n++] = (skey2){((uint64_t)h->dirs[d].parent << 32),
-                         UINT64_MAX - h->dirs[d].total, d};
+        k[n++] = (hkey){((uint64_t)h->dirs[d].parent << 32),
+                        UINT64_MAX - h->dirs[d].total, 0, d};
     group(h, k, n, x->kid, x->nkid, x->kids);
     n = 0;
     for (uint32_t i = 0; i < h->npages; i++) {
         const hfile *f = &h->files[h->pages[i]];
         x->top = f->total > x->top ? f->total : x->top;
-        k[n++] = (skey2){(uint64_t)f->dir << 32, i, h->pages[i]};
+        k[n++] = (hkey){(uint64_t)f->dir << 32, i, 0, h->pages[i]};
     }
     group(h, k, n, x->fil, x->nfil, x->files);
     tfmt__free(h->alloc, k);

@@ -122,6 +122,14 @@ struct tfmt_heatmap {
     size_t paint_cap;
 };
 
+/* A sort key: qsort has no context, so keys travel with the id. */
+typedef struct hkey {
+    uint64_t a, b, c;
+    uint32_t id;
+} hkey;
+/* By a, b, c, then id. */
+int tfmt__heat_key_cmp(const void *x, const void *y);
+
 /* Build the model (heat_model.c); TFMT_OK or TFMT_ENOMEM. */
 int tfmt__heat_build(tfmt_heatmap *h);
 void tfmt__heat_free_model(tfmt_heatmap *h);

@@ -27,16 +27,11 @@ typedef struct hctx {
     size_t edge_cap;
 } hctx;
 
-/* ---- sorting on keys (qsort has no context: keys travel along) ---- */
+/* ---- sorting ---- */
 
-typedef struct skey {
-    uint64_t a, b, c;
-    uint32_t id;
-} skey;
-
-static int skey_cmp(const void *va, const void *vb)
+int tfmt__heat_key_cmp(const void *va, const void *vb)
 {
-    const skey *x = va, *y = vb;
+    const hkey *x = va, *y = vb;
     if (x->a != y->a)
         return x->a < y->a ? -1 : 1;
     if (x->b != y->b)
@@ -111,16 +106,16 @@ static void add_file(tfmt_heatmap *h, uint32_t name, uint32_t first_line)
 }
 
 /* Number the (file, line) pairs of counted frames, files in path order. */
-static int number_lines(hctx *c, skey *k)
+static int number_lines(hctx *c, hkey *k)
 {
     const tfmt_profile *p = c->p;
     tfmt_heatmap *h = c->h;
     size_t n = 0;
     for (size_t f = 0; f < p->nframes; f++)
         if (c->counts[f] && c->fl[f] >= 0)
-            k[n++] = (skey){c->srank[p->frames[f].filename], (uint64_t)c->fl[f],
+            k[n++] = (hkey){c->srank[p->frames[f].filename], (uint64_t)c->fl[f],
                             0, (uint32_t)f};
-    qsort(k, n, sizeof *k, skey_cmp);
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     h->lines = tfmt__calloc(h->alloc, n ? n : 1, sizeof *h->lines);
     h->files = tfmt__calloc(h->alloc, n ? n : 1, sizeof *h->files);
     if (!h->lines || !h->files)
@@ -146,7 +141,7 @@ static int number_lines(hctx *c, skey *k)
 
 /* ---- instructions ---- */
 
-static int number_instrs(hctx *c, skey *k)
+static int number_instrs(hctx *c, hkey *k)
 {
     const tfmt_profile *p = c->p;
     tfmt_heatmap *h = c->h;
@@ -162,9 +157,9 @@ static int number_instrs(hctx *c, skey *k)
             ((uint64_t)fr->opcode << 32) | ((uint32_t)end_line ^ 0x80000000u);
         uint64_t cc = ((uint64_t)((uint32_t)col ^ 0x80000000u) << 32) |
                       ((uint32_t)end_col ^ 0x80000000u);
-        k[n++] = (skey){c->fline[f], b, cc, (uint32_t)f};
+        k[n++] = (hkey){c->fline[f], b, cc, (uint32_t)f};
     }
-    qsort(k, n, sizeof *k, skey_cmp);
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     h->instrs = tfmt__calloc(h->alloc, n ? n : 1, sizeof *h->instrs);
     if (!h->instrs)
         return TFMT_ENOMEM;
@@ -190,16 +185,16 @@ static int number_instrs(hctx *c, skey *k)
 
 /* ---- functions ---- */
 
-static int number_funcs(hctx *c, skey *k)
+static int number_funcs(hctx *c, hkey *k)
 {
     const tfmt_profile *p = c->p;
     tfmt_heatmap *h = c->h;
     size_t n = 0;
     for (size_t f = 0; f < p->nframes; f++)
         if (c->counts[f] && p->strings[p->frames[f].funcname].len > 0)
-            k[n++] = (skey){c->srank[p->frames[f].filename],
+            k[n++] = (hkey){c->srank[p->frames[f].filename],
                             c->srank[p->frames[f].funcname], 0, (uint32_t)f};
-    qsort(k, n, sizeof *k, skey_cmp);
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     h->funcs = tfmt__calloc(h->alloc, n ? n : 1, sizeof *h->funcs);
     if (!h->funcs)
         return TFMT_ENOMEM;
@@ -352,7 +347,7 @@ static int edge_cmp(const void *va, const void *vb)
 static int index_callers(tfmt_heatmap *h)
 {
     uint32_t n = h->nedges;
-    skey *k = tfmt__malloc(h->alloc, (n ? n : 1) * sizeof *k);
+    hkey *k = tfmt__malloc(h->alloc, (n ? n : 1) * sizeof *k);
     h->by_callee = tfmt__malloc(h->alloc, (n ? n : 1) * sizeof(uint32_t));
     if (!k || !h->by_callee) {
         tfmt__free(h->alloc, k);
@@ -360,8 +355,8 @@ static int index_callers(tfmt_heatmap *h)
     }
     for (uint32_t i = 0; i < n; i++)
         k[i] =
-            (skey){h->edges[i].callee, h->edges[i].caller, h->edges[i].line, i};
-    qsort(k, n, sizeof *k, skey_cmp);
+            (hkey){h->edges[i].callee, h->edges[i].caller, h->edges[i].line, i};
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     for (uint32_t i = 0; i < n; i++) {
         h->by_callee[i] = k[i].id;
         hfunc *fn = &h->funcs[h->edges[k[i].id].callee];
@@ -422,7 +417,7 @@ static void file_stats(tfmt_heatmap *h)
  * by path. Files are already in path order. */
 static int number_pages(tfmt_heatmap *h)
 {
-    skey *k = tfmt__malloc(h->alloc, (h->nfiles + 1) * sizeof *k);
+    hkey *k = tfmt__malloc(h->alloc, (h->nfiles + 1) * sizeof *k);
     h->pages = tfmt__malloc(h->alloc, (h->nfiles + 1) * sizeof *h->pages);
     if (!k || !h->pages) {
         tfmt__free(h->alloc, k);
@@ -431,8 +426,8 @@ static int number_pages(tfmt_heatmap *h)
     uint32_t n = 0;
     for (uint32_t i = 0; i < h->nfiles; i++)
         if (h->files[i].shown)
-            k[n++] = (skey){UINT64_MAX - h->files[i].total, i, 0, i};
-    qsort(k, n, sizeof *k, skey_cmp);
+            k[n++] = (hkey){UINT64_MAX - h->files[i].total, i, 0, i};
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
     for (uint32_t i = 0; i < n; i++) {
         h->pages[i] = k[i].id;
         h->files[k[i].id].page = i;
@@ -478,7 +473,7 @@ static void free_ctx(hctx *c)
 
 static int number_all(hctx *c)
 {
-    skey *k = tfmt__malloc(c->p->alloc, (c->p->nframes + 1) * sizeof *k);
+    hkey *k = tfmt__malloc(c->p->alloc, (c->p->nframes + 1) * sizeof *k);
     if (!k)
         return TFMT_ENOMEM;
     mark_frames(c);
