@@ -5,18 +5,24 @@ collecting (gc.callbacks), and none with --no-gc; with --native, <native>
 between a Python key function and the frame that called sorted(), never
 innermost or outermost and never between two frames that call directly;
 with --opcodes every Python frame's opcode byte, callers at a call
-instruction of this interpreter's own numbering; and the header's
-capture features in each case."""
+instruction of this interpreter's own numbering, and tachyon-conv's Gecko
+timeline of that log with CPython's Opcode markers (the Gecko model's,
+byte for byte, named as this interpreter's dis names them); and the
+header's capture features in each case."""
 import argparse
 import dis
+import json
 import opcode
 import os
+import subprocess
 import sys
 
 from rec_common import (check, config_word, decode, finish, load_avg,
                         record, tool_args)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import gecko_model  # noqa: E402
 TARGET = os.path.join(HERE, "frames_target.py")
 NONE = 255
 BUSY_MACHINE = 15
@@ -135,10 +141,57 @@ def check_opcodes(args):
     print(f"--opcodes: {frames} frames, callers at a call instruction "
           f"{at_call} of {callers}")
     check(callers and at_call == callers, "a caller not at a call opcode")
+    if args.conv:
+        check_gecko_opcodes(args, f"{args.out}.opcodes.bin")
     got, _ = run(args, "noop", ["--no-gc"])
     if got:
         check(all(f[6] == NONE for s in got[2] for f in s[3]),
               "opcodes recorded without --opcodes")
+
+
+def specialized_bases():
+    """variant opcode -> base opcode, as CPython's opcode_utils builds it."""
+    opmap = dis._all_opmap if hasattr(dis, "_all_opmap") else {
+        n: op for op, n in enumerate(dis._all_opname)}
+    return {opmap[v]: opmap[b] for b, vs in opcode._specializations.items()
+            for v in vs if v in opmap and b in opmap}
+
+
+def check_gecko_opcodes(args, log):
+    """conv --to gecko of an --opcodes log: the model's bytes, and names as
+    this interpreter's dis gives them."""
+    out = log + ".gecko.json"
+    p = subprocess.run([args.conv, "-q", "-f", "--to", "gecko", "-o", out,
+                        log])
+    check(p.returncode == 0, f"conv --to gecko: exit {p.returncode}")
+    if p.returncode:
+        return
+    with open(out, encoding="ascii") as f:
+        got = json.load(f)
+    got["meta"].update(startTime=0.0, abi="NORMALIZED", oscpu="NORMALIZED",
+                       platform="NORMALIZED", physicalCPUs=0, logicalCPUs=0)
+    for t in got["threads"]:
+        t["pid"] = "0"
+    want = gecko_model.model(log)
+    dumps = lambda d: json.dumps(d, separators=(",", ":"))
+    check(dumps(got) == dumps(want), "gecko differs from the model")
+    bases = specialized_bases()
+    markers = bad = 0
+    for t in got["threads"]:
+        for d in t["markers"]["data"]:
+            if d["type"] != "Opcode":
+                continue
+            markers += 1
+            op, name = d["opcode"], dis._all_opname[d["opcode"]]
+            base = dis._all_opname[bases[op]] if op in bases else name
+            want_name = f"{name} ({base})" if op in bases else name
+            if (d["opname"], d["base_opname"], d["is_specialized"]) != \
+                    (want_name, base, op in bases):
+                bad += 1
+    schema = [s["name"] for s in got["meta"]["markerSchema"]]
+    print(f"gecko: {markers} Opcode markers, {bad} misnamed, schema {schema}")
+    check(markers > 0 and bad == 0 and schema == ["Opcode"],
+          "Opcode markers")
 
 
 def main():

@@ -162,7 +162,7 @@ def main():
                 sys.exit(f"{case}: the model does not tell CPython from "
                          f"'{how}'")
         print(f"{case}: tells CPython's replay from: {', '.join(hows)}")
-    for case in TELLS:
+    for case in (*TELLS, "opcodes"):
         log = os.path.join(views, case + ".bin")
         out = os.path.join(scratch, case + ".gecko.json")
         subprocess.run([conv, "--to", "gecko", "-o", out, log], check=True)

@@ -15,7 +15,9 @@ code, and serves as the oracle for logs the CPython fixtures do not cover:
    first, at most 256 frames; an empty stack is handed on too.
 
 2. GeckoCollector (Lib/profiling/sampling/gecko_collector.py) with
-   skip_idle=False and opcodes=False, as `replay --gecko` builds it:
+   skip_idle=False and opcodes=False, as `replay --gecko` builds it
+   (opcodes=True, as `run --gecko --opcodes` builds it, when the log's
+   header says opcodes were recorded: see 3):
    - times are (ts - first_ts) / 1000 where first_ts is the FIRST
      timestamp of the FIRST collect() call, whatever its stack;
    - per call: interval bookkeeping (overwritten at export), then per
@@ -34,6 +36,18 @@ code, and serves as the oracle for logs the CPython fixtures do not cover:
    them: function name, then the resource name, then the file's basename
    for Python files; marker names when the marker is added.
 
+3. With opcodes=True, after a call's samples (not for an empty stack):
+   the leaf frame's (opcode, lineno, col_offset, funcname, filename) is
+   the thread's opcode state, opened at the call's first time; when it
+   changes, an "Opcode" marker (category 7) closes the previous one,
+   unless its opcode was None; at export the open ones close at the last
+   time after every state marker, in the order the threads' states were
+   first opened; the marker schema lists the Opcode schema. Names follow
+   opcode_utils (get_opcode_info, format_opcode) with the log's Python
+   version's table from scripts/opcodes/ (CPython uses its own
+   interpreter's, which for a log it recorded is the same version; those
+   tables are checked against each interpreter by the record tests).
+
 Machine-dependent fields are written normalized as in the fixtures
 (startTime 0.0, "NORMALIZED", CPU counts 0, pid "0").
 
@@ -43,6 +57,9 @@ import json
 import os
 import struct
 import sys
+
+OPCODES_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "..", "scripts", "opcodes")
 
 HAS_GIL, ON_CPU, UNKNOWN, GIL_REQ, HAS_EXC, MAIN = 1, 2, 4, 8, 16, 32
 
@@ -88,6 +105,12 @@ def read_log(path):
     if comp != 0:
         raise SystemExit(f"{path}: compressed; convert with --compression none")
     start = struct.unpack_from("<Q", d, 12)[0]
+    version = (d[8], d[9])
+    # the profiling config word (u64 count layout only): bit 3 says the
+    # capture features (bits 4-8) are recorded; opcodes is feature 1 << 3
+    config = struct.unpack_from("<I", d, 60)[0] if str_off == \
+        struct.unpack_from("<Q", d, 40)[0] else 0
+    opcodes = bool(config & 8) and bool((config >> 4) & 8)
     nstr, nframe = struct.unpack_from("<II", d, size - 32)
     strings, off = [], str_off
     for _ in range(nstr):
@@ -110,7 +133,7 @@ def read_log(path):
             ecol = -1 if col == -1 else col + zigzag(dc)
             loc = (line, line + zigzag(dl), col, ecol)
         frames.append((strings[fi], loc, strings[fu], None if op == 255 else op))
-    return start, frames, d[64:str_off]
+    return start, frames, d[64:str_off], version, opcodes
 
 
 def replay(start, frames, data):
@@ -163,6 +186,33 @@ def replay(start, frames, data):
 
 # ---- the collector ----
 
+class OpcodeNames:
+    """opcode_utils.get_opcode_info and format_opcode for one version."""
+
+    def __init__(self, version):
+        path = os.path.join(OPCODES_DIR, "%d.%d.json" % version)
+        self.names, self.deopt = {}, {}
+        if os.path.exists(path):
+            with open(path) as f:
+                t = json.load(f)
+            self.names = {op: n for op, n in enumerate(t["names"]) if n}
+            self.deopt = {op: b for op, b in enumerate(t["base"])
+                          if b != op and op in self.names}
+
+    def info(self, op):
+        name = self.names.get(op)
+        if name is None:
+            return f"<{op}>", f"<{op}>", False
+        if op in self.deopt:
+            b = self.deopt[op]
+            return name, self.names.get(b, f"<{b}>"), True
+        return name, name, False
+
+    def format(self, op):
+        name, base, spec = self.info(op)
+        return f"{name} ({base})" if spec else name
+
+
 class Gecko:
     STATES = ["has_gil", "no_gil", "on_cpu", "off_cpu", "python_code",
               "native_code", "gil_wait", "gc", "exception", "no_exception"]
@@ -175,7 +225,9 @@ class Gecko:
              "exception": ("Has Exception", CAT_EXC),
              "no_exception": ("No Exception", CAT_EXC)}
 
-    def __init__(self):
+    def __init__(self, opcodes=None):
+        self.opcodes = opcodes  # an OpcodeNames, or None: opcodes off
+        self.opcode_state = {}
         self.strings, self.smap = ["(root)"], {"(root)": 0}
         self.threads = {}
         self.open = {s: {} for s in self.STATES}
@@ -203,6 +255,34 @@ class Gecko:
         m["endTime"].append(end)
         m["phase"].append(1)
         m["category"].append(cat)
+
+    def opcode_marker(self, tid, state, end):
+        op, line, col, funcname, _file, start = state
+        if tid not in self.threads or op is None:
+            return
+        _name, base, spec = self.opcodes.info(op)
+        opname = self.opcodes.format(op)
+        m = self.threads[tid]["markers"]
+        m["name"].append(self.intern(opname))
+        m["startTime"].append(start)
+        m["endTime"].append(end)
+        m["phase"].append(1)
+        m["category"].append(7)
+        m["data"].append({"type": "Opcode", "opcode": op, "opname": opname,
+                          "base_opname": base, "is_specialized": spec,
+                          "line": line,
+                          "column": col if col >= 0 else None,
+                          "function": funcname, "duration": end - start})
+
+    def track_opcode(self, tid, leaf, now):
+        filename, loc, funcname, op = leaf
+        line, col = (loc[0], loc[2]) if isinstance(loc, tuple) else (loc, -1)
+        cur = (op, line, col, funcname, filename)
+        if tid not in self.opcode_state:
+            self.opcode_state[tid] = (*cur, now)
+        elif self.opcode_state[tid][:5] != cur:
+            self.opcode_marker(tid, self.opcode_state[tid], now)
+            self.opcode_state[tid] = (*cur, now)
 
     def transition(self, tid, cond, active, inactive, now):
         if tid not in self.initialized:
@@ -359,6 +439,8 @@ class Gecko:
                 s["stack"].append(idx)
                 s["time"].append(t)
                 s["eventDelay"].append(None)
+            if self.opcodes:
+                self.track_opcode(tid, frames[0], now)
         self.sample_count += len(times)
 
     def export(self):
@@ -367,6 +449,9 @@ class Gecko:
         for s in self.STATES:
             for tid in list(self.open[s]):
                 self.marker(tid, s, self.open[s].pop(tid), self.last)
+        for tid, state in list(self.opcode_state.items()):
+            self.opcode_marker(tid, state, self.last)
+        self.opcode_state.clear()
         threads = []
         for t in self.threads.values():
             del t["_c"]
@@ -388,7 +473,7 @@ class Gecko:
                 "preprocessedProfileVersion": 57, "appBuildID": "",
                 "physicalCPUs": 0, "logicalCPUs": 0, "CPUName": "",
                 "product": "Python", "symbolicated": True,
-                "markerSchema": [],
+                "markerSchema": [OPCODE_SCHEMA] if self.opcodes else [],
                 "importedFrom": "Tachyon Sampling Profiler",
                 "extensions": {"id": [], "name": [], "baseURL": [],
                                "length": 0}}
@@ -398,9 +483,26 @@ class Gecko:
                                        "filename": []}}}
 
 
+OPCODE_SCHEMA = {
+    "name": "Opcode", "display": ["marker-table", "marker-chart"],
+    "tooltipLabel": "{marker.data.opname}",
+    "tableLabel": "{marker.data.opname} at line {marker.data.line}",
+    "chartLabel": "{marker.data.opname}",
+    "fields": [
+        {"key": "opname", "label": "Opcode", "format": "string",
+         "searchable": True},
+        {"key": "base_opname", "label": "Base Opcode", "format": "string"},
+        {"key": "is_specialized", "label": "Specialized",
+         "format": "string"},
+        {"key": "line", "label": "Line", "format": "integer"},
+        {"key": "column", "label": "Column", "format": "integer"},
+        {"key": "function", "label": "Function", "format": "string"},
+        {"key": "duration", "label": "Duration", "format": "duration"}]}
+
+
 def model(path):
-    start, frames, data = read_log(path)
-    g = Gecko()
+    start, frames, data, version, opcodes = read_log(path)
+    g = Gecko(OpcodeNames(version) if opcodes else None)
     for tid, status, stack, stamps in replay(start, frames, data):
         g.collect(tid, status, [frames[i] for i in stack[:256]], stamps)
     return g.export()

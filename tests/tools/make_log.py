@@ -9,7 +9,10 @@ compression, one REPEAT group pending per thread (flushed before it would
 pass 16 KiB, before the thread's next non-REPEAT record, and at the end in
 thread-creation order), FULL / SUFFIX / POP_PUSH chosen against the
 thread's previous stack, stacks cut to their 256 innermost frames, strings
-and frames interned innermost first (filename before funcname).
+and frames interned innermost first (filename before funcname). Two keys
+the fixtures do not use: "features" (capture feature bits, recorded in the
+profiling config word as CPython's collector does when it knows them) and
+"python_version" ([major, minor, micro]; default 3.15.0).
 
 `--check` rewrites every CPython fixture's input.json and compares with
 its none.bin byte for byte, which is how this model is trusted.
@@ -109,7 +112,7 @@ class Writer:
         st["prev_ts"] = ts
         self.count += 1
 
-    def finish(self, mode, stats):
+    def finish(self, mode, stats, features=None, version=(3, 15, 0)):
         for key, st in self.threads.items():
             self.flush(key, st)
         str_off = 64 + len(self.data)
@@ -134,7 +137,9 @@ class Writer:
                               b"TACHSTAT", 1, 56)
         size = frame_off + len(frames) + len(ext) + 32
         config = 0 if mode is None else MODES[mode] + 1
-        head = struct.pack("<II4BQQQIQQII", 0x54414348, 1, 3, 15, 0, 0,
+        if features is not None:  # the capture features are recorded
+            config |= 8 | features << 4
+        head = struct.pack("<II4BQQQIQQII", 0x54414348, 1, *version, 0,
                            self.start, self.interval, self.count,
                            len(self.threads), str_off, frame_off, 0, config)
         foot = struct.pack("<IIQ16x", len(self.strings), len(self.frames),
@@ -149,7 +154,8 @@ def write(inp):
             for th in interp["threads"]:
                 w.sample(th["tid"], interp["id"], th["status"], th["frames"],
                          s["t"])
-    return w.finish(inp.get("mode"), inp.get("stats"))
+    return w.finish(inp.get("mode"), inp.get("stats"), inp.get("features"),
+                    tuple(inp.get("python_version", (3, 15, 0))))
 
 
 def main():

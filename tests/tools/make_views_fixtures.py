@@ -32,13 +32,23 @@ Cases:
                 a status change right at the cut: a new call), written
                 last and before the first record, so the interval comes
                 from collect() (the last call ends before 0).
+  opcodes       a log that says it recorded opcodes (Python 3.15): the
+                leaf instruction changes by opcode, by line, by column, by
+                function and file, not by end line or end column; a
+                specialised instruction, an instrumented one, a byte 3.15
+                does not name, runs of None, a "<GC>" leaf without a
+                location, a function name JSON escapes, status changes
+                inside one run (REPEAT records split by status), a
+                thread whose first stacks are empty, and two states
+                closed only at the end (the string array's last two
+                names, interned then).
   rate_1khz, rate_100hz  one program recorded at 1 kHz (2,000 samples) and
                 at 100 Hz (200 samples), same stacks in the same shares:
                 the differential flame graph must call nothing changed
                 (cpython#154032 scaled one side by the sampled time).
 
 usage: make_views_fixtures.py OUT_DIR   (writes OUT_DIR/<case>.bin, and
-       <case>.expected.gecko.json for empty_stacks and idle_run)
+       <case>.expected.gecko.json for empty_stacks, idle_run and opcodes)
 """
 import json
 import os
@@ -170,6 +180,51 @@ def idle_run():
     return log(samples)
 
 
+def op_frame(file, line, func, op, col=4, end=0):
+    return [file, [line, line + end, col, col + 10 + end], func, op]
+
+
+def opcodes():
+    LOAD_ATTR_SLOT, BINARY_OP, CALL, INSTR_LINE, UNNAMED = 194, 42, 50, \
+        253, 120
+    LOAD_FAST, CALL_PY_EXACT_ARGS = 83, 164
+    outer = [op_frame("/app/o.py", 30, "main", CALL, 0)]
+    leaves = [
+        op_frame("/app/o.py", 10, "get", LOAD_ATTR_SLOT),
+        op_frame("/app/o.py", 10, "get", LOAD_ATTR_SLOT),       # same
+        op_frame("/app/o.py", 10, "get", LOAD_ATTR_SLOT, end=2),  # same key
+        op_frame("/app/o.py", 10, "get", BINARY_OP),            # opcode
+        op_frame("/app/o.py", 11, "get", BINARY_OP),            # line
+        op_frame("/app/o.py", 11, "get", BINARY_OP, col=9),     # column
+        op_frame("/app/p.py", 11, "get", BINARY_OP, col=9),     # file
+        op_frame("/app/p.py", 11, 'say "h\u00e9"', BINARY_OP, col=9),
+        op_frame("/app/p.py", 12, "get", None),                 # None
+        op_frame("/app/p.py", 13, "get", None),
+        ["~", None, "<GC>", None],                              # no location
+        op_frame("/app/p.py", 14, "get", INSTR_LINE),
+        op_frame("/app/p.py", 15, "get", UNNAMED),
+        op_frame("/app/p.py", 15, "get", UNNAMED),
+    ]
+    samples, t = [], 1001000
+    for i in range(40):
+        # the last states, closed at the end, are the only ones with their
+        # names: the string array shows which thread closed first
+        leaf = leaves[i % len(leaves)] if i < 39 else op_frame(
+            "/app/o.py", 16, "get", LOAD_FAST)
+        status = GIL | CPU | MAIN if i % 3 else CPU | MAIN
+        threads = [(1, status, [leaf] + outer)]
+        w = [] if i < 9 else [op_frame("/app/w.py", 3 + i // 6, "work",
+                                       BINARY_OP if i < 36 else
+                                       CALL_PY_EXACT_ARGS), op_frame(
+            "/app/w.py", 40, "run", CALL, 0)]
+        threads.insert(0, (2, GIL if w else 0, w))
+        samples.append(at(t, *threads))
+        t += 1000
+    out = log(samples)
+    out["features"] = 8  # opcodes recorded
+    return out
+
+
 def rate(interval, n):
     """One program at two sampling rates: the same stacks in the same
     proportions (60% / 30% / 10%), `n` samples `interval` us apart."""
@@ -190,6 +245,7 @@ def main():
                             ("empty_stacks", empty_stacks, True),
                             ("many_stacks", many_stacks, False),
                             ("idle_run", idle_run, True),
+                            ("opcodes", opcodes, True),
                             ("rate_1khz", lambda: rate(1000, 2000), False),
                             ("rate_100hz", lambda: rate(10000, 200), False)):
         path = os.path.join(out, name + ".bin")

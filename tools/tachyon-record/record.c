@@ -29,14 +29,9 @@
 #include "sampler.h"
 
 /* Profiling config word (spec 1.9): mode + 1 in bits 0-2, bit 3 says the
- * capture features are recorded, features from bit 4 as CPython's
- * binary_collector.CAPTURE_FEATURES. */
+ * capture features are recorded, features (TFMT_CAPTURE_*) from bit 4. */
 #define CONFIG_FEATURES_KNOWN 8u
 #define CONFIG_FEATURE_SHIFT 4
-#define FEATURE_ALL_THREADS 1u
-#define FEATURE_NATIVE 2u
-#define FEATURE_GC 4u
-#define FEATURE_OPCODES 8u
 
 /* Below this share of the requested rate the run is called short. */
 #define RATE_WARN_SHARE 0.9
@@ -63,9 +58,10 @@ static void install_handlers(void)
 
 uint32_t rec_config_word(const rec_options *o)
 {
-    uint32_t f = (o->all_threads ? FEATURE_ALL_THREADS : 0) |
-                 (o->native ? FEATURE_NATIVE : 0) | (o->gc ? FEATURE_GC : 0) |
-                 (o->opcodes ? FEATURE_OPCODES : 0);
+    uint32_t f = (o->all_threads ? TFMT_CAPTURE_ALL_THREADS : 0) |
+                 (o->native ? TFMT_CAPTURE_NATIVE : 0) |
+                 (o->gc ? TFMT_CAPTURE_GC : 0) |
+                 (o->opcodes ? TFMT_CAPTURE_OPCODES : 0);
     return ((uint32_t)o->mode + 1) | CONFIG_FEATURES_KNOWN |
            f << CONFIG_FEATURE_SHIFT;
 }

@@ -183,7 +183,12 @@ TFMT_API void tfmt_heatmap_free(tfmt_heatmap *h);
  * unlinked temporary file, so memory stays bounded by the unique stacks;
  * the output is proportional to the samples. Fields that depend on the
  * converting machine are filled as CPython would (startTime, platform,
- * CPU count, pid of this process).
+ * CPU count, pid of this process). When the first input says it recorded
+ * opcodes (TFMT_CAPTURE_OPCODES), the collector is the one CPython makes
+ * for `--gecko --opcodes`: it adds the Opcode marker schema and an
+ * "Opcode" interval marker per run of one leaf instruction, named from
+ * the input's Python version (tfmt_opcode_name); CPython's own replay
+ * never asks for them.
  */
 typedef struct tfmt_gecko tfmt_gecko;
 

@@ -45,6 +45,16 @@ typedef enum {
     TFMT_MODE_EXCEPTION = 4
 } tfmt_mode;
 
+/*
+ * Capture feature bits (tfmt_info.capture_features), as CPython's
+ * binary_collector.CAPTURE_FEATURES: what the recorder was asked to add.
+ */
+#define TFMT_CAPTURE_ALL_THREADS 0x01
+#define TFMT_CAPTURE_NATIVE 0x02 /* "<native>" frames */
+#define TFMT_CAPTURE_GC 0x04     /* "<GC>" frames */
+#define TFMT_CAPTURE_OPCODES 0x08
+#define TFMT_CAPTURE_BLOCKING 0x10
+
 /* "wall", "cpu", ... or NULL for TFMT_MODE_UNKNOWN / out of range. */
 TFMT_API const char *tfmt_mode_name(int mode);
 

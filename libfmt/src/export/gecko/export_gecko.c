@@ -70,6 +70,7 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
     g->spool.alloc = a;
     tfmt__buf_init(&g->spool.rd, a);
     g->interval = 1.0;
+    g->opcodes = -1;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     g->start_ms = ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9) * 1000.0;
@@ -370,6 +371,9 @@ static int collect(void *ctx, const tfmt_sample *s)
         rc = tfmt__gecko_stack(g, t, stack, depth, hint, &id);
         if (rc == TFMT_OK)
             rc = append_samples(g, t, s, id);
+        if (rc == TFMT_OK)
+            rc = tfmt__gecko_opcode_track(g, t, stack[depth - 1],
+                                          s->timestamps[0]);
         t->last_is_view = stack == t->view;
     } else if (t) {
         t->last_is_view = false; /* the view moved on without it */
@@ -388,6 +392,12 @@ int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r)
 {
     gin c = {.g = g, .mapper = {map_cb, NULL, ++g->ninputs}};
     c.mapper.ctx = &c;
+    const tfmt_info *info = tfmt_bin_info(r);
+    g->in_major = info->python_version[0];
+    g->in_minor = info->python_version[1];
+    if (g->opcodes < 0) /* the first input decides, as the collector's flag */
+        g->opcodes = info->capture_features >= 0 &&
+                     (info->capture_features & TFMT_CAPTURE_OPCODES);
     tfmt__error_clear(&g->err);
     tfmt__error_clear(&g->tab->err);
     int rc = tfmt__profile_import_open(&c.pi, g->tab, r);

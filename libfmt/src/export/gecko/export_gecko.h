@@ -17,12 +17,25 @@
 #define G_NONE_LINE INT64_MIN     /* Python None as a line number */
 
 /* Categories (GECKO_CATEGORIES indices). */
-enum { G_CAT_PYTHON = 1, G_CAT_NATIVE = 2, G_CAT_GC = 3, G_CAT_GIL = 4,
-       G_CAT_CPU = 5, G_CAT_CODE = 6, G_CAT_EXC = 8 };
+enum {
+    G_CAT_PYTHON = 1,
+    G_CAT_NATIVE = 2,
+    G_CAT_GC = 3,
+    G_CAT_GIL = 4,
+    G_CAT_CPU = 5,
+    G_CAT_CODE = 6,
+    G_CAT_OPCODES = 7,
+    G_CAT_EXC = 8
+};
 
-/* Interval states, in the order _finalize_markers closes them. */
+/*
+ * Interval states, in the order _finalize_markers closes them; an opcode
+ * marker (export_gecko_opcode.c) is spooled as the pseudo-state G_OPCODE,
+ * closed after all of them.
+ */
 enum { G_HAS_GIL, G_NO_GIL, G_ON_CPU, G_OFF_CPU, G_PY_CODE, G_NATIVE_CODE,
        G_GIL_WAIT, G_GC, G_EXC, G_NO_EXC, G_NSTATES };
+#define G_OPCODE G_NSTATES
 
 /* Record streams spooled to a shared temporary file (io/spool.h). */
 typedef tfmt_spool gspool;
@@ -42,12 +55,17 @@ typedef struct gsample {
 
 typedef struct gmarker {
     uint32_t name;              /* global string index */
-    uint32_t state;             /* G_* */
+    uint32_t state;             /* G_* or G_OPCODE */
     uint64_t start, end;        /* timestamps */
+    /* G_OPCODE only: the leaf frame's opcode and where it ran */
+    uint8_t op, major, minor; /* opcode byte, the input's Python */
+    int64_t line;             /* G_NONE_LINE: None */
+    int32_t col;              /* -1: None */
+    uint32_t func;            /* global string index of the function */
 } gmarker;
 
 #define G_SAMPLE_MAX 15 /* bytes of a spooled record, at most */
-#define G_MARKER_MAX 26
+#define G_MARKER_MAX 56
 
 static inline uint64_t gzig(uint64_t d)
 {
@@ -122,6 +140,14 @@ static inline size_t gmarker_encode(uint8_t *out, const gmarker *r,
     n += genc(out + n, gzig(r->start - *prev));
     n += genc(out + n, gzig(r->end - r->start));
     *prev = r->start;
+    if (r->state == G_OPCODE) {
+        out[n++] = r->op;
+        out[n++] = r->major;
+        out[n++] = r->minor;
+        n += tfmt__varint_encode(out + n, gzig((uint64_t)r->line));
+        n += tfmt__varint_encode(out + n, (uint32_t)(r->col + 1));
+        n += tfmt__varint_encode(out + n, r->func);
+    }
     return n;
 }
 
@@ -130,7 +156,7 @@ static inline bool gmarker_decode(const uint8_t **pp, const uint8_t *end,
 {
     uint64_t name, d, len;
     if (!gvarint(pp, end, &name) || name > UINT32_MAX || *pp >= end ||
-        **pp >= G_NSTATES)
+        **pp > G_OPCODE)
         return false;
     r->name = (uint32_t)name;
     r->state = *(*pp)++;
@@ -138,6 +164,21 @@ static inline bool gmarker_decode(const uint8_t **pp, const uint8_t *end,
         return false;
     r->start = *prev += gunzig(d);
     r->end = r->start + gunzig(len);
+    if (r->state != G_OPCODE)
+        return true;
+    uint64_t line;
+    uint32_t col;
+    if (end - *pp < 3)
+        return false;
+    r->op = *(*pp)++;
+    r->major = *(*pp)++;
+    r->minor = *(*pp)++;
+    if (tfmt__varint_u64(pp, end, &line) != 1 ||
+        tfmt__varint_u32(pp, end, &col) != 1 ||
+        tfmt__varint_u32(pp, end, &r->func) != 1)
+        return false;
+    r->line = (int64_t)gunzig(line);
+    r->col = (int32_t)col - 1;
     return true;
 }
 
@@ -201,6 +242,11 @@ typedef struct gthread {
     uint32_t view_input;  /* whose stack: input serial (0: none) */
     uint32_t view_thread; /* ... and the reader's thread index */
     bool last_is_view;    /* last_tab/last_depth are the view's */
+    /* opcode_state: the leaf's (opcode, line, column, function, file) */
+    bool op_open;
+    uint32_t op_serial;      /* order of first opening (CPython's dict) */
+    gmarker op;              /* the open interval, end unset */
+    uint32_t op_file, op_fn; /* tab string ids (the key) */
 } gthread;
 
 struct tfmt_gecko {
@@ -230,6 +276,9 @@ struct tfmt_gecko {
     bool iv_set;
     uint64_t iv_ts, iv_prev_ts, iv_count;
     uint32_t ninputs;              /* inputs added (view_input serials) */
+    int opcodes; /* opcode markers: -1 not decided yet, 0 no, 1 yes */
+    uint8_t in_major, in_minor;    /* the current input's Python version */
+    uint32_t op_serials;           /* threads whose opcode state opened */
     uint32_t state_str[G_NSTATES]; /* marker names' string ids ... */
     uint16_t state_named;          /* ... interned: bit per state */
     uint32_t *stackbuf;         /* a filtered stack */
@@ -287,6 +336,17 @@ int tfmt__gecko_view(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
 void tfmt__gecko_view_free(const tfmt_allocator *a, gthread *t);
 /* Is tab frame f a "<GC>" frame; -1: out of memory. */
 int tfmt__gecko_is_gc(tfmt_gecko *g, uint32_t f);
+/* The thread's frame-table index of tab frame `tabid` (made if new). */
+int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out);
+/* Spool one marker on the thread's stream. */
+int tfmt__gecko_put_marker(tfmt_gecko *g, gthread *t, const gmarker *m);
+
+/* ---- opcode markers (export_gecko_opcode.c) ---- */
+/* After a counted sample with a stack: follow its leaf's opcode state. */
+int tfmt__gecko_opcode_track(tfmt_gecko *g, gthread *t, uint32_t leaf,
+                             uint64_t first);
+/* Close every open opcode interval at the last sample time. */
+int tfmt__gecko_opcode_finalize(tfmt_gecko *g);
 
 /* The last batch's last time in ms (what CPython keeps as last_time). */
 static inline double gecko_last_ms(const tfmt_gecko *g)
@@ -334,5 +394,9 @@ int tfmt__gwriter_length(gwriter *w, uint64_t n, const char *close);
 /* The thread's "samples" and "markers" objects, streamed from the spool. */
 int tfmt__gecko_put_samples(gwriter *w);
 int tfmt__gecko_put_markers(gwriter *w);
+/* An opcode marker's "data" object (export_gecko_opcode.c). */
+int tfmt__gecko_put_opcode_data(gwriter *w, const gmarker *m);
+/* meta.markerSchema: the Opcode schema when opcode markers are on. */
+const char *tfmt__gecko_marker_schema(const tfmt_gecko *g);
 
 #endif

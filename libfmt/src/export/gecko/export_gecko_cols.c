@@ -90,7 +90,10 @@ static char *marker_value(colctx *c, char *p, const gmarker *m)
     case M_NAME: return tfmt__put_uint(p, m->name);
     case M_START: return put_ms(p, g, m->start);
     case M_END: return put_ms(p, g, m->end);
-    default: return tfmt__put_uint(p, tfmt__gecko_state_cat[m->state]);
+    default:
+        return tfmt__put_uint(p, m->state == G_OPCODE
+                                     ? G_CAT_OPCODES
+                                     : tfmt__gecko_state_cat[m->state]);
     }
 }
 
@@ -104,7 +107,17 @@ static int marker_values(void *ctx, const uint8_t *d, size_t len)
         char *p = value_start(c);
         if (!p)
             return TFMT_ENOMEM;
-        int rc = gw_done(c->w, marker_value(c, p, &m));
+        int rc;
+        if (c->which == M_DATA && m.state == G_OPCODE) {
+            /* its strings have no bound: written through the buffer */
+            rc = gw_done(c->w, p);
+            if (rc == TFMT_OK)
+                rc = tfmt__gecko_put_opcode_data(c->w, &m);
+            if (rc != TFMT_OK)
+                return rc;
+            continue;
+        }
+        rc = gw_done(c->w, marker_value(c, p, &m));
         if (rc != TFMT_OK)
             return rc;
     }

@@ -36,6 +36,22 @@ static int marker_name(tfmt_gecko *g, int state, uint32_t *out)
     return TFMT_OK;
 }
 
+int tfmt__gecko_put_marker(tfmt_gecko *g, gthread *t, const gmarker *m)
+{
+    uint8_t *in = tfmt__spool_room(&t->markers, G_MARKER_MAX);
+    if (in) {
+        tfmt__spool_commit(&t->markers,
+                           gmarker_encode(in, m, &t->markers.prev));
+        return TFMT_OK;
+    }
+    uint8_t buf[G_MARKER_MAX];
+    size_t n = gmarker_encode(buf, m, &t->markers.prev);
+    int rc = tfmt__spool_append(&g->spool, &t->markers, buf, n);
+    if (rc == TFMT_EIO)
+        return tfmt__error_errno(&g->err, errno, "gecko spool");
+    return rc == TFMT_OK ? rc : tfmt__gecko_nomem(g);
+}
+
 static int add_marker(tfmt_gecko *g, gthread *t, int state, uint64_t end)
 {
     gmarker m;
@@ -47,17 +63,7 @@ static int add_marker(tfmt_gecko *g, gthread *t, int state, uint64_t end)
     m.start = t->start[state];
     m.end = end;
     t->open[state] = false;
-    uint8_t *in = tfmt__spool_room(&t->markers, G_MARKER_MAX);
-    if (in) {
-        tfmt__spool_commit(&t->markers, gmarker_encode(in, &m, &t->markers.prev));
-        return TFMT_OK;
-    }
-    uint8_t buf[G_MARKER_MAX];
-    size_t n = gmarker_encode(buf, &m, &t->markers.prev);
-    rc = tfmt__spool_append(&g->spool, &t->markers, buf, n);
-    if (rc == TFMT_EIO)
-        return tfmt__error_errno(&g->err, errno, "gecko spool");
-    return rc == TFMT_OK ? rc : tfmt__gecko_nomem(g);
+    return tfmt__gecko_put_marker(g, t, &m);
 }
 
 static void open_state(gthread *t, int state, uint64_t now)

@@ -127,8 +127,7 @@ static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
     return TFMT_OK;
 }
 
-static int cached_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
-                        uint32_t *out)
+int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
 {
     uint32_t id = tfmt__tidmap_find(&t->tabframe, tabid, 0);
     if (id == UINT32_MAX) {
@@ -217,7 +216,7 @@ int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
     t->last_depth = k;
     for (uint32_t i = k; i < depth; i++) {
         uint32_t frame = 0;
-        int rc = cached_frame(g, t, stack[i], &frame);
+        int rc = tfmt__gecko_frame(g, t, stack[i], &frame);
         if (rc == TFMT_OK)
             rc = get_stack(g, t, frame, prefix, &prefix);
         if (rc != TFMT_OK)

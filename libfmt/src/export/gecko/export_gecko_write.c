@@ -66,15 +66,18 @@ static int put_meta(wctx *w)
     rc |= put_str(w, u.machine);
     rc |= tfmt__buf_puts(b, ",\"platform\":");
     rc |= put_str(w, u.sysname);
-    rc |= tfmt__buf_printf(b, ",\"processType\":0,\"categories\":%s,"
+    rc |= tfmt__buf_printf(
+        b,
+        ",\"processType\":0,\"categories\":%s,"
         "\"stackwalk\":0,\"toolkit\":\"\",\"version\":32,"
         "\"preprocessedProfileVersion\":57,\"appBuildID\":\"\","
         "\"physicalCPUs\":%ld,\"logicalCPUs\":%ld,\"CPUName\":\"\","
-        "\"product\":\"Python\",\"symbolicated\":true,\"markerSchema\":[],"
+        "\"product\":\"Python\",\"symbolicated\":true,\"markerSchema\":%s,"
         "\"importedFrom\":\"Tachyon Sampling Profiler\",\"extensions\":"
         "{\"id\":[],\"name\":[],\"baseURL\":[],\"length\":0}},"
-        "\"libs\":[],\"threads\":[", categories, cpus > 0 ? cpus : 0,
-        cpus > 0 ? cpus : 0);
+        "\"libs\":[],\"threads\":[",
+        categories, cpus > 0 ? cpus : 0, cpus > 0 ? cpus : 0,
+        tfmt__gecko_marker_schema(g));
     return rc;
 }
 
@@ -272,6 +275,8 @@ static int put_strings(wctx *w)
 int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
 {
     int rc = tfmt__gecko_finalize(g);
+    if (rc == TFMT_OK)
+        rc = tfmt__gecko_opcode_finalize(g);
     if (rc != TFMT_OK)
         return rc;
     if (g->sample_count > 0 && gecko_last_ms(g) > 0)
