@@ -22,6 +22,7 @@ from rec_common import (check, config_word, decode, finish, load_avg,
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import check_gecko_model  # noqa: E402
 import gecko_model  # noqa: E402
 TARGET = os.path.join(HERE, "frames_target.py")
 NONE = 255
@@ -166,15 +167,10 @@ def check_gecko_opcodes(args, log):
     check(p.returncode == 0, f"conv --to gecko: exit {p.returncode}")
     if p.returncode:
         return
-    with open(out, encoding="ascii") as f:
-        got = json.load(f)
-    got["meta"].update(startTime=0.0, abi="NORMALIZED", oscpu="NORMALIZED",
-                       platform="NORMALIZED", physicalCPUs=0, logicalCPUs=0)
-    for t in got["threads"]:
-        t["pid"] = "0"
-    want = gecko_model.model(log)
-    dumps = lambda d: json.dumps(d, separators=(",", ":"))
-    check(dumps(got) == dumps(want), "gecko differs from the model")
+    got = check_gecko_model.normalized(out)
+    check(got == check_gecko_model.dumps(gecko_model.model(log)),
+          "gecko differs from the model")
+    got = json.loads(got)
     bases = specialized_bases()
     markers = bad = 0
     for t in got["threads"]:
