@@ -88,11 +88,17 @@ def check_status(args):
 
 
 def check_mode(args, mode, bit, keep, least):
-    _, groups = run(args, mode, 1.5, hog=False)
-    if groups is None:
-        return
-    every = [s for g in groups.values() for s in g]
-    total = sum(s[2] for s in every)
+    # On a loaded machine a run can keep too few samples to judge: then
+    # it is run again (at most three times in all).
+    for _ in range(3):
+        _, groups = run(args, mode, 1.5, hog=False)
+        if groups is None:
+            return
+        every = [s for g in groups.values() for s in g]
+        total = sum(s[2] for s in every)
+        if total > 100:
+            break
+        print(f"--mode {mode}: {total} samples, too few to judge; again")
     mine = sum(s[2] for n in keep for s in groups.get(n, []))
     print(f"--mode {mode}: {total} samples, {mine / max(total, 1):.1%} "
           f"from {', '.join(keep)}")
