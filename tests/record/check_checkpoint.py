@@ -2,7 +2,10 @@
 holding the samples up to its last checkpoint (at most a second old);
 the log is valid while the recording runs; a started command dies with
 the recorder; a kill in the middle of writing a checkpoint is undone by
---recover FILE from FILE.recover; with zstd as without."""
+--recover FILE from FILE.recover; with zstd as without; and CPython
+3.15's own reader reads the killed and the recovered logs (uncompressed:
+its WebAssembly build has no zstd) to the same collapsed stacks as
+tachyon-conv, when that reader is installed."""
 import argparse
 import os
 import random
@@ -11,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from rec_common import check, decode, finish, tool_args
+from rec_common import check, cpython_collapsed, decode, finish, tool_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUSY = os.path.join(HERE, "busy.py")
@@ -120,9 +123,12 @@ def main():
     out = kill_run(args, "kill", [], 3.3)
     kill_run(args, "zstd", ["-c", "zstd"], 2.6)
     rnd = random.Random(7)
-    for i in range(4):
-        kill_run(args, f"random{i}", ["-a"], rnd.uniform(0.4, 2.5))
+    killed = [kill_run(args, f"random{i}", ["-a"], rnd.uniform(0.4, 2.5))
+              for i in range(4)]
     torn_checkpoint(args, out)
+    logs = [p for p in [out] + killed if p]
+    cpython_collapsed(logs, args.conv, os.path.dirname(os.path.abspath(
+        args.out)))
     return finish()
 
 

@@ -5,6 +5,7 @@ Every check script runs under the CPython being tested (record_test.sh
 picks it), prints FAIL lines and ends with "N passed, N failed".
 """
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -137,3 +138,52 @@ def tool_args(ap):
     ap.add_argument("--out", required=True)
     ap.add_argument("--validate")
     ap.add_argument("--conv")
+
+
+def cpython_reader():
+    """The Pyodide package folder holding CPython 3.15's own reader
+    (scripts/get-cpython-reader.sh), and node; None when either is
+    missing."""
+    import shutil
+    pyo = os.environ.get("TACHYON_PYODIDE") or os.path.expanduser(
+        "~/.cache/tachyon/cpython-reader/node_modules/pyodide")
+    if not shutil.which("node") or not os.path.exists(
+            os.path.join(pyo, "pyodide.mjs")):
+        return None
+    return pyo
+
+
+def cpython_collapsed(logs, conv, scratch):
+    """Read uncompressed logs with CPython 3.15's reader and collapsed
+    collector; each must replay its declared samples and give the bytes
+    tachyon-conv --to collapsed gives. Skipped (with a message) without
+    the reader."""
+    pyo = cpython_reader()
+    if pyo is None or not conv:
+        print("CPython's reader: skipped (no node, no Pyodide; "
+              "scripts/get-cpython-reader.sh installs it)")
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run(["node", os.path.join(here, "cpython_reader.mjs"),
+                        pyo, scratch, "collapsed"] + list(logs),
+                       capture_output=True, encoding="utf-8", timeout=300)
+    if not check(p.returncode == 0, f"cpython_reader.mjs: {p.stderr[-500:]}"):
+        return
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    for log, r in zip(logs, res["results"]):
+        name = os.path.basename(log)
+        if not check("error" not in r, f"CPython {res['python']}: {name}: "
+                     f"{r.get('error')}"):
+            continue
+        ours = os.path.join(scratch, name + ".tachyon.collapsed")
+        subprocess.run([conv, "-q", "-f", "--to", "collapsed", "-o", ours,
+                        log], check=True)
+        with open(ours, "rb") as a, \
+                open(os.path.join(scratch, name + ".collapsed"), "rb") as b:
+            same = a.read() == b.read()
+        print(f"CPython {res['python']}'s reader: {name}: "
+              f"{r['replayed']} of {r['info']['sample_count']} samples "
+              f"replayed, collapsed {'equal to' if same else 'DIFFERS from'}"
+              f" tachyon-conv's")
+        check(same and r["replayed"] == r["info"]["sample_count"],
+              f"CPython's reader on {name}")
