@@ -126,8 +126,13 @@ def check_main_thread(samples, lines, pos, mode, loaded):
                               ("top", "busy.py", min(lines["TOP_CALL"])),
                               ("mid", "busy.py", min(lines["MID_CALL"]))] and
                 st[-1][1] == BUSY)
-    frac = share(busy_main, hot)
-    print(f"main thread: {frac:.1%} of samples in leaf's loop")
+    # Among the samples inside Klass.method, the program's loop: the
+    # interpreter's start and exit take longer on a loaded machine.
+    inside = [s for s in busy_main if any(f[0] == "Klass.method" and
+                                          f[1] == BUSY for f in s[3])]
+    frac = share(inside, hot)
+    print(f"main thread: {frac:.1%} of the samples in Klass.method in "
+          f"leaf's loop")
     check(frac >= 0.8, f"only {frac:.1%} of main-thread samples in leaf")
     if mode != "attach":
         roots = [s for s in busy_main if hot(s)]

@@ -272,7 +272,8 @@ static void draw(live *l, const sampler_result *r, uint64_t now)
         l->filter < 0 ? l->thread_samples : l->tid_samples[l->filter];
     size_t n = rows ? merged(l, rows) : 0;
     base = base ? base : 1;
-    qsort(rows, n, sizeof *rows, l->by_total ? by_total : by_self);
+    if (n > 1) /* rows is NULL when there are none */
+        qsort(rows, n, sizeof *rows, l->by_total ? by_total : by_self);
     if (l->tty)
         fputs("\033[H\033[2J", l->out);
     header(l, r, now);
