@@ -107,7 +107,7 @@ def cut_calls(calls, rule):
 
 
 def variant(path, how):
-    start, frames, data = gecko_model.read_log(path)
+    start, frames, data = gecko_model.read_log(path)[:3]
     calls = list(gecko_model.replay(start, frames, data))
     if how.startswith(("runs", "cut")):
         calls, g = cut_calls(calls, how), gecko_model.Gecko()

@@ -112,7 +112,7 @@ class Oracle(HeatmapCollector):
 
 def main():
     log, out = sys.argv[1], sys.argv[2]
-    start, frames, data = read_log(log)
+    start, frames, data = read_log(log)[:3]
     c = Oracle(1000)
     for tid, status, stack, times in replay(start, frames, data):
         if stack:

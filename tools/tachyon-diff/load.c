@@ -22,42 +22,6 @@ static void bin_note(void *ctx, tfmt_note kind, const tfmt_error *where)
 }
 
 /*
- * A JSONL file's notes: the first unknown record type and unknown field
- * are shown, later ones only counted (an export may hold millions of
- * records a reader ignores); warnings as every tool words them.
- */
-typedef struct jsonl_notes {
-    const char *path;
-    uint64_t seen[TFMT_JNOTE_NO_NEWLINE + 1];
-} jsonl_notes;
-
-static void jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
-{
-    jsonl_notes *n = ctx;
-    if (kind != TFMT_JNOTE_UNKNOWN_TYPE && kind != TFMT_JNOTE_UNKNOWN_FIELD) {
-        cli_jsonl_note((void *)n->path, kind, where);
-        return;
-    }
-    if (n->seen[kind]++ > 0)
-        return;
-    cli_report_warning(cli_input_name(n->path), where);
-}
-
-static void jsonl_notes_summary(const jsonl_notes *n)
-{
-    uint64_t types = n->seen[TFMT_JNOTE_UNKNOWN_TYPE];
-    uint64_t fields = n->seen[TFMT_JNOTE_UNKNOWN_FIELD];
-    if (types > 1)
-        cli_file_warn(cli_input_name(n->path),
-                      "%llu more records of unknown types ignored",
-                      (unsigned long long)types - 1);
-    if (fields > 1)
-        cli_file_warn(cli_input_name(n->path),
-                      "%llu more unknown fields ignored",
-                      (unsigned long long)fields - 1);
-}
-
-/*
  * Keep the first error of a side for diff_load_report: the two sides load
  * on two threads, and messages must come out in a fixed order. Returns
  * the exit code of the error (cli_exit_code).
@@ -139,9 +103,8 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path)
     tfmt_jsonl_reader *r = NULL;
     tfmt_error err;
     memset(&err, 0, sizeof err);
-    jsonl_notes notes = {path, {0}};
-    jo.on_note = jsonl_note;
-    jo.note_ctx = &notes;
+    jo.on_note = cli_jsonl_note;
+    jo.note_ctx = (void *)path;
     if (tfmt_jsonl_open(&r, src, &jo, &err) < 0)
         return trouble(side, path, &err);
     int code = CLI_EXIT_OK;
@@ -152,7 +115,6 @@ static int load_jsonl(diff_side *side, tfmt_source *src, const char *path)
         code = trouble(side, path, tfmt_flat_error(side->flat));
     }
     tfmt_jsonl_free(r);
-    jsonl_notes_summary(&notes);
     return code;
 }
 
