@@ -8,16 +8,19 @@
 # empty scratch directory with the tools on PATH, $TESTDATA pointing at
 # testdata/, stdin from /dev/null, LC_ALL=C and CI=1 (no progress lines).
 # Expectations sit next to it: <name>.exit (the exit code), <name>.stdout
-# and <name>.stderr (exact bytes). A <name>.stdout.glob or
+# and <name>.stderr (exact bytes). A missing .exit means 0 and a missing
+# .stdout or .stderr means no output at all (as zstd's cli-tests), so a
+# case keeps only the files that say something. A <name>.stdout.glob or
 # <name>.stderr.glob (a bash pattern) may replace the exact file for output
-# that legitimately varies.
+# that legitimately varies. tests/cli/CMakeLists.txt finds every case.
 #
 # A case that cannot run here (a missing helper program) exits 77; the
 # runner then reports SKIP and exits 77, which ctest counts as skipped.
 #
-# --update rewrites .exit/.stdout/.stderr from the actual run. Review the
-# resulting diff before committing: an expectation is a claim about the
-# right behaviour, not a copy of whatever the tool printed.
+# --update rewrites .exit/.stdout/.stderr from the actual run (removing
+# the ones that would say 0 or nothing). Review the resulting diff before
+# committing: an expectation is a claim about the right behaviour, not a
+# copy of whatever the tool printed.
 #
 # Environment: TOOLS_DIR (default: build/tools of this checkout), TESTDATA
 # (default: testdata/ of this checkout), CLI_WRAPPER (optional: a command
@@ -59,14 +62,24 @@ check_stream() {
         cat "$actual"
         return 1
     fi
-    if [ ! -f "$base" ]; then
-        echo "--- missing $base (run with --update, then review)"
-        return 1
-    fi
-    cmp -s "$base" "$actual" && return 0
+    local expected=$base
+    [ -f "$base" ] || expected=/dev/null    # no file: no output
+    cmp -s "$expected" "$actual" && return 0
     echo "--- $base differs:"
-    diff -u "$base" "$actual" | head -n 60
+    diff -u "$expected" "$actual" | head -n 60
     return 1
+}
+
+# The expected exit code of case base $1: its .exit file, or 0.
+expected_exit() {
+    if [ -f "$1.exit" ]; then cat "$1.exit"; else echo 0; fi
+}
+
+# --update: keep file $2 with the contents of $1, unless that is nothing.
+update_stream() {
+    local actual=$1 base=$2
+    [ -f "$base.glob" ] && return 0
+    if [ -s "$actual" ]; then cp "$actual" "$base"; else rm -f "$base"; fi
 }
 
 # Run one case; print a verdict line; return 0 on pass.
@@ -87,19 +100,20 @@ run_one() {
         echo $? >../exit.out
     )
     code=$(cat "$scratch/exit.out")
-    if [ "$code" = 77 ] && [ "$(cat "$base.exit" 2>/dev/null)" != 77 ]; then
+    if [ "$code" = 77 ] && [ "$(expected_exit "$base")" != 77 ]; then
         echo "SKIP $base: $(head -n 1 "$scratch/stderr.out")"
         rm -rf "$scratch"
         return 77
     fi
     if [ "$update" = 1 ]; then
-        echo "$code" >"$base.exit"
-        [ -f "$base.stdout.glob" ] || cp "$scratch/stdout.out" "$base.stdout"
-        [ -f "$base.stderr.glob" ] || cp "$scratch/stderr.out" "$base.stderr"
+        rm -f "$base.exit"
+        [ "$code" = 0 ] || echo "$code" >"$base.exit"
+        update_stream "$scratch/stdout.out" "$base.stdout"
+        update_stream "$scratch/stderr.out" "$base.stderr"
         echo "updated $base"
     else
-        if [ "$code" != "$(cat "$base.exit" 2>/dev/null)" ]; then
-            echo "--- exit code $code, expected $(cat "$base.exit" 2>/dev/null)"
+        if [ "$code" != "$(expected_exit "$base")" ]; then
+            echo "--- exit code $code, expected $(expected_exit "$base")"
             fail=1
         fi
         check_stream "$scratch/stdout.out" "$base.stdout" || fail=1
