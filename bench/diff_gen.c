@@ -46,8 +46,11 @@ static int gen_close(gen *g, double duration)
 {
     int rc = 0;
     if (duration > 0) {
-        tfmt_stats st = {.present = true, .size = 32, .version = 1,
-                         .duration_s = duration, .sample_rate = 1000};
+        tfmt_stats st = {.present = true,
+                         .size = 32,
+                         .version = 1,
+                         .duration_s = duration,
+                         .sample_rate = 1000};
         rc = tfmt_bin_writer_stats(g->w, &st);
     }
     if (rc == 0)
@@ -137,20 +140,19 @@ static int run_big(const char *out, uint64_t n, uint64_t seed)
     if (gen_open(&g, out) < 0)
         return 2;
     uint32_t stack[3];
-    int rc = tfmt_bin_writer_location(g.w, "app.py", 6, "main", 4, 1, 1, 0,
-                                      1, -1, &stack[0]);
+    int rc = tfmt_bin_writer_location(g.w, "app.py", 6, "main", 4, 1, 1, 0, 1,
+                                      -1, &stack[0]);
     uint64_t samples = 0;
     for (uint64_t i = 0; rc == 0 && i < n; i++) {
         snprintf(file, sizeof file, "pkg/m%03u.py", (unsigned)(i % 1000));
         snprintf(func, sizeof func, "f_%07llu", (unsigned long long)i);
         unsigned w = 1 + (unsigned)(mix(i * 2654435761u ^ seed) % 4);
-        rc = tfmt_bin_writer_location(g.w, file, strlen(file), "group", 5,
-                                      10, 10, 0, 1, -1, &stack[1]);
+        rc = tfmt_bin_writer_location(g.w, file, strlen(file), "group", 5, 10,
+                                      10, 0, 1, -1, &stack[1]);
         if (rc == 0)
-            rc = tfmt_bin_writer_location(g.w, file, strlen(file), func,
-                                          strlen(func), (int32_t)(i % 5000),
-                                          (int32_t)(i % 5000), 0, 1, -1,
-                                          &stack[2]);
+            rc = tfmt_bin_writer_location(
+                g.w, file, strlen(file), func, strlen(func),
+                (int32_t)(i % 5000), (int32_t)(i % 5000), 0, 1, -1, &stack[2]);
         if (rc == 0)
             rc = add(&g, 1, stack, 3, w);
         samples += w;

@@ -14,8 +14,8 @@
 static int fail(const char *path, const tfmt_error *e)
 {
     if (e->has_offset)
-        fprintf(stderr, "hottest: %s: byte %" PRIu64 ": %s\n", path,
-                e->offset, e->msg);
+        fprintf(stderr, "hottest: %s: byte %" PRIu64 ": %s\n", path, e->offset,
+                e->msg);
     else
         fprintf(stderr, "hottest: %s: %s\n", path, e->msg);
     return 1;
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     const tfmt_sample *s;
     int rc;
     while ((rc = tfmt_bin_next(r, &s)) == TFMT_OK)
-        if (s->depth > 0)                   /* stacks are root first */
+        if (s->depth > 0) /* stacks are root first */
             leaf[s->stack[s->depth - 1]] += s->weight;
     if (rc != TFMT_DONE) {
         rc = fail(argv[1], tfmt_bin_error(r));
@@ -54,8 +54,8 @@ int main(int argc, char **argv)
         if (f && tfmt_bin_string(r, f->filename, &file) == TFMT_OK &&
             tfmt_bin_string(r, f->funcname, &func) == TFMT_OK)
             printf("%.*s (%.*s:%d): %" PRIu64 " of %" PRIu64 " samples\n",
-                   (int)func.len, func.ptr, (int)file.len, file.ptr,
-                   f->lineno, leaf[best], tfmt_bin_samples_read(r));
+                   (int)func.len, func.ptr, (int)file.len, file.ptr, f->lineno,
+                   leaf[best], tfmt_bin_samples_read(r));
         rc = 0;
     }
     free(leaf);

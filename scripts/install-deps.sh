@@ -16,7 +16,7 @@ packages=(
     build-essential cmake pkg-config
     libarchive-dev libjson-c-dev libpcre2-dev libzstd-dev
     python3 python3-jsonschema zstd xz-utils bzip2 gzip
-    protobuf-compiler
+    protobuf-compiler clang-format
     clickhouse-server clickhouse-client curl
 )
 if [ "${1:-}" = "--sanitize" ]; then

@@ -22,8 +22,8 @@ static void check_line(tfmt_jsonl_reader *r, const char *p, size_t n)
     int rc = tfmt__jsonl_parse_json(r, p, n);
     const char *d = rc == TFMT_OK ? differs(&c, &r->rec) : "json-c's verdict";
     if (d) {
-        fprintf(stderr, "fuzz_jsonl_fast: %s differs (json-c: %d %s)\n", d,
-                rc, r->err.msg);
+        fprintf(stderr, "fuzz_jsonl_fast: %s differs (json-c: %d %s)\n", d, rc,
+                r->err.msg);
         abort();
     }
     free_copy(&c);

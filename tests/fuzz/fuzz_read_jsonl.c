@@ -15,8 +15,7 @@
 static void check_at(bool ok, int line)
 {
     if (!ok) {
-        fprintf(stderr, "fuzz_read_jsonl: invariant at line %d failed\n",
-                line);
+        fprintf(stderr, "fuzz_read_jsonl: invariant at line %d failed\n", line);
         abort();
     }
 }
@@ -60,8 +59,7 @@ static void serialize(tfmt_buf *b, const tfmt_jsonl_record *rec)
         name = "str_def";
     if (v1 && rec->type == TFMT_JREC_FRAMES)
         name = "frame_def";
-    tfmt__buf_printf(b, "{\"type\":\"%s\",\"v\":%lld", name,
-                     (long long)rec->v);
+    tfmt__buf_printf(b, "{\"type\":\"%s\",\"v\":%lld", name, (long long)rec->v);
     put_key_str(b, "run_id", rec->run_id);
     if (rec->type == TFMT_JREC_META) {
         tfmt__buf_printf(b, ",\"sample_interval_usec\":%llu",
@@ -72,8 +70,7 @@ static void serialize(tfmt_buf *b, const tfmt_jsonl_record *rec)
     if (rec->type == TFMT_JREC_STRINGS) {
         tfmt__buf_printf(b, ",\"%s\":[", v1 ? "defs" : "strings");
         for (size_t i = 0; i < rec->n_strings; i++) {
-            tfmt__buf_printf(b, "%s{\"str_id\":%llu,\"value\":",
-                             i ? "," : "",
+            tfmt__buf_printf(b, "%s{\"str_id\":%llu,\"value\":", i ? "," : "",
                              (unsigned long long)rec->strings[i].id + base);
             put_str(b, rec->strings[i].value);
             tfmt__buf_putc(b, '}');
@@ -84,7 +81,8 @@ static void serialize(tfmt_buf *b, const tfmt_jsonl_record *rec)
         tfmt__buf_printf(b, ",\"%s\":[", v1 ? "defs" : "frames");
         for (size_t i = 0; i < rec->n_frames; i++) {
             const tfmt_jsonl_frame *f = &rec->frames[i];
-            tfmt__buf_printf(b, "%s{\"frame_id\":%llu,\"path_str_id\":%llu,"
+            tfmt__buf_printf(b,
+                             "%s{\"frame_id\":%llu,\"path_str_id\":%llu,"
                              "\"func_str_id\":%llu,\"line\":%d",
                              i ? "," : "", (unsigned long long)f->id + base,
                              (unsigned long long)f->path_str_id + base,
@@ -109,8 +107,10 @@ static void serialize(tfmt_buf *b, const tfmt_jsonl_record *rec)
     if (rec->type == TFMT_JREC_AGG) {
         tfmt__buf_puts(b, ",\"entries\":[");
         for (size_t i = 0; i < rec->n_entries; i++)
-            tfmt__buf_printf(b, "%s{\"frame_id\":%llu,\"self\":%llu,"
-                             "\"cumulative\":%llu}", i ? "," : "",
+            tfmt__buf_printf(b,
+                             "%s{\"frame_id\":%llu,\"self\":%llu,"
+                             "\"cumulative\":%llu}",
+                             i ? "," : "",
                              (unsigned long long)rec->entries[i].frame_id +
                                  base,
                              (unsigned long long)rec->entries[i].self,
@@ -136,8 +136,7 @@ static bool frame_eq(const tfmt_jsonl_frame *a, const tfmt_jsonl_frame *b)
            a->end_col == b->end_col && a->synthetic == b->synthetic;
 }
 
-static void check_equal(const tfmt_jsonl_record *a,
-                        const tfmt_jsonl_record *b)
+static void check_equal(const tfmt_jsonl_record *a, const tfmt_jsonl_record *b)
 {
     check(a->type == b->type && a->v == b->v);
     check(str_eq(a->run_id, b->run_id) && str_eq(a->mode, b->mode));

@@ -89,8 +89,7 @@ static uint8_t *slurp(const char *path, size_t *len)
 }
 
 /* The region as raw records: decompressed when the log uses zstd. */
-static uint8_t *raw_region(const uint8_t *d, const tfmt_info *info,
-                           size_t *len)
+static uint8_t *raw_region(const uint8_t *d, const tfmt_info *info, size_t *len)
 {
     size_t n = (size_t)(info->string_table_offset - 64);
     if (info->compression == 0) {

@@ -20,16 +20,15 @@ static void print_info(const tfmt_info *i)
            i->config);
     if (i->stats.present)
         printf("stats size %u duration %.17g rate %.17g error %.17g "
-               "missed %.17g flags %u\n", i->stats.size, i->stats.duration_s,
-               i->stats.sample_rate, i->stats.error_rate, i->stats.missed,
-               i->stats.flags);
+               "missed %.17g flags %u\n",
+               i->stats.size, i->stats.duration_s, i->stats.sample_rate,
+               i->stats.error_rate, i->stats.missed, i->stats.flags);
 }
 
 static void print_sample(const tfmt_sample *s)
 {
     printf("tid %" PRIu64 " interp %u status %u enc %u weight %u ts",
-           s->thread_id, s->interpreter_id, s->status, s->encoding,
-           s->weight);
+           s->thread_id, s->interpreter_id, s->status, s->encoding, s->weight);
     for (uint32_t i = 0; i < s->weight; i++)
         printf(" %" PRIu64, s->timestamps[i]);
     printf(" stack");

@@ -29,8 +29,8 @@ static void load_frame(fx_frame *f, json_object *a)
     f->opcode = op ? (int)json_object_get_int64(op) : -1;
 }
 
-static void add_thread(fx_input *in, size_t *cap, uint64_t ts,
-                       uint32_t interp, json_object *th)
+static void add_thread(fx_input *in, size_t *cap, uint64_t ts, uint32_t interp,
+                       json_object *th)
 {
     if (in->nsamples == *cap) {
         *cap = *cap ? *cap * 2 : 64;

@@ -12,8 +12,8 @@
 typedef struct fx_frame {
     const char *filename;
     const char *funcname;
-    int32_t loc[4];         /* lineno, end_lineno, col, end_col; -1 n/a */
-    int opcode;             /* -1 for null */
+    int32_t loc[4]; /* lineno, end_lineno, col, end_col; -1 n/a */
+    int opcode;     /* -1 for null */
 } fx_frame;
 
 typedef struct fx_sample {
@@ -22,7 +22,7 @@ typedef struct fx_sample {
     uint32_t interp;
     uint32_t status;
     uint32_t nframes;
-    fx_frame *frames;       /* innermost first */
+    fx_frame *frames; /* innermost first */
 } fx_sample;
 
 typedef struct fx_input {
@@ -30,7 +30,7 @@ typedef struct fx_input {
     uint64_t sample_interval_us;
     size_t nsamples;
     fx_sample *samples;
-    void *json;             /* owning json-c object */
+    void *json; /* owning json-c object */
 } fx_input;
 
 /* Load `path`; returns 0 on success. */

@@ -13,24 +13,24 @@
 
 static int harness_failed_checks;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__,         \
-                    __LINE__, #cond);                                      \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            harness_failed_checks++;                                       \
-        }                                                                  \
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+            harness_failed_checks++;                                           \
+        }                                                                      \
     } while (0)
 
 /* Stop the current test when `cond` fails (for preconditions). */
-#define REQUIRE(cond, ...)                                                 \
-    do {                                                                   \
-        int before_ = harness_failed_checks;                               \
-        CHECK(cond, __VA_ARGS__);                                          \
-        if (harness_failed_checks != before_)                              \
-            return;                                                        \
+#define REQUIRE(cond, ...)                                                     \
+    do {                                                                       \
+        int before_ = harness_failed_checks;                                   \
+        CHECK(cond, __VA_ARGS__);                                              \
+        if (harness_failed_checks != before_)                                  \
+            return;                                                            \
     } while (0)
 
 #define TEST(name) static void test_##name(void)
@@ -40,10 +40,13 @@ typedef struct harness_case {
     void (*fn)(void);
 } harness_case;
 
-#define TCASE(name) {#name, test_##name}
+#define TCASE(name)                                                            \
+    {                                                                          \
+#name, test_##name                                                     \
+    }
 
-static inline int harness_run(const harness_case *cases, size_t n,
-                              int argc, char **argv)
+static inline int harness_run(const harness_case *cases, size_t n, int argc,
+                              char **argv)
 {
     int passed = 0, failed = 0;
     for (size_t i = 0; i < n; i++) {
@@ -62,12 +65,11 @@ static inline int harness_run(const harness_case *cases, size_t n,
     return failed ? 1 : 0;
 }
 
-#define TESTS(...)                                                         \
-    int main(int argc, char **argv)                                        \
-    {                                                                      \
-        static const harness_case cases[] = {__VA_ARGS__};                 \
-        return harness_run(cases, sizeof cases / sizeof cases[0], argc,    \
-                           argv);                                          \
+#define TESTS(...)                                                             \
+    int main(int argc, char **argv)                                            \
+    {                                                                          \
+        static const harness_case cases[] = {__VA_ARGS__};                     \
+        return harness_run(cases, sizeof cases / sizeof cases[0], argc, argv); \
     }
 
 /* Read a whole file into a malloc'd buffer (test helper). */

@@ -14,7 +14,7 @@
 /* A deep copy of a record, taken before the next parse reuses arrays. */
 typedef struct rcopy {
     tfmt_jsonl_record rec;
-    char *text[5];          /* type_name, run_id, kind, scope, mode */
+    char *text[5]; /* type_name, run_id, kind, scope, mode */
     tfmt_jsonl_string *strings;
     char **values;
     tfmt_jsonl_frame *frames;
@@ -86,8 +86,7 @@ static const char *differs(const rcopy *c, const tfmt_jsonl_record *r)
     const tfmt_jsonl_record *f = &c->rec;
     if (f->type != r->type || f->v != r->v || f->line != r->line)
         return "type, v or line";
-    const tfmt_str s[5] = {r->type_name, r->run_id, r->kind, r->scope,
-                           r->mode};
+    const tfmt_str s[5] = {r->type_name, r->run_id, r->kind, r->scope, r->mode};
     for (int i = 0; i < 5; i++)
         if (!same_str(c->text[i], s[i]))
             return "a string field";

@@ -18,7 +18,7 @@
 #include "io_internal.h"
 
 static const char *const CASES[] = {
-    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
     "interleaved_threads", "synthetic_frames", "workload"};
 #define NCASES (sizeof CASES / sizeof CASES[0])
 static const char *const VARIANTS[] = {"none.bin", "zstd.bin",
@@ -46,11 +46,13 @@ static tfmt_frame stored(const fx_frame *f)
 {
     tfmt_frame e;
     e.lineno = f->loc[0];
-    e.end_lineno = f->loc[0] == -1 ? -1
-                   : f->loc[1] == -1 ? f->loc[0] : f->loc[1];
+    e.end_lineno = f->loc[0] == -1   ? -1
+                   : f->loc[1] == -1 ? f->loc[0]
+                                     : f->loc[1];
     e.column = f->loc[2];
-    e.end_column = f->loc[2] == -1 ? -1
-                   : f->loc[3] == -1 ? f->loc[2] : f->loc[3];
+    e.end_column = f->loc[2] == -1   ? -1
+                   : f->loc[3] == -1 ? f->loc[2]
+                                     : f->loc[3];
     e.opcode = (f->opcode < 0 || f->opcode > 254) ? 255 : (uint8_t)f->opcode;
     return e;
 }
@@ -61,10 +63,9 @@ static bool frame_matches(const tfmt_bin_reader *r, uint32_t idx,
     const tfmt_frame *got = tfmt_bin_frame(r, idx);
     tfmt_frame e = stored(f);
     return got && str_is(r, got->filename, f->filename) &&
-           str_is(r, got->funcname, f->funcname) &&
-           got->lineno == e.lineno && got->end_lineno == e.end_lineno &&
-           got->column == e.column && got->end_column == e.end_column &&
-           got->opcode == e.opcode;
+           str_is(r, got->funcname, f->funcname) && got->lineno == e.lineno &&
+           got->end_lineno == e.end_lineno && got->column == e.column &&
+           got->end_column == e.end_column && got->opcode == e.opcode;
 }
 
 /* Find the next input sample of the same thread after cursor *c. */
@@ -128,11 +129,12 @@ static uint64_t check_against(const char *path, const fx_input *in)
     while (r && (rc = tfmt_bin_next(r, &s)) == TFMT_OK) {
         for (uint32_t k = 0; k < s->weight; k++, seen++) {
             size_t *c = cursor_for(&cur, s->thread_id, s->interpreter_id);
-            const fx_sample *e = next_of(in, c, s->thread_id,
-                                         s->interpreter_id);
+            const fx_sample *e =
+                next_of(in, c, s->thread_id, s->interpreter_id);
             CHECK(e && sample_matches(r, s, k, e),
                   "%s: sample %" PRIu64 " of thread %" PRIu64
-                  " differs from input.json", path, seen, s->thread_id);
+                  " differs from input.json",
+                  path, seen, s->thread_id);
         }
     }
     CHECK(!r || rc == TFMT_DONE, "%s: %s", path, tfmt_bin_error(r)->msg);
@@ -155,8 +157,10 @@ TEST(fixtures_decode_to_their_input)
                 "cannot load %s input.json", CASES[c]);
         for (size_t v = 0; v < 4; v++) {
             uint64_t n = check_against(path_of(CASES[c], VARIANTS[v]), &in);
-            CHECK(n == in.nsamples, "%s/%s: %" PRIu64 " samples, input has "
-                  "%zu", CASES[c], VARIANTS[v], n, in.nsamples);
+            CHECK(n == in.nsamples,
+                  "%s/%s: %" PRIu64 " samples, input has "
+                  "%zu",
+                  CASES[c], VARIANTS[v], n, in.nsamples);
         }
         fx_input_free(&in);
     }
@@ -189,14 +193,16 @@ TEST(layouts_are_detected)
     const char *files[2] = {"none.bin", "zstd.hdr-u32.bin"};
     tfmt_layout want[2] = {TFMT_LAYOUT_U64_COUNT, TFMT_LAYOUT_U32_COUNT};
     for (int i = 0; i < 2; i++) {
-        REQUIRE(tfmt_source_open_path(&src, path_of("workload", files[i]),
-                                      NULL, NULL) == TFMT_OK, "open");
+        REQUIRE(tfmt_source_open_path(&src, path_of("workload", files[i]), NULL,
+                                      NULL) == TFMT_OK,
+                "open");
         REQUIRE(tfmt_bin_open(&r, src, NULL, NULL) == TFMT_OK, "bin open");
         const tfmt_info *info = tfmt_bin_info(r);
         CHECK(info->layout == want[i], "%s layout", files[i]);
         CHECK(info->sample_count == 3224, "workload declares 3224 samples");
         CHECK(info->thread_count == 4 && info->string_count == 47 &&
-              info->frame_count == 116, "workload counts (README.txt)");
+                  info->frame_count == 116,
+              "workload counts (README.txt)");
         CHECK(info->python_version[0] == 3 && info->python_version[1] == 15,
               "python 3.15");
         CHECK(info->mode == TFMT_MODE_UNKNOWN && !info->stats.present,
@@ -247,8 +253,8 @@ TEST(every_truncation_fails_cleanly)
         for (size_t len = 0; len < n; len++) {
             tfmt_error err = {0};
             int rc = decode_memory(d, len, 0, NULL, &err);
-            CHECK(rc < 0 && err.msg[0], "%s cut to %zu bytes gave %d",
-                  files[f], len, rc);
+            CHECK(rc < 0 && err.msg[0], "%s cut to %zu bytes gave %d", files[f],
+                  len, rc);
         }
         free(d);
     }
@@ -265,8 +271,8 @@ TEST(every_byte_flip_is_survived)
         d[i] ^= 0x5a;
         tfmt_error err = {0};
         int rc = decode_memory(d, n, 0, NULL, &err);
-        CHECK(rc == TFMT_DONE || (rc < 0 && err.msg[0]),
-              "flip at %zu gave %d", i, rc);
+        CHECK(rc == TFMT_DONE || (rc < 0 && err.msg[0]), "flip at %zu gave %d",
+              i, rc);
         d[i] ^= 0x5a;
     }
     free(d);
@@ -282,12 +288,11 @@ static void expect_error(const char *what, size_t off, const void *bytes,
     memcpy(d + off, bytes, len);
     tfmt_error err = {0};
     int rc = decode_memory(d, n, 0, NULL, &err);
-    CHECK(rc == code, "%s: status %d, want %d (%s)", what, rc, code,
-          err.msg);
+    CHECK(rc == code, "%s: status %d, want %d (%s)", what, rc, code, err.msg);
     CHECK(strcmp(err.msg, want) == 0, "%s: message\n  got:  %s\n  want: %s",
           what, err.msg, want);
-    CHECK(err.has_offset && err.offset == at, "%s: offset %" PRIu64
-          ", want %" PRIu64, what, err.offset, at);
+    CHECK(err.has_offset && err.offset == at,
+          "%s: offset %" PRIu64 ", want %" PRIu64, what, err.offset, at);
     free(d);
 }
 
@@ -312,11 +317,11 @@ TEST(cpython_validation_messages)
                  "version 2), but this reader supports format version 1");
     /* Tables at 1682 and 1805: at most 1928 - 1682 = 246 one-byte
      * strings and (1928 - 1805) / 7 = 17 seven-byte frames fit. */
-    expect_error("string count", 1928 - 32, &big, 4, TFMT_EFORMAT,
-                 1928 - 32, "invalid string count 4294967295 exceeds "
+    expect_error("string count", 1928 - 32, &big, 4, TFMT_EFORMAT, 1928 - 32,
+                 "invalid string count 4294967295 exceeds "
                  "maximum possible 246");
-    expect_error("frame count", 1928 - 28, &big, 4, TFMT_EFORMAT,
-                 1928 - 28, "invalid frame count 4294967295 exceeds "
+    expect_error("frame count", 1928 - 28, &big, 4, TFMT_EFORMAT, 1928 - 28,
+                 "invalid frame count 4294967295 exceeds "
                  "maximum possible 17");
 }
 
@@ -345,7 +350,7 @@ TEST(chunked_sources_decode_identically)
 }
 
 typedef struct failing {
-    long left;              /* allocations before the failure */
+    long left; /* allocations before the failure */
 } failing;
 
 static void *fail_malloc(size_t n, void *ctx)
@@ -385,8 +390,7 @@ TEST(every_allocation_failure_is_reported)
 
 TESTS(TCASE(fixtures_decode_to_their_input),
       TCASE(big_endian_twins_decode_to_the_same_input),
-      TCASE(layouts_are_detected),
-      TCASE(every_truncation_fails_cleanly),
+      TCASE(layouts_are_detected), TCASE(every_truncation_fails_cleanly),
       TCASE(every_byte_flip_is_survived), TCASE(cpython_validation_messages),
       TCASE(stricter_than_cpython), TCASE(chunked_sources_decode_identically),
       TCASE(every_allocation_failure_is_reported))

@@ -15,7 +15,7 @@
 #define CASES_DIR TESTDATA "/cpython"
 
 static const char *const case_names[] = {
-    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
     "interleaved_threads", "synthetic_frames", "workload",
 };
 #define NCASES (sizeof case_names / sizeof case_names[0])
@@ -50,9 +50,9 @@ static tfmt_bin_writer *open_mem(membuf *m, const tfmt_bin_writer_options *o)
     tfmt_bin_writer *w = NULL;
     memset(m, 0, sizeof *m);
     const char *path = out_path();
-    if (!path || tfmt_sink_open(&cur_sink, path,
-                                TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
-                                NULL) != TFMT_OK)
+    if (!path ||
+        tfmt_sink_open(&cur_sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
+                       NULL, NULL) != TFMT_OK)
         return NULL;
     if (tfmt_bin_writer_open(&w, cur_sink, o, NULL) != TFMT_OK) {
         tfmt_sink_free(cur_sink);
@@ -110,9 +110,8 @@ static int intern_frame(tfmt_bin_writer *w, json_object *fr, uint32_t *out)
     int opcode = op ? (int)json_object_get_int64(op) : -1;
     return tfmt_bin_writer_location(
         w, json_object_get_string(fn), (size_t)json_object_get_string_len(fn),
-        json_object_get_string(func),
-        (size_t)json_object_get_string_len(func), l[0], l[1], l[2], l[3],
-        opcode, out);
+        json_object_get_string(func), (size_t)json_object_get_string_len(func),
+        l[0], l[1], l[2], l[3], opcode, out);
 }
 
 /* One thread-sample: intern the 256 innermost frames, pass root first. */
@@ -148,8 +147,8 @@ static int feed_samples(tfmt_bin_writer *w, json_object *samples)
                 json_object_object_get(in, "id"));
             json_object *ths = json_object_object_get(in, "threads");
             for (size_t k = 0; k < json_object_array_length(ths); k++) {
-                int rc = feed_thread(w, json_object_array_get_idx(ths, k),
-                                     iid, t);
+                int rc =
+                    feed_thread(w, json_object_array_get_idx(ths, k), iid, t);
                 if (rc != TFMT_OK)
                     return rc;
             }
@@ -369,8 +368,8 @@ TEST(fixtures_zstd_region)
 TEST(alloc_failures)
 {
     size_t elen = 0;
-    uint8_t *exp = harness_slurp(path_of("interleaved_threads", "none.bin"),
-                                 &elen);
+    uint8_t *exp =
+        harness_slurp(path_of("interleaved_threads", "none.bin"), &elen);
     REQUIRE(exp, "none.bin");
     for (fail_at = 1;; fail_at++) {
         alloc_calls = 0;
@@ -378,8 +377,7 @@ TEST(alloc_failures)
         int rc = write_case("interleaved_threads", fail_at % 2, &m, NULL);
         bool hit = alloc_calls >= fail_at;
         if (hit)
-            CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", fail_at,
-                  rc);
+            CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", fail_at, rc);
         else
             CHECK(rc == TFMT_OK, "no failure: status %d", rc);
         if (!hit && !(fail_at % 2))
@@ -397,20 +395,67 @@ TEST(alloc_failures)
 /* ---- hand-computed layouts ---- */
 
 static const uint8_t stats56[56] = {
-    /* 1.5 */ 0, 0, 0, 0, 0, 0, 0xf8, 0x3f,
-    /* 1000.0 */ 0, 0, 0, 0, 0, 0x40, 0x8f, 0x40,
-    /* 2.5 */ 0, 0, 0, 0, 0, 0, 0x04, 0x40,
-    /* 0.25 */ 0, 0, 0, 0, 0, 0, 0xd0, 0x3f,
-    /* flags 3, reserved 0 */ 3, 0, 0, 0, 0, 0, 0, 0,
-    'T', 'A', 'C', 'H', 'S', 'T', 'A', 'T',
-    1, 0, 0, 0, 56, 0, 0, 0,
+    /* 1.5 */ 0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0xf8,
+    0x3f,
+    /* 1000.0 */ 0,
+    0,
+    0,
+    0,
+    0,
+    0x40,
+    0x8f,
+    0x40,
+    /* 2.5 */ 0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0x04,
+    0x40,
+    /* 0.25 */ 0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0xd0,
+    0x3f,
+    /* flags 3, reserved 0 */ 3,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    'T',
+    'A',
+    'C',
+    'H',
+    'S',
+    'T',
+    'A',
+    'T',
+    1,
+    0,
+    0,
+    0,
+    56,
+    0,
+    0,
+    0,
 };
 
 static const uint8_t stats32[32] = {
-    0, 0, 0, 0, 0, 0, 0xf8, 0x3f,
-    0, 0, 0, 0, 0, 0x40, 0x8f, 0x40,
-    'T', 'A', 'C', 'H', 'S', 'T', 'A', 'T',
-    1, 0, 0, 0, 32, 0, 0, 0,
+    0,   0,   0,   0,   0,   0,   0xf8, 0x3f, 0, 0, 0, 0, 0,  0x40, 0x8f, 0x40,
+    'T', 'A', 'C', 'H', 'S', 'T', 'A',  'T',  1, 0, 0, 0, 32, 0,    0,    0,
 };
 
 static void check_empty_with_stats(uint32_t size, const uint8_t *block)
@@ -466,11 +511,10 @@ TEST(header_fields)
           "interval after finish");
     done(w, &m);
     static const uint8_t want[64] = {
-        0x48, 0x43, 0x41, 0x54, 1, 0, 0, 0, 3, 16, 2, 0,
-        8, 7, 6, 5, 4, 3, 2, 1, 250, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        64, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0xa3, 0x01, 0, 0,
+        0x48, 0x43, 0x41, 0x54, 1,   0, 0, 0, 3,  16, 2, 0, 8,    7,    6, 5,
+        4,    3,    2,    1,    250, 0, 0, 0, 0,  0,  0, 0, 0,    0,    0, 0,
+        0,    0,    0,    0,    0,   0, 0, 0, 64, 0,  0, 0, 0,    0,    0, 0,
+        64,   0,    0,    0,    0,   0, 0, 0, 0,  0,  0, 0, 0xa3, 0x01, 0, 0,
     };
     REQUIRE(m.len == 96, "empty log is header + footer, got %zu", m.len);
     CHECK(memcmp(m.data, want, 64) == 0, "header bytes");
@@ -522,7 +566,7 @@ typedef struct rec {
     uint64_t tid;
     uint32_t iid;
     int enc;
-    uint32_t a, b;              /* count | depth | shared/pop, new/push */
+    uint32_t a, b; /* count | depth | shared/pop, new/push */
     uint32_t frames[TFMT_MAX_DEPTH];
     uint64_t first_delta;
 } rec;
@@ -577,8 +621,7 @@ static bool next_rec(const uint8_t **pp, const uint8_t *end, rec *r)
 static uint32_t one_frame(tfmt_bin_writer *w, int line)
 {
     uint32_t id = UINT32_MAX;
-    tfmt_bin_writer_location(w, "f.py", 4, "fn", 2, line, line, 0, 4, 1,
-                             &id);
+    tfmt_bin_writer_location(w, "f.py", 4, "fn", 2, line, line, 0, 4, 1, &id);
     return id;
 }
 
@@ -592,8 +635,8 @@ TEST(repeat_split_16k)
     REQUIRE(w, "open");
     uint32_t f = one_frame(w, 1);
     for (uint64_t i = 1; i <= 12000; i++)
-        REQUIRE(tfmt_bin_writer_sample(w, 7, 0, 1000000 + i * 1000, 1, &f,
-                                       1) == TFMT_OK,
+        REQUIRE(tfmt_bin_writer_sample(w, 7, 0, 1000000 + i * 1000, 1, &f, 1) ==
+                    TFMT_OK,
                 "sample %llu", (unsigned long long)i);
     CHECK(tfmt_bin_writer_samples(w) == 12000, "sample count");
     REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
@@ -642,8 +685,7 @@ TEST(repeat_batches_continue)
     };
     tfmt_source *src = NULL;
     tfmt_bin_reader *r = NULL;
-    REQUIRE(tfmt_source_open_memory(&src, m.data, m.len, 0, NULL) ==
-                    TFMT_OK &&
+    REQUIRE(tfmt_source_open_memory(&src, m.data, m.len, 0, NULL) == TFMT_OK &&
                 tfmt_bin_open(&r, src, NULL, NULL) == TFMT_OK,
             "open the log");
     const tfmt_sample *s;
@@ -653,8 +695,8 @@ TEST(repeat_batches_continue)
         if (n < sizeof want / sizeof *want)
             CHECK(s->weight == want[n][0] && s->continued == want[n][1] &&
                       s->status == want[n][2],
-                  "batch %zu: weight %u continued %u status %u", n,
-                  s->weight, s->continued, s->status);
+                  "batch %zu: weight %u continued %u status %u", n, s->weight,
+                  s->continued, s->status);
         n++;
     }
     CHECK(rc == TFMT_DONE && n == sizeof want / sizeof *want,
@@ -671,7 +713,7 @@ TEST(depth_300_keeps_innermost_256)
     REQUIRE(w, "open");
     uint32_t stack[300];
     for (int i = 0; i < 300; i++)
-        stack[i] = one_frame(w, i + 1);  /* root first: line 1 outermost */
+        stack[i] = one_frame(w, i + 1); /* root first: line 1 outermost */
     REQUIRE(tfmt_bin_writer_sample(w, 1, 0, 10, 0, stack, 300) == TFMT_OK,
             "sample");
     REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
@@ -698,15 +740,19 @@ TEST(encoding_choice)
     for (int i = 0; i < 8; i++)
         REQUIRE(one_frame(w, i + 1) == (uint32_t)i, "frame %d", i);
     /* root-first stacks and the encoding CPython chooses */
-    static const struct { uint32_t d; uint32_t s[6]; int enc; } seq[] = {
-        {0, {0}, TFMT_ENC_REPEAT},              /* fresh thread, empty */
+    static const struct {
+        uint32_t d;
+        uint32_t s[6];
+        int enc;
+    } seq[] = {
+        {0, {0}, TFMT_ENC_REPEAT}, /* fresh thread, empty */
         {2, {0, 1}, TFMT_ENC_FULL},
-        {4, {0, 1, 2, 3}, TFMT_ENC_SUFFIX},     /* calls */
-        {3, {0, 1, 2}, TFMT_ENC_POP_PUSH},      /* return */
-        {3, {0, 1, 4}, TFMT_ENC_POP_PUSH},      /* shared 2 >= 3/2 */
-        {5, {0, 5, 6, 7, 4}, TFMT_ENC_FULL},    /* shared 1 < 5/2 */
-        {5, {1, 5, 6, 7, 4}, TFMT_ENC_FULL},    /* root differs */
-        {0, {0}, TFMT_ENC_FULL},                /* later empty stack */
+        {4, {0, 1, 2, 3}, TFMT_ENC_SUFFIX},  /* calls */
+        {3, {0, 1, 2}, TFMT_ENC_POP_PUSH},   /* return */
+        {3, {0, 1, 4}, TFMT_ENC_POP_PUSH},   /* shared 2 >= 3/2 */
+        {5, {0, 5, 6, 7, 4}, TFMT_ENC_FULL}, /* shared 1 < 5/2 */
+        {5, {1, 5, 6, 7, 4}, TFMT_ENC_FULL}, /* root differs */
+        {0, {0}, TFMT_ENC_FULL},             /* later empty stack */
     };
     for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++)
         REQUIRE(tfmt_bin_writer_sample(w, 3, 1, 100 + i, 0, seq[i].s,
@@ -764,10 +810,8 @@ TEST(frame_dedup_keys)
     done(w, &m);
     /* strings "x","f"; frames: 0 1 zz(7)=14 0 zz(4)=8 zz(5)=10 53, ... */
     static const uint8_t want[] = {
-        1, 'x', 1, 'f',
-        0, 1, 14, 0, 8, 10, 53,
-        0, 1, 14, 0, 8, 10, 53,
-        0, 1, 14, 0, 8, 10, 255,
+        1,  'x', 1, 'f', 0,  1, 14, 0,  8, 10, 53, 0,   1,
+        14, 0,   8, 10,  53, 0, 1,  14, 0, 8,  10, 255,
     };
     CHECK(m.len == 64 + sizeof want + 32, "size %zu", m.len);
     CHECK(memcmp(m.data + 64, want, sizeof want) == 0, "table bytes");
@@ -816,15 +860,15 @@ TEST(frame_and_thread_limits)
     uint32_t f = one_frame(w, 1), g = 0;
     CHECK(f == 0, "first frame");
     CHECK(one_frame(w, 1) == 0, "a known frame is not a new one");
-    CHECK(tfmt_bin_writer_location(w, "f.py", 4, "fn", 2, 2, 2, 0, 4, 1,
-                                   &g) == TFMT_ELIMIT,
+    CHECK(tfmt_bin_writer_location(w, "f.py", 4, "fn", 2, 2, 2, 0, 4, 1, &g) ==
+              TFMT_ELIMIT,
           "second frame over the limit");
     CHECK(strcmp(tfmt_bin_writer_error(w)->msg,
-                 "too many frames for binary format") == 0, "message");
+                 "too many frames for binary format") == 0,
+          "message");
     CHECK(tfmt_bin_writer_finish(w) == TFMT_OK, "finish after the limit");
     done(w, &m);
-    CHECK(m.len == 64 + 5 + 3 + 7 + 32, "one frame, no samples: %zu",
-          m.len);
+    CHECK(m.len == 64 + 5 + 3 + 7 + 32, "one frame, no samples: %zu", m.len);
     free(m.data);
 
     w = open_mem(&m, NULL);
@@ -868,8 +912,8 @@ TEST(sink_error_reported)
 {
     tfmt_sink *sink = NULL;
     const char *path = out_path();
-    REQUIRE(path && tfmt_sink_open(&sink, path, TFMT_SINK_FORCE, NULL,
-                                   NULL) == TFMT_OK,
+    REQUIRE(path && tfmt_sink_open(&sink, path, TFMT_SINK_FORCE, NULL, NULL) ==
+                        TFMT_OK,
             "sink");
     tfmt_bin_writer *w = NULL;
     REQUIRE(tfmt_bin_writer_open(&w, sink, NULL, NULL) == TFMT_OK, "open");
@@ -956,10 +1000,10 @@ static void write_interleaved(tfmt_bin_writer *w)
     static const int lines[] = {1, 2, 3, 4, 5, 6, 7};
     for (uint64_t i = 0; i < 12000; i++) {
         uint64_t ts = 2000 + i * 1000;
-        if (i < 7000 || i % 500 == 0)       /* fresh and empty first */
+        if (i < 7000 || i % 500 == 0) /* fresh and empty first */
             sample_cp(w, 1, 0, ts, 0, lines, i < 7000 ? 0 : 2);
         sample_cp(w, 2, 0, ts + 3, (uint8_t)(i / 700 % 2), lines + 4,
-                  3);                       /* long runs of one stack */
+                  3); /* long runs of one stack */
         if (i % 3 == 0)
             sample_cp(w, 3, 0, ts + 5, 1, lines + (i / 3) % 4, 2);
         if (i == 11990)
@@ -986,8 +1030,7 @@ TEST(copy_keeps_equal_frames_apart)
     done(w, &orig);
     REQUIRE(orig.data, "output");
     CHECK(copy_bytes(orig.data, orig.len, 0, &copy) == TFMT_OK, "copy");
-    CHECK(copy.len == orig.len &&
-              memcmp(copy.data, orig.data, orig.len) == 0,
+    CHECK(copy.len == orig.len && memcmp(copy.data, orig.data, orig.len) == 0,
           "copy keeps both entries and their uses");
     free(orig.data);
     free(copy.data);
@@ -1006,14 +1049,12 @@ TEST(copy_reproduces_interleaving)
     done(w, &orig);
     REQUIRE(orig.data, "output");
     CHECK(copy_bytes(orig.data, orig.len, 0, &none) == TFMT_OK, "copy");
-    CHECK(none.len == orig.len && memcmp(none.data, orig.data,
-                                         orig.len) == 0,
+    CHECK(none.len == orig.len && memcmp(none.data, orig.data, orig.len) == 0,
           "uncompressed copy is identical");
     CHECK(copy_bytes(orig.data, orig.len, 1, &z) == TFMT_OK, "to zstd");
     CHECK(z.data && copy_bytes(z.data, z.len, 0, &back) == TFMT_OK,
           "back from zstd");
-    CHECK(back.len == orig.len && memcmp(back.data, orig.data,
-                                         orig.len) == 0,
+    CHECK(back.len == orig.len && memcmp(back.data, orig.data, orig.len) == 0,
           "zstd and back is identical");
     free(orig.data);
     free(none.data);
@@ -1027,8 +1068,7 @@ TEST(copy_equals_none)
                                         "zstd.hdr-u32.bin", "none.bin"};
     for (size_t c = 0; c < NCASES; c++) {
         size_t elen = 0;
-        uint8_t *exp = harness_slurp(path_of(case_names[c], "none.bin"),
-                                     &elen);
+        uint8_t *exp = harness_slurp(path_of(case_names[c], "none.bin"), &elen);
         REQUIRE(exp, "%s: none.bin", case_names[c]);
         for (size_t f = 0; f < 4; f++) {
             membuf m;
@@ -1050,7 +1090,7 @@ TEST(copy_equals_none)
 typedef struct fed {
     uint64_t ts;
     uint8_t status;
-    uint32_t depth;             /* after the 256 cap */
+    uint32_t depth; /* after the 256 cap */
     uint32_t stack[TFMT_MAX_DEPTH];
 } fed;
 
@@ -1067,15 +1107,15 @@ static void rt_step(uint64_t *seed, uint32_t *st, uint32_t *depth)
 {
     uint64_t r = rt_rand(seed) % 100;
     if (r < 60)
-        return;                                     /* same stack */
+        return; /* same stack */
     if (r < 75 && *depth < 300)
-        st[(*depth)++] = (uint32_t)(rt_rand(seed) % 40);   /* call */
+        st[(*depth)++] = (uint32_t)(rt_rand(seed) % 40); /* call */
     else if (r < 90 && *depth > 0)
-        (*depth)--;                                 /* return */
+        (*depth)--; /* return */
     else if (r < 97 && *depth > 0)
         st[*depth - 1] = (uint32_t)(rt_rand(seed) % 40);
     else
-        *depth = (uint32_t)(rt_rand(seed) % 280);   /* jump / deep */
+        *depth = (uint32_t)(rt_rand(seed) % 280); /* jump / deep */
 }
 
 static void rt_write(tfmt_bin_writer *w, fed *log, uint64_t seed)
@@ -1115,8 +1155,7 @@ static void rt_check(tfmt_bin_reader *r, const fed *log)
                     "thread %d sample %zu differs", t, next[t] - 1);
         }
     }
-    CHECK(rc == TFMT_DONE, "reader status %d: %s", rc,
-          tfmt_bin_error(r)->msg);
+    CHECK(rc == TFMT_DONE, "reader status %d: %s", rc, tfmt_bin_error(r)->msg);
     for (int t = 0; t < RT_THREADS; t++)
         CHECK(next[t] == RT_SAMPLES, "thread %d: %zu samples", t, next[t]);
 }
@@ -1271,11 +1310,10 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
       TCASE(repeat_split_16k), TCASE(repeat_batches_continue),
-      TCASE(depth_300_keeps_innermost_256),
-      TCASE(encoding_choice), TCASE(timestamp_wraps),
-      TCASE(frame_dedup_keys), TCASE(limit_keeps_file_valid), TCASE(misuse),
-      TCASE(frame_and_thread_limits),
-      TCASE(sink_error_reported), TCASE(copy_equals_none),
-      TCASE(copy_reproduces_interleaving), TCASE(copy_keeps_equal_frames_apart),
-      TCASE(round_trip_none), TCASE(round_trip_zstd),
-      TCASE(checkpoints_none), TCASE(checkpoints_zstd))
+      TCASE(depth_300_keeps_innermost_256), TCASE(encoding_choice),
+      TCASE(timestamp_wraps), TCASE(frame_dedup_keys),
+      TCASE(limit_keeps_file_valid), TCASE(misuse),
+      TCASE(frame_and_thread_limits), TCASE(sink_error_reported),
+      TCASE(copy_equals_none), TCASE(copy_reproduces_interleaving),
+      TCASE(copy_keeps_equal_frames_apart), TCASE(round_trip_none),
+      TCASE(round_trip_zstd), TCASE(checkpoints_none), TCASE(checkpoints_zstd))

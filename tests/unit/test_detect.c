@@ -26,8 +26,8 @@ static tfmt_kind kind_in(const char *data, size_t n, size_t chunk)
 
 static void check_kind(const char *data, size_t n, tfmt_kind want)
 {
-    CHECK(kind_in(data, n, 0) == want, "whole '%.*s': %d, want %s",
-          (int)n, data, (int)kind_in(data, n, 0), tfmt_kind_name(want));
+    CHECK(kind_in(data, n, 0) == want, "whole '%.*s': %d, want %s", (int)n,
+          data, (int)kind_in(data, n, 0), tfmt_kind_name(want));
     CHECK(kind_in(data, n, 1) == want, "1-byte chunks '%.*s': %d, want %s",
           (int)n, data, (int)kind_in(data, n, 1), tfmt_kind_name(want));
 }
@@ -39,13 +39,15 @@ TEST(kinds)
     KIND("", TFMT_KIND_EMPTY);
     KIND("TACH\x01\x00", TFMT_KIND_BIN);
     KIND("HCAT", TFMT_KIND_BIN);
-    KIND("TAC", TFMT_KIND_TEXT);            /* too short for the magic */
+    KIND("TAC", TFMT_KIND_TEXT); /* too short for the magic */
     KIND("hello world\n", TFMT_KIND_TEXT);
-    KIND("\x7f" "ELF", TFMT_KIND_DATA);
-    KIND("\0\0\0\0", TFMT_KIND_DATA);       /* a header never written */
+    KIND("\x7f"
+         "ELF",
+         TFMT_KIND_DATA);
+    KIND("\0\0\0\0", TFMT_KIND_DATA); /* a header never written */
     KIND("{}", TFMT_KIND_JSONL);
     KIND("\n\n{\"type\":\"meta\",\"v\":0}\n", TFMT_KIND_JSONL);
-    KIND(" x", TFMT_KIND_JSONL);            /* blank first: the reader says */
+    KIND(" x", TFMT_KIND_JSONL); /* blank first: the reader says */
 }
 
 TEST(dialects)
@@ -54,7 +56,7 @@ TEST(dialects)
     KIND("{\"type\":\"meta\",\"v\":1}\n{\"v\":0}\n", TFMT_KIND_JSONL_V1);
     KIND("{ \"type\" : \"meta\" , \"v\" : 0 }", TFMT_KIND_JSONL_V0);
     KIND("{\"host\":{\"v\":1,\"x\":[1,{\"v\":1}]},\"v\":0}\n",
-         TFMT_KIND_JSONL_V0);               /* nested "v" is not the record's */
+         TFMT_KIND_JSONL_V0); /* nested "v" is not the record's */
     KIND("{\"run_id\":\"\\\"v\\\":1\",\"v\":0}\n", TFMT_KIND_JSONL_V0);
     KIND("{\"v\":2}\n", TFMT_KIND_JSONL);
     KIND("{\"v\":\"0\"}\n", TFMT_KIND_JSONL);
@@ -72,12 +74,13 @@ TEST(head_kept_for_messages)
     CHECK(tfmt_detect(src, &d, NULL) == TFMT_OK && d.kind == TFMT_KIND_TEXT,
           "text");
     CHECK(d.head_len == TFMT_DETECT_HEAD &&
-          memcmp(d.head, "hello wo", TFMT_DETECT_HEAD) == 0,
+              memcmp(d.head, "hello wo", TFMT_DETECT_HEAD) == 0,
           "head %zu '%.*s'", d.head_len, (int)d.head_len, d.head);
     tfmt_source_free(src);
     REQUIRE(tfmt_source_open_memory(&src, "hel", 3, 1, NULL) == 0, "open");
     CHECK(tfmt_detect(src, &d, NULL) == TFMT_OK && d.head_len == 3 &&
-          memcmp(d.head, "hel", 3) == 0, "short input keeps what it has");
+              memcmp(d.head, "hel", 3) == 0,
+          "short input keeps what it has");
     tfmt_source_free(src);
 }
 
@@ -90,8 +93,8 @@ static void check_unconsumed(const char *path, const char *plain_path)
     tfmt_source *src = NULL;
     tfmt_error err = {0};
     tfmt_detection d;
-    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK,
-            "%s: %s", path, err.msg);
+    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK, "%s: %s",
+            path, err.msg);
     CHECK(tfmt_detect(src, &d, &err) == TFMT_OK, "%s: %s", path, err.msg);
     unsigned char *got = malloc(want_len + 1);
     size_t n = 0;
@@ -124,10 +127,10 @@ static void check_jsonl_after(const char *path, tfmt_kind want)
     tfmt_jsonl_reader *r = NULL;
     tfmt_error err = {0};
     tfmt_detection d;
-    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK,
-            "%s", err.msg);
-    CHECK(tfmt_detect(src, &d, &err) == TFMT_OK && d.kind == want,
-          "%s: %s", path, tfmt_kind_name(d.kind));
+    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK, "%s",
+            err.msg);
+    CHECK(tfmt_detect(src, &d, &err) == TFMT_OK && d.kind == want, "%s: %s",
+          path, tfmt_kind_name(d.kind));
     REQUIRE(tfmt_jsonl_open(&r, src, NULL, &err) == TFMT_OK, "%s", err.msg);
     const tfmt_jsonl_record *rec;
     int first = -1;
@@ -199,7 +202,8 @@ TEST(names)
 {
     CHECK(strcmp(tfmt_kind_name(TFMT_KIND_BIN), "binary log") == 0, "bin");
     CHECK(tfmt_kind_is_jsonl(TFMT_KIND_JSONL_V1) &&
-          !tfmt_kind_is_jsonl(TFMT_KIND_TEXT), "is_jsonl");
+              !tfmt_kind_is_jsonl(TFMT_KIND_TEXT),
+          "is_jsonl");
 }
 
 TESTS(TCASE(kinds), TCASE(dialects), TCASE(head_kept_for_messages),

@@ -42,8 +42,8 @@ static void mismatch(const char *conv, double v, int prec, const char *got,
                      const char *want)
 {
     if (++mismatches <= SHOW_MAX)
-        fprintf(stderr, "mismatch %a %%.%d%s: got \"%s\", want \"%s\"\n",
-                v, prec, conv, got, want);
+        fprintf(stderr, "mismatch %a %%.%d%s: got \"%s\", want \"%s\"\n", v,
+                prec, conv, got, want);
 }
 
 /* diff_fmt_fixed(v, prec) is snprintf's "%.*f", or a documented decline. */
@@ -126,9 +126,9 @@ TEST(hand_checked)
     expect_fixed(3.5, 0, "4");
     expect_fixed(0.5, 0, "0");
     /* Near-ties: the exact binary value decides, not the decimal text. */
-    expect_fixed(0.9999995, 6, "1.000000");  /* 0.99999950000000004 */
-    expect_fixed(0.1234565, 6, "0.123456");  /* 0.12345649999999999 */
-    expect_fixed(2.5e-6, 6, "0.000003");     /* 0.0000025000000000000002 */
+    expect_fixed(0.9999995, 6, "1.000000"); /* 0.99999950000000004 */
+    expect_fixed(0.1234565, 6, "0.123456"); /* 0.12345649999999999 */
+    expect_fixed(2.5e-6, 6, "0.000003");    /* 0.0000025000000000000002 */
     expect_fixed(9.9999996, 6, "10.000000");
     expect_fixed(-1e-9, 6, "-0.000000");
     expect_fixed(-0.0, 6, "-0.000000");
@@ -141,8 +141,8 @@ TEST(hand_checked)
     expect_general(-0.0, 6, "-0");
     expect_general(0.0, 6, "0");
     expect_general(99999.95, 6, "99999.9"); /* 99999.949999999997 */
-    expect_general(1e-5, 6, "");             /* 1e-05: declined */
-    expect_general(1234567.0, 6, "");        /* 1.23457e+06: declined */
+    expect_general(1e-5, 6, "");            /* 1e-05: declined */
+    expect_general(1234567.0, 6, "");       /* 1.23457e+06: declined */
 }
 
 /* Precisions the formatter does not take are declined, not guessed. */
@@ -232,8 +232,8 @@ TEST(general_ties)
             double lo = 2 * pow(10, sig - 1) / pow(5, p);
             double hi = 10 * lo;
             for (long i = 0; i < 4000; i++) {
-                double t = floor(lo + (hi - lo) * (double)(rnd() >> 11)
-                                 * 0x1p-53);
+                double t =
+                    floor(lo + (hi - lo) * (double)(rnd() >> 11) * 0x1p-53);
                 t = fmod(t, 2) == 1 ? t : t + 1;
                 tie_and_neighbours(ldexp(t, -(p + 1)), sig, true);
             }
@@ -245,11 +245,26 @@ TEST(general_ties)
 TEST(edges)
 {
     mismatches = 0;
-    double fixed[] = {0.0, -0.0, DBL_TRUE_MIN, DBL_MIN, DBL_EPSILON,
-                      0x1p53, nextafter(0x1p53, 0), 0x1p52, 0.5, 1.0,
-                      9.5, 99.5, 0.05, 0.005, 1e-10, 18446744073709551615.0,
-                      1.8446744073709551e13, 1.8446744073709552e12,
-                      9007199254740991.0, 4503599627370495.5};
+    double fixed[] = {0.0,
+                      -0.0,
+                      DBL_TRUE_MIN,
+                      DBL_MIN,
+                      DBL_EPSILON,
+                      0x1p53,
+                      nextafter(0x1p53, 0),
+                      0x1p52,
+                      0.5,
+                      1.0,
+                      9.5,
+                      99.5,
+                      0.05,
+                      0.005,
+                      1e-10,
+                      18446744073709551615.0,
+                      1.8446744073709551e13,
+                      1.8446744073709552e12,
+                      9007199254740991.0,
+                      4503599627370495.5};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
         tie_and_neighbours(fixed[i], 6, false);
         same_all(fixed[i]);
@@ -274,5 +289,5 @@ TEST(edges)
     CHECK(mismatches == 0, "%ld mismatches", mismatches);
 }
 
-TESTS(TCASE(hand_checked), TCASE(declines), TCASE(random_bits),
-      TCASE(decades), TCASE(fixed_ties), TCASE(general_ties), TCASE(edges))
+TESTS(TCASE(hand_checked), TCASE(declines), TCASE(random_bits), TCASE(decades),
+      TCASE(fixed_ties), TCASE(general_ties), TCASE(edges))

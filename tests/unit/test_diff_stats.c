@@ -12,8 +12,10 @@
 
 static void near(double got, double want, const char *what)
 {
-    CHECK(fabs(got - want) <= 1e-9 * fmax(1e-300, want), "%s: %.17g, want "
-          "%.17g", what, got, want);
+    CHECK(fabs(got - want) <= 1e-9 * fmax(1e-300, want),
+          "%s: %.17g, want "
+          "%.17g",
+          what, got, want);
 }
 
 TEST(two_proportions)
@@ -90,8 +92,8 @@ TEST(student_t)
                   1e-12 * cases[i].upper + 1e-15,
               "upper t=%g df=%g: %.17g", cases[i].t, cases[i].df,
               diff_t_upper(cases[i].t, cases[i].df));
-        CHECK(fabs(diff_t_two_sided(cases[i].t, cases[i].df) -
-                   cases[i].two) <= 1e-12 * cases[i].two,
+        CHECK(fabs(diff_t_two_sided(cases[i].t, cases[i].df) - cases[i].two) <=
+                  1e-12 * cases[i].two,
               "two-sided t=%g df=%g", cases[i].t, cases[i].df);
     }
     /* df = infinity: the normal law */

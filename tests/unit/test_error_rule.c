@@ -54,8 +54,8 @@ TEST(profile_copies_reader_error)
             "open");
     CHECK(tfmt_profile_add_bin(p, o.r) == TFMT_EFORMAT, "add fails");
     CHECK(same_error(tfmt_profile_error(p), tfmt_bin_error(o.r)),
-          "profile error '%s', reader error '%s'",
-          tfmt_profile_error(p)->msg, tfmt_bin_error(o.r)->msg);
+          "profile error '%s', reader error '%s'", tfmt_profile_error(p)->msg,
+          tfmt_bin_error(o.r)->msg);
     tfmt_profile_free(p);
     close_bin(&o);
 }
@@ -64,8 +64,7 @@ TEST(gecko_copies_reader_error)
 {
     opened o;
     tfmt_gecko *g = NULL;
-    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_gecko_new(&g, NULL) == 0,
-            "open");
+    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_gecko_new(&g, NULL) == 0, "open");
     CHECK(tfmt_gecko_add_bin(g, o.r) == TFMT_EFORMAT, "add fails");
     CHECK(same_error(tfmt_gecko_error(g), tfmt_bin_error(o.r)),
           "gecko error '%s'", tfmt_gecko_error(g)->msg);
@@ -77,8 +76,7 @@ TEST(flat_copies_reader_errors)
 {
     opened o;
     tfmt_flat *f = NULL;
-    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_flat_new(&f, NULL) == 0,
-            "open");
+    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_flat_new(&f, NULL) == 0, "open");
     CHECK(tfmt_flat_add_bin(f, o.r) == TFMT_EFORMAT, "add_bin fails");
     CHECK(same_error(tfmt_flat_error(f), tfmt_bin_error(o.r)),
           "flat error '%s'", tfmt_flat_error(f)->msg);
@@ -87,12 +85,13 @@ TEST(flat_copies_reader_errors)
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *jr = NULL;
     tfmt_error err = {0};
-    REQUIRE(tfmt_source_open_path(&src, BAD "jsonl_syntax.jsonl", NULL,
-                                  &err) == 0 &&
-            tfmt_jsonl_open(&jr, src, NULL, &err) == 0, "open jsonl");
+    REQUIRE(tfmt_source_open_path(&src, BAD "jsonl_syntax.jsonl", NULL, &err) ==
+                    0 &&
+                tfmt_jsonl_open(&jr, src, NULL, &err) == 0,
+            "open jsonl");
     CHECK(tfmt_flat_add_jsonl(f, jr) == TFMT_EFORMAT, "add_jsonl fails");
     CHECK(same_error(tfmt_flat_error(f), tfmt_jsonl_error(jr)) &&
-          tfmt_flat_error(f)->line > 0,
+              tfmt_flat_error(f)->line > 0,
           "flat error '%s' line %llu", tfmt_flat_error(f)->msg,
           (unsigned long long)tfmt_flat_error(f)->line);
     tfmt_jsonl_free(jr);
@@ -109,7 +108,7 @@ TEST(copy_puts_reader_error_on_writer)
     REQUIRE(open_bin(&o, STREAM_BAD), "open");
     REQUIRE(tfmt_sink_open(&sink, "/dev/null", TFMT_SINK_SEEKABLE, NULL,
                            &err) == 0 &&
-            tfmt_bin_writer_open(&w, sink, NULL, &err) == 0,
+                tfmt_bin_writer_open(&w, sink, NULL, &err) == 0,
             "writer: %s", err.msg);
     CHECK(tfmt_bin_copy(o.r, w) == TFMT_EFORMAT, "copy fails");
     CHECK(same_error(tfmt_bin_writer_error(w), tfmt_bin_error(o.r)),
@@ -128,13 +127,13 @@ TEST(copy_puts_reader_error_on_writer)
 static bool big_log(char *path, size_t cap)
 {
     const char *dir = getenv("TMPDIR");
-    snprintf(path, cap, "%s/test_error_rule_%d.bin",
-             dir && *dir ? dir : "/tmp", (int)getpid());
+    snprintf(path, cap, "%s/test_error_rule_%d.bin", dir && *dir ? dir : "/tmp",
+             (int)getpid());
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
     tfmt_error err = {0};
-    if (tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                       NULL, &err) != TFMT_OK)
+    if (tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
+                       &err) != TFMT_OK)
         return false;
     int rc = tfmt_bin_writer_open(&w, sink, NULL, &err);
     for (uint32_t i = 0; i < 6000 && rc == TFMT_OK; i++) {
@@ -143,12 +142,12 @@ static bool big_log(char *path, size_t cap)
         snprintf(file, sizeof file, "/srv/a/rather/long/path/to/module_%u.py",
                  i);
         snprintf(func, sizeof func, "function_with_a_long_name_%u", i);
-        rc = tfmt_bin_writer_location(w, file, strlen(file), func,
-                                      strlen(func), (int32_t)i + 1,
-                                      (int32_t)i + 1, 0, 4, 0, &frame);
+        rc = tfmt_bin_writer_location(w, file, strlen(file), func, strlen(func),
+                                      (int32_t)i + 1, (int32_t)i + 1, 0, 4, 0,
+                                      &frame);
         if (rc == TFMT_OK)
-            rc = tfmt_bin_writer_sample(w, 1, 0, 1000 + i,
-                                        TFMT_STATUS_HAS_GIL, &frame, 1);
+            rc = tfmt_bin_writer_sample(w, 1, 0, 1000 + i, TFMT_STATUS_HAS_GIL,
+                                        &frame, 1);
     }
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_finish(w);
@@ -178,26 +177,28 @@ TEST(writers_copy_sink_error)
     tfmt_sink *sink = full_sink(0);
     REQUIRE(sink && big_log(path, sizeof path), "/dev/full, %s", path);
     REQUIRE(open_bin(&o, path) && tfmt_profile_new(&p, NULL) == 0 &&
-            tfmt_profile_add_bin(p, o.r) == TFMT_OK, "profile");
+                tfmt_profile_add_bin(p, o.r) == TFMT_OK,
+            "profile");
     close_bin(&o);
-    int rc = tfmt_profile_write_jsonl(p, sink,
-                                      "0123456789abcdef0123456789abcdef");
+    int rc =
+        tfmt_profile_write_jsonl(p, sink, "0123456789abcdef0123456789abcdef");
     CHECK(rc == TFMT_EIO &&
-          same_error(tfmt_profile_error(p), tfmt_sink_error(sink)),
-          "jsonl to a full disk: %d, profile error '%s', sink error '%s'",
-          rc, tfmt_profile_error(p)->msg, tfmt_sink_error(sink)->msg);
+              same_error(tfmt_profile_error(p), tfmt_sink_error(sink)),
+          "jsonl to a full disk: %d, profile error '%s', sink error '%s'", rc,
+          tfmt_profile_error(p)->msg, tfmt_sink_error(sink)->msg);
     tfmt_sink_free(sink);
     sink = full_sink(0);
     rc = tfmt_profile_write_svg(p, sink, NULL);
     CHECK(rc == TFMT_EIO &&
-          same_error(tfmt_profile_error(p), tfmt_sink_error(sink)),
+              same_error(tfmt_profile_error(p), tfmt_sink_error(sink)),
           "svg to a full disk: %d '%s'", rc, tfmt_profile_error(p)->msg);
     tfmt_sink_free(sink);
     sink = full_sink(0);
     REQUIRE(open_bin(&o, path) && tfmt_gecko_new(&g, NULL) == 0 &&
-            tfmt_gecko_add_bin(g, o.r) == TFMT_OK, "timeline");
+                tfmt_gecko_add_bin(g, o.r) == TFMT_OK,
+            "timeline");
     CHECK(tfmt_gecko_write(g, sink) == TFMT_EIO &&
-          same_error(tfmt_gecko_error(g), tfmt_sink_error(sink)),
+              same_error(tfmt_gecko_error(g), tfmt_sink_error(sink)),
           "gecko to a full disk: '%s'", tfmt_gecko_error(g)->msg);
     close_bin(&o);
     tfmt_sink_free(sink);

@@ -17,7 +17,7 @@
 #include "export_internal.h"
 
 static const char *const fixture_cases[] = {
-    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
     "interleaved_threads", "synthetic_frames", "workload",
 };
 #define NCASES (sizeof fixture_cases / sizeof fixture_cases[0])
@@ -26,7 +26,7 @@ typedef int (*export_fn)(tfmt_profile *p, tfmt_sink *sink);
 
 /* Add fixture `name`/`variant` to `p`; returns the add status. */
 static inline int add_fixture(tfmt_profile *p, const char *name,
-                       const char *variant)
+                              const char *variant)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/cpython/%s/%s", TESTDATA, name, variant);
@@ -46,7 +46,7 @@ static inline int add_fixture(tfmt_profile *p, const char *name,
 }
 
 static inline tfmt_profile *load_fixture(const char *name,
-                                  const tfmt_profile_options *o)
+                                         const tfmt_profile_options *o)
 {
     tfmt_profile *p;
     if (tfmt_profile_new(&p, o) != TFMT_OK)
@@ -125,9 +125,8 @@ static inline unsigned char *slurp_file(const char *path, size_t *len)
  * both orders must give the same bytes for the aggregated formats.
  */
 static inline unsigned char *merged_export(const char *first, const char *va,
-                                           const char *second,
-                                           const char *vb, export_fn fn,
-                                           size_t *len)
+                                           const char *second, const char *vb,
+                                           export_fn fn, size_t *len)
 {
     tfmt_profile *p;
     if (tfmt_profile_new(&p, NULL) != TFMT_OK)
@@ -146,7 +145,7 @@ static inline unsigned char *merged_export(const char *first, const char *va,
 
 /* An allocator that counts live blocks and can fail call number fail_at. */
 typedef struct counting {
-    long live, calls, fail_at;  /* fail_at < 0: never */
+    long live, calls, fail_at; /* fail_at < 0: never */
 } counting;
 
 static inline void *c_malloc(size_t n, void *ctx)

@@ -11,8 +11,8 @@
 
 typedef struct fcase {
     const char *fixture;
-    const char *spec;           /* the same filter for the Python model */
-    uint64_t thread;            /* 0: none */
+    const char *spec; /* the same filter for the Python model */
+    uint64_t thread;  /* 0: none */
     uint8_t all;
     bool skip_idle, drop_frames, collapse;
     const char *include, *exclude, *rewrite;
@@ -21,30 +21,33 @@ typedef struct fcase {
 static const fcase fcases[] = {
     {"interleaved_threads", "{\"threads\":[1]}", 1, 0, false, false, false,
      NULL, NULL, NULL},
-    {"interleaved_threads", "{\"all\":1}", 0, TFMT_STATUS_HAS_GIL, false,
-     false, false, NULL, NULL, NULL},
+    {"interleaved_threads", "{\"all\":1}", 0, TFMT_STATUS_HAS_GIL, false, false,
+     false, NULL, NULL, NULL},
     {"interleaved_threads", "{\"all\":18}", 0,
-     TFMT_STATUS_ON_CPU | TFMT_STATUS_HAS_EXCEPTION, false, false, false,
-     NULL, NULL, NULL},
-    {"repeat_rle", "{\"skip_idle\":true}", 0, 0, true, false, false, NULL,
+     TFMT_STATUS_ON_CPU | TFMT_STATUS_HAS_EXCEPTION, false, false, false, NULL,
      NULL, NULL},
+    {"repeat_rle", "{\"skip_idle\":true}", 0, 0, true, false, false, NULL, NULL,
+     NULL},
     {"interleaved_threads", "{\"exclude\":[\"fn0_1\"]}", 0, 0, false, false,
      false, NULL, "fn0_1", NULL},
-    {"interleaved_threads", "{\"exclude\":[\"fn0_1\"],\"drop_frames\":true}",
-     0, 0, false, true, false, NULL, "fn0_1", NULL},
-    {"interleaved_threads", "{\"include\":[\"^fn1_3$\"]}", 0, 0, false,
-     false, false, "^fn1_3$", NULL, NULL},
-    {"interleaved_threads", "{\"include\":[\"t1\\\\.py\"],"
-     "\"drop_frames\":true}", 0, 0, false, true, false, "t1\\.py", NULL,
-     NULL},
+    {"interleaved_threads", "{\"exclude\":[\"fn0_1\"],\"drop_frames\":true}", 0,
+     0, false, true, false, NULL, "fn0_1", NULL},
+    {"interleaved_threads", "{\"include\":[\"^fn1_3$\"]}", 0, 0, false, false,
+     false, "^fn1_3$", NULL, NULL},
+    {"interleaved_threads",
+     "{\"include\":[\"t1\\\\.py\"],"
+     "\"drop_frames\":true}",
+     0, 0, false, true, false, "t1\\.py", NULL, NULL},
     {"interleaved_threads", "{\"collapse\":true}", 0, 0, false, false, true,
      NULL, NULL, NULL},
-    {"interleaved_threads", "{\"rewrite\":[\"fn(\\\\d)_\\\\d=>g$1\"],"
-     "\"collapse\":true,\"exclude\":[\"^g2$\"]}", 0, 0, false, false, true,
-     NULL, "^g2$", "fn(\\d)_\\d=>g$1"},
-    {"synthetic_frames", "{\"rewrite\":[\"^/app/=>\"],\"exclude\":"
-     "[\"<GC>\"],\"drop_frames\":true}", 0, 0, false, true, false, NULL,
-     "<GC>", "^/app/=>"},
+    {"interleaved_threads",
+     "{\"rewrite\":[\"fn(\\\\d)_\\\\d=>g$1\"],"
+     "\"collapse\":true,\"exclude\":[\"^g2$\"]}",
+     0, 0, false, false, true, NULL, "^g2$", "fn(\\d)_\\d=>g$1"},
+    {"synthetic_frames",
+     "{\"rewrite\":[\"^/app/=>\"],\"exclude\":"
+     "[\"<GC>\"],\"drop_frames\":true}",
+     0, 0, false, true, false, NULL, "<GC>", "^/app/=>"},
 };
 #define NFCASES (sizeof fcases / sizeof fcases[0])
 
@@ -55,8 +58,7 @@ static int write_collapsed(tfmt_profile *p, tfmt_sink *s)
 
 /* Options for case `c`; the matchers go to *rules and *focus. */
 static void make_options(const fcase *c, tfmt_profile_options *o,
-                         tfmt_match **rules, tfmt_match **focus,
-                         uint64_t *tid)
+                         tfmt_match **rules, tfmt_match **focus, uint64_t *tid)
 {
     tfmt_profile_options init = TFMT_PROFILE_OPTIONS_INIT;
     *o = init;
@@ -85,8 +87,7 @@ TEST(filters_match_reference_model)
     REQUIRE(have_cmd("python3"), "python3 is required");
     static char outs[NFCASES][256];
     char cmd[NFCASES * 800];
-    size_t len = (size_t)snprintf(cmd, sizeof cmd, CHECKER
-                                  "filter-collapsed");
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, CHECKER "filter-collapsed");
     for (size_t i = 0; i < NFCASES; i++) {
         const fcase *c = &fcases[i];
         tfmt_profile_options o;
@@ -133,15 +134,17 @@ TEST(gecko_thread_filter)
     REQUIRE(tfmt_source_open_path(&src, path, NULL, NULL) == TFMT_OK, "src");
     REQUIRE(tfmt_bin_open(&r, src, NULL, NULL) == TFMT_OK, "open");
     CHECK(tfmt_gecko_add_bin(g, r) == TFMT_OK, "add");
-    REQUIRE(tfmt_sink_open(&sink, out, TFMT_SINK_FORCE, NULL, NULL) ==
-            TFMT_OK, "sink");
+    REQUIRE(tfmt_sink_open(&sink, out, TFMT_SINK_FORCE, NULL, NULL) == TFMT_OK,
+            "sink");
     CHECK(tfmt_gecko_write(g, sink) == TFMT_OK, "write");
     CHECK(tfmt_sink_finish(sink) == TFMT_OK, "finish");
     /* input.json: thread 1 has 20 samples in interleaved_threads */
-    snprintf(cmd, sizeof cmd, "python3 -c 'import json,sys; d=json.load("
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json,sys; d=json.load("
              "open(sys.argv[1])); t=d[\"threads\"]; sys.exit(not (len(t)"
              "==1 and t[0][\"tid\"]==1 and t[0][\"samples\"][\"length\"]"
-             "==20))' %s", out);
+             "==20))' %s",
+             out);
     CHECK(run_cmd(cmd) == 0, "gecko thread filter");
     tfmt_sink_free(sink);
     tfmt_bin_free(r);
@@ -188,7 +191,8 @@ TEST(dropped_frames_not_listed)
     CHECK(export_to(p, write_pstats, a) == TFMT_OK, "pstats");
     CHECK(export_to(p, write_speedscope, b) == TFMT_OK, "speedscope");
     CHECK(export_to(p, write_pprof, c) == TFMT_OK, "pprof");
-    snprintf(cmd, sizeof cmd, "python3 -c 'import json, marshal, sys\n"
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json, marshal, sys\n"
              "d = marshal.load(open(sys.argv[1], \"rb\"))\n"
              "bad = [k for k, v in d.items() if v is not True and "
              "(v[1] == 0 or k[2] == \"fn0_1\")]\n"
@@ -198,7 +202,8 @@ TEST(dropped_frames_not_listed)
              "n = len(s[\"shared\"][\"frames\"])\n"
              "raw = open(sys.argv[3], \"rb\").read()\n"
              "sys.exit(bool(bad) or used != set(range(n)) or "
-             "b\"fn0_1\" in raw)' %s %s %s", a, b, c);
+             "b\"fn0_1\" in raw)' %s %s %s",
+             a, b, c);
     CHECK(run_cmd(cmd) == 0, "an export lists frames of dropped samples");
     unlink(a);
     unlink(b);

@@ -54,7 +54,10 @@ TEST(fixtures_equal_cpython)
 {
     REQUIRE(have_cmd("python3"), "python3 is required");
     static const char *const variants[] = {
-        "none.bin", "zstd.bin", "none.hdr-u32.bin", "zstd.hdr-u32.bin",
+        "none.bin",
+        "zstd.bin",
+        "none.hdr-u32.bin",
+        "zstd.hdr-u32.bin",
     };
     /* every output first, then one python3 run checks all pairs */
     static char outs[NCASES * 4][256];
@@ -102,8 +105,9 @@ TEST(float_repr_is_pythons)
         double v;
         switch (i % 4) {
         case 0: v = (double)(x % 100000000) / 1000.0; break;
-        case 1: v = (double)(x % 9999) / 1000.0 - (double)(x >> 40) / 1000.0;
-                break;
+        case 1:
+            v = (double)(x % 9999) / 1000.0 - (double)(x >> 40) / 1000.0;
+            break;
         case 2: memcpy(&v, &x, 8); break;
         default: v = (double)(x % 1000) * 1e-7 + (i % 3 ? 0 : 1e16);
         }
@@ -115,10 +119,12 @@ TEST(float_repr_is_pythons)
     }
     fclose(f);
     tfmt__buf_free(&b);
-    snprintf(cmd, sizeof cmd, "python3 -c 'import sys\n"
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import sys\n"
              "for l in open(sys.argv[1]):\n"
              " h, r = l.split()\n"
-             " if repr(float.fromhex(h)) != r: sys.exit(l)' %s", out);
+             " if repr(float.fromhex(h)) != r: sys.exit(l)' %s",
+             out);
     CHECK(run_cmd(cmd) == 0, "a float differs from Python's repr");
     unlink(out);
 }
@@ -253,8 +259,7 @@ TEST(every_allocation_failing)
     for (long n = 0; n < 2000 && !ok_seen; n++) {
         cnt.calls = 0;
         cnt.fail_at = n;
-        int rc = gecko_file("interleaved_threads", "none.bin", &o,
-                            "/dev/null");
+        int rc = gecko_file("interleaved_threads", "none.bin", &o, "/dev/null");
         ok_seen = rc == TFMT_OK;
         CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM,
               "failing allocation %ld: status %d", n, rc);

@@ -27,8 +27,7 @@ TEST(fixtures_match_cpython_collapsed)
             "python3 and protoc (protobuf-compiler) are required");
     static char outs[NCASES][256];
     char cmd[NCASES * 800];
-    size_t len = (size_t)snprintf(cmd, sizeof cmd, CHECKER
-                                  "pprof-collapsed");
+    size_t len = (size_t)snprintf(cmd, sizeof cmd, CHECKER "pprof-collapsed");
     for (size_t i = 0; i < NCASES; i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "pprof%zu", i);
@@ -37,11 +36,11 @@ TEST(fixtures_match_cpython_collapsed)
         REQUIRE(p, "%s: load", fixture_cases[i]);
         CHECK(export_to(p, write_gz, outs[i]) == TFMT_OK, "%s: export",
               fixture_cases[i]);
-        len += (size_t)snprintf(cmd + len, sizeof cmd - len, " %s " PROTO
-                                " %s/cpython/%s/expected.collapsed %llu",
-                                outs[i], TESTDATA, fixture_cases[i],
-                                (unsigned long long)
-                                    tfmt_profile_interval_us(p));
+        len += (size_t)snprintf(
+            cmd + len, sizeof cmd - len,
+            " %s " PROTO " %s/cpython/%s/expected.collapsed %llu", outs[i],
+            TESTDATA, fixture_cases[i],
+            (unsigned long long)tfmt_profile_interval_us(p));
         tfmt_profile_free(p);
     }
     CHECK(run_cmd(cmd) == 0, "pprof stacks differ from CPython's");
@@ -70,12 +69,11 @@ TEST(raw_is_gunzipped_default)
 TEST(merge_order_independent)
 {
     size_t la = 0, lb = 0;
-    unsigned char *a = merged_export("workload", "none.bin",
-                                     "interleaved_threads", "none.bin",
-                                     write_raw, &la);
+    unsigned char *a =
+        merged_export("workload", "none.bin", "interleaved_threads", "none.bin",
+                      write_raw, &la);
     unsigned char *b = merged_export("interleaved_threads", "none.bin",
-                                     "workload", "none.bin", write_raw,
-                                     &lb);
+                                     "workload", "none.bin", write_raw, &lb);
     CHECK(a && b && la == lb && la > 0 && memcmp(a, b, la) == 0,
           "A+B and B+A differ (%zu vs %zu bytes)", la, lb);
     free(a);

@@ -69,11 +69,13 @@ TEST(recursion_hand_derived)
     char out[256], cmd[2048];
     tmp_path(out, sizeof out, "pstats_rec");
     REQUIRE(export_to(p, write_pstats, out) == TFMT_OK, "export");
-    snprintf(cmd, sizeof cmd, CHECKER "pstats-expect %s "
-             "\"{('/t.py',1,'a'):(2,3,0.002,0.003,{('/t.py',2,'b'):2}),"
-             "('/t.py',2,'b'):(0,2,0.0,0.002,{('/t.py',1,'a'):2}),"
-             "('/t.py',3,'c'):(1,1,0.001,0.001,{('/t.py',1,'a'):1}),"
-             "('__sampled__',):True}\"", out);
+    snprintf(cmd, sizeof cmd,
+             CHECKER "pstats-expect %s "
+                     "\"{('/t.py',1,'a'):(2,3,0.002,0.003,{('/t.py',2,'b'):2}),"
+                     "('/t.py',2,'b'):(0,2,0.0,0.002,{('/t.py',1,'a'):2}),"
+                     "('/t.py',3,'c'):(1,1,0.001,0.001,{('/t.py',1,'a'):1}),"
+                     "('__sampled__',):True}\"",
+             out);
     CHECK(run_cmd(cmd) == 0, "recursion counts differ");
     /*
      * pstats.Stats: Python < 3.15 has no SampledStats and fails on the
@@ -82,9 +84,10 @@ TEST(recursion_hand_derived)
      * CPython's expected.pstats does, and load once the marker is removed
      * (total_calls = sum of cumulative counts = 3 + 2 + 1).
      */
-    snprintf(cmd, sizeof cmd, CHECKER "pstats-stats %s "
-             "%s/cpython/single_full/expected.pstats 6 >/dev/null 2>&1", out,
-             TESTDATA);
+    snprintf(cmd, sizeof cmd,
+             CHECKER "pstats-stats %s "
+                     "%s/cpython/single_full/expected.pstats 6 >/dev/null 2>&1",
+             out, TESTDATA);
     CHECK(run_cmd(cmd) == 0, "pstats.Stats: not as with CPython's file");
     char nm[300];
     snprintf(nm, sizeof nm, "%s.nm", out);
@@ -107,7 +110,9 @@ TEST(big_counts)
     tmp_path(out, sizeof out, "pstats_big");
     REQUIRE(export_to(p, write_pstats, out) == TFMT_OK, "export");
     /* 2**40 * 1e-06 = 1099511.627776 */
-    snprintf(cmd, sizeof cmd, CHECKER "pstats-expect %s "
+    snprintf(cmd, sizeof cmd,
+             CHECKER
+             "pstats-expect %s "
              "\"{('f\\u00e9.py',4,'g'):(1099511627776,1099511627776,"
              "1099511.627776,1099511.627776,{}),('__sampled__',):True}\"",
              out);
@@ -119,12 +124,10 @@ TEST(big_counts)
 TEST(merge_order_independent)
 {
     size_t la = 0, lb = 0;
-    unsigned char *a = merged_export("workload", "none.bin",
-                                     "synthetic_frames", "zstd.bin",
-                                     write_pstats, &la);
-    unsigned char *b = merged_export("synthetic_frames", "none.bin",
-                                     "workload", "zstd.bin", write_pstats,
-                                     &lb);
+    unsigned char *a = merged_export("workload", "none.bin", "synthetic_frames",
+                                     "zstd.bin", write_pstats, &la);
+    unsigned char *b = merged_export("synthetic_frames", "none.bin", "workload",
+                                     "zstd.bin", write_pstats, &lb);
     CHECK(a && b && la == lb && memcmp(a, b, la) == 0,
           "A+B and B+A differ (%zu vs %zu bytes)", la, lb);
     free(a);

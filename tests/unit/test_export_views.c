@@ -102,9 +102,11 @@ TEST(svg_hostile_names)
     char out[256], cmd[700];
     tmp_path(out, sizeof out, "svg_hostile");
     CHECK(export_to(p, write_svg, out) == TFMT_OK, "export");
-    snprintf(cmd, sizeof cmd, "python3 -c 'import sys, xml.dom.minidom as "
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import sys, xml.dom.minidom as "
              "m; d=m.parse(sys.argv[1]); sys.exit(len(d.getElementsByTagName"
-             "(\"rect\"))!=7)' %s", out);
+             "(\"rect\"))!=7)' %s",
+             out);
     /* background + all + thread + a + b + a + c = 7 rects */
     CHECK(run_cmd(cmd) == 0, "hostile names: not well-formed or not 7 rects");
     unlink(out);
@@ -125,12 +127,11 @@ TEST(top_hand_derived)
     CHECK(export_to(p, write_top, out) == TFMT_OK, "export");
     size_t len = 0;
     unsigned char *got = slurp_file(out, &len);
-    const char *want =
-        "3 samples, 1 threads, interval 1000 us\n"
-        "  self%       self  cumul%      cumul  function  file\n"
-        "  66.7%          2  100.0%          3  a  /t.py\n"
-        "  33.3%          1   33.3%          1  c  /t.py\n"
-        "   0.0%          0   66.7%          2  b  /t.py\n";
+    const char *want = "3 samples, 1 threads, interval 1000 us\n"
+                       "  self%       self  cumul%      cumul  function  file\n"
+                       "  66.7%          2  100.0%          3  a  /t.py\n"
+                       "  33.3%          1   33.3%          1  c  /t.py\n"
+                       "   0.0%          0   66.7%          2  b  /t.py\n";
     CHECK(got && strcmp((char *)got, want) == 0, "got\n%s\nwant\n%s",
           got ? (char *)got : "", want);
     free(got);
@@ -149,8 +150,7 @@ TEST(merge_order_independent)
         unsigned char *b = merged_export("pop_push", "none.bin", "workload",
                                          "none.bin", fns[i], &lb);
         CHECK(a && b && la == lb && la > 0 && memcmp(a, b, la) == 0,
-              "export %zu: A+B and B+A differ (%zu vs %zu bytes)", i, la,
-              lb);
+              "export %zu: A+B and B+A differ (%zu vs %zu bytes)", i, la, lb);
         free(a);
         free(b);
     }
@@ -175,14 +175,16 @@ TEST(html_page)
     CHECK(export_to(p, write_top, t) == TFMT_OK, "top");
     xo.per_thread = false;
     xo.title = NULL;
-    snprintf(cmd, sizeof cmd, "python3 -c 'import html, re, sys\n"
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import html, re, sys\n"
              "page = open(sys.argv[1]).read()\n"
              "top = open(sys.argv[2]).read()\n"
              "pre = re.search(\"<pre>(.*)</pre>\", page, re.S).group(1)\n"
              "ok = html.unescape(pre) == top and page.count(\"<svg \") == 1"
              " and \"<title>T &lt;&amp;&gt;</title>\" in page and "
              "page.startswith(\"<!DOCTYPE html>\")\n"
-             "sys.exit(not ok)' %s %s", h, t);
+             "sys.exit(not ok)' %s %s",
+             h, t);
     CHECK(run_cmd(cmd) == 0, "html page: table, svg or title wrong");
     unlink(h);
     unlink(t);
@@ -213,8 +215,8 @@ TEST(every_allocation_failing)
     o.alloc = &a;
     tfmt_profile *p = load_fixture("interleaved_threads", &o);
     REQUIRE(p, "load");
-    export_fn fns[] = {write_speedscope, write_svg, write_top, write_pprof,
-                       write_pstats, write_html};
+    export_fn fns[] = {write_speedscope, write_svg,    write_top,
+                       write_pprof,      write_pstats, write_html};
     for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
         long base = cnt.live;
         bool ok_seen = false;
@@ -225,10 +227,12 @@ TEST(every_allocation_failing)
             cnt.fail_at = -1;
             ok_seen = rc == TFMT_OK;
             CHECK(rc == TFMT_OK || (rc == TFMT_ENOMEM &&
-                  tfmt_profile_error(p)->code == TFMT_ENOMEM),
+                                    tfmt_profile_error(p)->code == TFMT_ENOMEM),
                   "export %zu, failing allocation %ld: status %d", f, n, rc);
-            CHECK(cnt.live == base, "export %zu, failing allocation %ld: "
-                  "%ld blocks leaked", f, n, cnt.live - base);
+            CHECK(cnt.live == base,
+                  "export %zu, failing allocation %ld: "
+                  "%ld blocks leaked",
+                  f, n, cnt.live - base);
         }
         CHECK(ok_seen, "export %zu never succeeded", f);
     }
@@ -272,19 +276,23 @@ TEST(timeline_allocation_failing)
                 ok_seen = rc == TFMT_OK;
                 CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM,
                       "export, failing allocation %ld: status %d", m, rc);
-                CHECK(cnt.live == base, "export, failing allocation %ld: "
-                      "%ld blocks leaked", m, cnt.live - base);
+                CHECK(cnt.live == base,
+                      "export, failing allocation %ld: "
+                      "%ld blocks leaked",
+                      m, cnt.live - base);
             }
             CHECK(ok_seen, "export never succeeded");
         }
         tfmt_profile_free(p);
-        CHECK(cnt.live == 0, "load, failing allocation %ld: %ld blocks "
-              "leaked", n, cnt.live);
+        CHECK(cnt.live == 0,
+              "load, failing allocation %ld: %ld blocks "
+              "leaked",
+              n, cnt.live);
     }
     CHECK(loaded, "load never succeeded");
 }
 
-TESTS(TCASE(speedscope_fixtures), TCASE(timeline_allocation_failing), TCASE(svg_fixtures),
-      TCASE(svg_hostile_names), TCASE(top_hand_derived),
+TESTS(TCASE(speedscope_fixtures), TCASE(timeline_allocation_failing),
+      TCASE(svg_fixtures), TCASE(svg_hostile_names), TCASE(top_hand_derived),
       TCASE(merge_order_independent), TCASE(html_page),
       TCASE(every_allocation_failing))

@@ -40,9 +40,8 @@ static int put_frame(tfmt_bin_writer *w, const char *spec, size_t n,
         return TFMT_EINVAL;
     *c1 = *c2 = '\0';
     int line = atoi(c2 + 1);
-    return tfmt_bin_writer_location(w, buf, strlen(buf), c1 + 1,
-                                    strlen(c1 + 1), line, line, 0, 1, -1,
-                                    out);
+    return tfmt_bin_writer_location(w, buf, strlen(buf), c1 + 1, strlen(c1 + 1),
+                                    line, line, 0, 1, -1, out);
 }
 
 static int put_sample(tfmt_bin_writer *w, const tsample *s, uint64_t *ts)
@@ -89,8 +88,11 @@ static int write_bin_with(const char *path, const tsample *samples, size_t n,
     for (size_t i = 0; rc == TFMT_OK && i < n; i++)
         rc = put_sample(w, &samples[i], &ts);
     if (rc == TFMT_OK && duration > 0) {
-        tfmt_stats st = {.present = true, .size = 32, .version = 1,
-                         .duration_s = duration, .sample_rate = 1000};
+        tfmt_stats st = {.present = true,
+                         .size = 32,
+                         .version = 1,
+                         .duration_s = duration,
+                         .sample_rate = 1000};
         rc = tfmt_bin_writer_stats(w, &st);
     }
     if (rc == TFMT_OK)
@@ -179,11 +181,10 @@ static tfmt_flat *flat_from_bin_stream(const char *path, tfmt_flat_key key,
 }
 
 /* Same keys with the same three counts, and the same totals. */
-static void check_same(const tfmt_flat *a, const tfmt_flat *b,
-                       const char *what)
+static void check_same(const tfmt_flat *a, const tfmt_flat *b, const char *what)
 {
-    CHECK(tfmt_flat_count(a) == tfmt_flat_count(b), "%s: %zu vs %zu keys",
-          what, tfmt_flat_count(a), tfmt_flat_count(b));
+    CHECK(tfmt_flat_count(a) == tfmt_flat_count(b), "%s: %zu vs %zu keys", what,
+          tfmt_flat_count(a), tfmt_flat_count(b));
     CHECK(tfmt_flat_get_info(a)->samples == tfmt_flat_get_info(b)->samples,
           "%s: samples", what);
     for (size_t i = 0; i < tfmt_flat_count(a); i++) {
@@ -197,7 +198,7 @@ static void check_same(const tfmt_flat *a, const tfmt_flat *b,
         }
         tfmt_flat_row_at(b, j, &rb);
         CHECK(ra.self == rb.self && ra.cumulative == rb.cumulative &&
-              ra.cumulative_frames == rb.cumulative_frames,
+                  ra.cumulative_frames == rb.cumulative_frames,
               "%s: %.*s: %llu/%llu/%llu vs %llu/%llu/%llu", what,
               (int)ra.func.len, ra.func.ptr, (unsigned long long)ra.self,
               (unsigned long long)ra.cumulative,
@@ -232,8 +233,8 @@ static tfmt_flat *flat_from_jsonl_mem(const char *text, tfmt_flat_key key,
 static bool get_row(const tfmt_flat *f, const char *file, const char *func,
                     int32_t line, tfmt_flat_row *out)
 {
-    tfmt_flat_row k = {{file, strlen(file)}, {func, strlen(func)}, line, 0,
-                       0, 0};
+    tfmt_flat_row k = {
+        {file, strlen(file)}, {func, strlen(func)}, line, 0, 0, 0};
     size_t i = tfmt_flat_find(f, &k);
     if (i == SIZE_MAX)
         return false;
@@ -241,9 +242,8 @@ static bool get_row(const tfmt_flat *f, const char *file, const char *func,
     return true;
 }
 
-static void check_counts(const tfmt_flat *f, const char *file,
-                         const char *func, int32_t line, uint64_t self,
-                         uint64_t cum)
+static void check_counts(const tfmt_flat *f, const char *file, const char *func,
+                         int32_t line, uint64_t self, uint64_t cum)
 {
     tfmt_flat_row r;
     if (!get_row(f, file, func, line, &r)) {
@@ -289,8 +289,8 @@ TEST(profile_counts_recursion_once)
     const tfmt_flat_info *in = tfmt_flat_get_info(f);
     CHECK(in->samples == 4 && in->inputs == 1, "samples %llu",
           (unsigned long long)in->samples);
-    CHECK(in->interval_us == 1000 && in->has_duration &&
-          in->exact_cumulative && !in->has_stacks,
+    CHECK(in->interval_us == 1000 && in->has_duration && in->exact_cumulative &&
+              !in->has_stacks,
           "info");
     CHECK(in->ticks > 3.999 && in->ticks < 4.001, "ticks %f", in->ticks);
     tfmt_flat_free(f);
@@ -322,7 +322,8 @@ TEST(func_key_merges_files_and_rewrites_apply)
     tfmt_match *m = NULL;
     REQUIRE(tfmt_match_new(&m, NULL) == TFMT_OK, "match");
     REQUIRE(tfmt_match_add(m, TFMT_MATCH_REWRITE, "^.*/site-packages/=>",
-                           NULL) == TFMT_OK, "rule");
+                           NULL) == TFMT_OK,
+            "rule");
     f = flat_from_bin(path, TFMT_FLAT_KEY_FILE_FUNC, m, false);
     REQUIRE(f, "flat");
     CHECK(tfmt_flat_count(f) == 3, "m.py:run, m.py:f, x.py:f: %zu",
@@ -419,8 +420,7 @@ static const char jsonl_rec[] =
 TEST(jsonl_sums_and_caps_cumulative)
 {
     int rc;
-    tfmt_flat *f = flat_from_jsonl_mem(jsonl_rec, TFMT_FLAT_KEY_FILE_FUNC,
-                                       &rc);
+    tfmt_flat *f = flat_from_jsonl_mem(jsonl_rec, TFMT_FLAT_KEY_FILE_FUNC, &rc);
     REQUIRE(f && rc == TFMT_OK, "rc %d %s", rc,
             f ? tfmt_flat_error(f)->msg : "");
     /* 3 + 3 = 6 > samples_total 4: capped. */
@@ -454,20 +454,19 @@ TEST(jsonl_unknown_frame_is_located)
     const tfmt_error *e = tfmt_flat_error(f);
     /* The reader's rulebook (TV123) finds it before the flat does. */
     CHECK(rc == TFMT_ESCHEMA && e->line == 2 &&
-          e->check == TFMT_JCHK_FRAME_REF &&
-          strcmp(e->msg, "entries[0].frame_id: frame 7 is not defined "
-                 "earlier") == 0,
+              e->check == TFMT_JCHK_FRAME_REF &&
+              strcmp(e->msg, "entries[0].frame_id: frame 7 is not defined "
+                             "earlier") == 0,
           "rc %d line %llu msg %s", rc, (unsigned long long)e->line, e->msg);
     tfmt_flat_free(f);
 
     /* A truncated file (no end record) reports the reader's error. */
-    static const char trunc[] =
-        "{\"type\":\"meta\",\"v\":0," RUN ","
-        "\"sample_interval_usec\":250}\n";
+    static const char trunc[] = "{\"type\":\"meta\",\"v\":0," RUN ","
+                                "\"sample_interval_usec\":250}\n";
     f = flat_from_jsonl_mem(trunc, TFMT_FLAT_KEY_FILE_FUNC, &rc);
     REQUIRE(f, "flat");
-    CHECK(rc == TFMT_ETRUNC && tfmt_flat_error(f)->code == TFMT_ETRUNC,
-          "rc %d", rc);
+    CHECK(rc == TFMT_ETRUNC && tfmt_flat_error(f)->code == TFMT_ETRUNC, "rc %d",
+          rc);
     tfmt_flat_free(f);
 }
 
@@ -486,8 +485,8 @@ static void check_batched_find(const tfmt_flat *in, const tfmt_flat *f)
             tfmt_flat_row row;
             tfmt_flat_row_at(f, i, &row);
             size_t want = tfmt_flat_find(in, &row);
-            CHECK(out[i - from] == (want == SIZE_MAX ? UINT32_MAX
-                                                     : (uint32_t)want),
+            CHECK(out[i - from] ==
+                      (want == SIZE_MAX ? UINT32_MAX : (uint32_t)want),
                   "row %zu of [%zu, %zu)", i, from, to);
         }
     }
@@ -498,7 +497,8 @@ static void check_batched_find(const tfmt_flat *in, const tfmt_flat *f)
 TEST(cpython_workload_bin_matches_jsonl)
 {
     static const tfmt_flat_key keys[] = {TFMT_FLAT_KEY_FUNC,
-        TFMT_FLAT_KEY_FILE_FUNC, TFMT_FLAT_KEY_FILE_FUNC_LINE};
+                                         TFMT_FLAT_KEY_FILE_FUNC,
+                                         TFMT_FLAT_KEY_FILE_FUNC_LINE};
     size_t len = 0;
     char *text = (char *)harness_slurp(
         TESTDATA "/cpython/workload/expected.jsonl", &len);
@@ -510,7 +510,8 @@ TEST(cpython_workload_bin_matches_jsonl)
                                      keys[k], NULL, false);
         REQUIRE(j && b && rc == TFMT_OK, "flats");
         CHECK(tfmt_flat_get_info(j)->samples == 3224 &&
-              tfmt_flat_get_info(b)->samples == 3224, "samples");
+                  tfmt_flat_get_info(b)->samples == 3224,
+              "samples");
         size_t nonzero = 0, differ = 0;
         for (size_t i = 0; i < tfmt_flat_count(b); i++) {
             tfmt_flat_row rb, rj;
@@ -522,12 +523,14 @@ TEST(cpython_workload_bin_matches_jsonl)
             CHECK(rb.self == rj.self, "self %.*s", (int)rb.func.len,
                   rb.func.ptr);
             /* JSONL can only over-count cumulative (recursion)... */
-            CHECK(rb.cumulative <= rj.cumulative, "cum %.*s",
-                  (int)rb.func.len, rb.func.ptr);
+            CHECK(rb.cumulative <= rj.cumulative, "cum %.*s", (int)rb.func.len,
+                  rb.func.ptr);
             /* ...and the binary side reproduces its figure exactly. */
             CHECK(rb.cumulative_frames == rj.cumulative &&
-                  rj.cumulative_frames == rj.cumulative, "cum_frames %.*s: "
-                  "%llu vs %llu", (int)rb.func.len, rb.func.ptr,
+                      rj.cumulative_frames == rj.cumulative,
+                  "cum_frames %.*s: "
+                  "%llu vs %llu",
+                  (int)rb.func.len, rb.func.ptr,
                   (unsigned long long)rb.cumulative_frames,
                   (unsigned long long)rj.cumulative);
             differ += rb.cumulative != rj.cumulative;
@@ -559,15 +562,14 @@ TEST(stream_equals_tree)
     for (int k = 1; k <= 3; k++) {
         for (size_t i = 0; i <= 5; i++) {
             const char *path = i < 5 ? fixtures[i] : rec;
-            tfmt_flat *a = flat_from_bin(path, (tfmt_flat_key)k, NULL,
-                                         false);
-            tfmt_flat *b = flat_from_bin_stream(path, (tfmt_flat_key)k,
-                                                NULL);
+            tfmt_flat *a = flat_from_bin(path, (tfmt_flat_key)k, NULL, false);
+            tfmt_flat *b = flat_from_bin_stream(path, (tfmt_flat_key)k, NULL);
             REQUIRE(a && b, "flats of %s", path);
             check_same(a, b, path);
             check_same(b, a, path);
             CHECK(tfmt_flat_get_info(b)->exact_cumulative &&
-                  !tfmt_flat_get_info(b)->has_stacks, "stream info");
+                      !tfmt_flat_get_info(b)->has_stacks,
+                  "stream info");
             tfmt_flat_free(a);
             tfmt_flat_free(b);
         }

@@ -60,8 +60,8 @@ TEST(fixture_counts_every_chunking)
         REQUIRE(data, "cannot read %s", names[f]);
         for (int k = 0; k < 3; k++) {
             counts c = read_all(data, len, chunks[k], NULL);
-            CHECK(c.rc == TFMT_DONE, "%s chunk %zu: rc %d", names[f],
-                  chunks[k], c.rc);
+            CHECK(c.rc == TFMT_DONE, "%s chunk %zu: rc %d", names[f], chunks[k],
+                  c.rc);
             CHECK(c.by_type[TFMT_JREC_META] == 1, "one meta");
             CHECK(c.by_type[TFMT_JREC_STRINGS] == 1, "one string table");
             CHECK(c.by_type[TFMT_JREC_END] == 1, "one end");
@@ -95,8 +95,7 @@ TEST(chunked_tables)
     CHECK(c.by_type[TFMT_JREC_AGG] == 3, "agg chunks");
     CHECK(c.strings == 1200 && c.frames == 600 && c.entries == 600,
           "%zu/%zu/%zu", c.strings, c.frames, c.entries);
-    CHECK(c.end_total == 1200, "total %llu",
-          (unsigned long long)c.end_total);
+    CHECK(c.end_total == 1200, "total %llu", (unsigned long long)c.end_total);
     free(data);
 }
 
@@ -123,8 +122,7 @@ static void rd_close(rd *x)
 TEST(v1_ids_become_zero_based_and_synthetic_kept)
 {
     size_t len = 0;
-    unsigned char *data = fixture("synthetic_frames/expected.v1.jsonl",
-                                  &len);
+    unsigned char *data = fixture("synthetic_frames/expected.v1.jsonl", &len);
     REQUIRE(data, "fixture");
     tfmt_source *src;
     tfmt_jsonl_reader *r;
@@ -174,8 +172,7 @@ TEST(missing_end_is_truncated)
     CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_OK, "meta");
     CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_ETRUNC, "etrunc");
     const tfmt_error *e = tfmt_jsonl_error(x.r);
-    CHECK(strcmp(e->msg, "incomplete file: no end record") == 0, "%s",
-          e->msg);
+    CHECK(strcmp(e->msg, "incomplete file: no end record") == 0, "%s", e->msg);
     CHECK(e->check == TFMT_JCHK_INCOMPLETE && e->line == 1, "line %llu",
           (unsigned long long)e->line);
     CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_ETRUNC, "sticky");
@@ -233,9 +230,8 @@ static const struct bad_case {
      "\"samples_total\":0,\"entries\":[7]}",
      TFMT_ESCHEMA, TFMT_JCHK_TYPE,
      "agg: entries[0]: expected object, got integer"},
-    {"{\"type\":\"x\",\"v\":0,\"run_id\":\"r\",\"a\":\"\xff\"}",
-     TFMT_EFORMAT, TFMT_JCHK_SYNTAX,
-     "invalid JSON at column 37: invalid utf-8 string"},
+    {"{\"type\":\"x\",\"v\":0,\"run_id\":\"r\",\"a\":\"\xff\"}", TFMT_EFORMAT,
+     TFMT_JCHK_SYNTAX, "invalid JSON at column 37: invalid utf-8 string"},
 };
 
 TEST(bad_lines_exact_messages)
@@ -296,8 +292,7 @@ TEST(line_limit_skips_and_resumes)
         CHECK(tfmt_jsonl_next(r, &rec) == TFMT_ELIMIT, "too long");
         const tfmt_error *e = tfmt_jsonl_error(r);
         CHECK(e->line == 2 && e->check == TFMT_JCHK_LINE_LENGTH, "line 2");
-        CHECK(strcmp(e->msg, "line longer than 200 bytes") == 0, "%s",
-              e->msg);
+        CHECK(strcmp(e->msg, "line longer than 200 bytes") == 0, "%s", e->msg);
         CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK && rec->line == 3,
               "chunk %zu: end on line 3", chunks[k]);
         CHECK(tfmt_jsonl_next(r, &rec) == TFMT_DONE, "done");
@@ -315,8 +310,8 @@ static void on_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *w)
 {
     notes *ns = ctx;
     ns->n[kind]++;
-    snprintf(ns->last, sizeof ns->last, "%llu: %s",
-             (unsigned long long)w->line, w->msg);
+    snprintf(ns->last, sizeof ns->last, "%llu: %s", (unsigned long long)w->line,
+             w->msg);
 }
 
 TEST(unknown_types_and_fields_are_notes)
@@ -333,8 +328,7 @@ TEST(unknown_types_and_fields_are_notes)
     const tfmt_jsonl_record *rec;
     CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_OK, "meta");
     CHECK(tfmt_jsonl_next(x.r, &rec) == TFMT_OK &&
-              rec->type == TFMT_JREC_UNKNOWN &&
-              rec->type_name.len == 6,
+              rec->type == TFMT_JREC_UNKNOWN && rec->type_name.len == 6,
           "unknown record delivered");
     CHECK(strcmp(ns.last, "2: unknown record type \"window\" ignored") == 0,
           "%s", ns.last);
@@ -378,8 +372,8 @@ TEST(head_bytes_come_first)
     tfmt_source_open_memory(&src, text + 4, strlen(text) - 4, 3, NULL);
     REQUIRE(tfmt_jsonl_open(&r, src, &o, NULL) == TFMT_OK, "open");
     const tfmt_jsonl_record *rec;
-    CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK &&
-              rec->type == TFMT_JREC_META && rec->sample_interval_usec == 100,
+    CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK && rec->type == TFMT_JREC_META &&
+              rec->sample_interval_usec == 100,
           "meta read across head and source");
     CHECK(tfmt_jsonl_next(r, &rec) == TFMT_OK && rec->type == TFMT_JREC_END,
           "end");
@@ -485,13 +479,13 @@ TEST(cross_record_rules_both_ways)
         ;
     const tfmt_error *e = tfmt_jsonl_error(r);
     CHECK(e->line == 2 && e->check == TFMT_JCHK_STR_DUP &&
-          strcmp(tfmt_jsonl_rule(e->check), "TV120") == 0 &&
-          strcmp(e->msg, "strings[1]: str_id 0 defined twice") == 0,
+              strcmp(tfmt_jsonl_rule(e->check), "TV120") == 0 &&
+              strcmp(e->msg, "strings[1]: str_id 0 defined twice") == 0,
           "first error: line %llu check %d %s", (unsigned long long)e->line,
           e->check, e->msg);
     const tfmt_jsonl_info *info = tfmt_jsonl_get_info(r);
     CHECK(info->has_meta && info->mode == 7 &&
-          info->sample_interval_usec == 250 && info->run_id.len == 32,
+              info->sample_interval_usec == 250 && info->run_id.len == 32,
           "info: mode %d interval %llu", info->mode,
           (unsigned long long)info->sample_interval_usec);
     tfmt_jsonl_free(r);
@@ -514,8 +508,8 @@ TEST(idbits_dense_and_sparse)
 {
     tfmt_idbits s;
     tfmt__idbits_init(&s, NULL);
-    static const uint32_t ids[] = {UINT32_MAX, 5, 0, 1u << 30, 70000,
-                                   200000, 3};
+    static const uint32_t ids[] = {UINT32_MAX, 5,      0, 1u << 30,
+                                   70000,      200000, 3};
     for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
         CHECK(tfmt__idbits_add(&s, ids[i]) == 1, "add %u", ids[i]);
     /* Enough dense ids to grow the bitmap over 70000 and 200000. */
@@ -529,8 +523,7 @@ TEST(idbits_dense_and_sparse)
               !tfmt__idbits_has(&s, UINT32_MAX - 1),
           "absent ids");
     CHECK(s.count == 3994 + 7, "count %zu", s.count);
-    CHECK(s.nwords * 64 < 64 * 4096 + 65536 * 2, "bitmap %zu words",
-          s.nwords);
+    CHECK(s.nwords * 64 < 64 * 4096 + 65536 * 2, "bitmap %zu words", s.nwords);
     tfmt__idbits_free(&s);
 }
 
@@ -541,5 +534,4 @@ TESTS(TCASE(fixture_counts_every_chunking), TCASE(chunked_tables),
       TCASE(errors_are_final_without_keep_going),
       TCASE(line_limit_skips_and_resumes),
       TCASE(unknown_types_and_fields_are_notes), TCASE(head_bytes_come_first),
-      TCASE(deep_nesting_refused),
-      TCASE(failing_allocator_every_site))
+      TCASE(deep_nesting_refused), TCASE(failing_allocator_every_site))

@@ -34,8 +34,10 @@ static int compare_line(tfmt_jsonl_reader *r, const char *p, size_t n,
     rcopy c;
     copy_record(&c, &r->rec);
     int rc = tfmt__jsonl_parse_json(r, p, n);
-    CHECK(rc == TFMT_OK, "%s: accepted by the fast path, json-c says %d "
-          "(%s)", where, rc, r->err.msg);
+    CHECK(rc == TFMT_OK,
+          "%s: accepted by the fast path, json-c says %d "
+          "(%s)",
+          where, rc, r->err.msg);
     const char *d = rc == TFMT_OK ? differs(&c, &r->rec) : NULL;
     CHECK(!d, "%s: %s differs from json-c", where, d);
     free_copy(&c);
@@ -92,10 +94,9 @@ static void compare_dir(const char *dir, const char *suffix, size_t *bulk,
  */
 TEST(testdata_files_agree_with_json_c)
 {
-    static const char *cases[] = {"interleaved_threads", "pop_push",
-                                  "repeat_rle", "single_full",
-                                  "suffix_calls", "synthetic_frames",
-                                  "workload"};
+    static const char *cases[] = {
+        "interleaved_threads", "pop_push",         "repeat_rle", "single_full",
+        "suffix_calls",        "synthetic_frames", "workload"};
     size_t bulk = 0, fast = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];
@@ -105,13 +106,12 @@ TEST(testdata_files_agree_with_json_c)
     }
     /* 7 cases: a string table, a frame table and an agg record each. */
     CHECK(bulk == 21, "%zu bulk lines in the fixtures", bulk);
-    CHECK(fast == bulk, "%zu of %zu bulk lines took the fast path", fast,
-          bulk);
+    CHECK(fast == bulk, "%zu of %zu bulk lines took the fast path", fast, bulk);
     size_t other = 0, other_fast = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[512];
-        snprintf(path, sizeof path, "%s/cpython/%s/expected.v1.jsonl",
-                 TESTDATA, cases[i]);
+        snprintf(path, sizeof path, "%s/cpython/%s/expected.v1.jsonl", TESTDATA,
+                 cases[i]);
         compare_file(path, &other, &other_fast);
     }
     CHECK(other_fast == 0, "v1 lines go to json-c (%zu fast)", other_fast);
@@ -121,8 +121,9 @@ TEST(testdata_files_agree_with_json_c)
 
 #define ST "{\"type\":\"string_table\",\"v\":0,\"run_id\":\"r\",\"strings\":["
 #define FT "{\"type\":\"frame_table\",\"v\":0,\"run_id\":\"r\",\"frames\":["
-#define AG "{\"type\":\"agg\",\"v\":0,\"run_id\":\"r\",\"kind\":\"frame\"," \
-           "\"scope\":\"final\",\"samples_total\":9,\"entries\":["
+#define AG                                                                     \
+    "{\"type\":\"agg\",\"v\":0,\"run_id\":\"r\",\"kind\":\"frame\","           \
+    "\"scope\":\"final\",\"samples_total\":9,\"entries\":["
 #define STR(v) ST "{\"str_id\":0,\"value\":\"" v "\"}]}"
 
 /* Valid records in the shapes the fast path takes. */
@@ -220,8 +221,8 @@ static const char *const declined[] = {
 };
 
 /* Every line of `lines` gets the fast path's verdict `want`. */
-static void check_verdicts(const char *const *lines, size_t n,
-                           const char *name, int want)
+static void check_verdicts(const char *const *lines, size_t n, const char *name,
+                           int want)
 {
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = new_reader(&src);
@@ -237,14 +238,14 @@ static void check_verdicts(const char *const *lines, size_t n,
 
 TEST(valid_shapes_are_taken_and_agree)
 {
-    check_verdicts(accepted, sizeof accepted / sizeof accepted[0],
-                   "accepted", TFMT_OK);
+    check_verdicts(accepted, sizeof accepted / sizeof accepted[0], "accepted",
+                   TFMT_OK);
 }
 
 TEST(near_misses_are_left_to_json_c)
 {
-    check_verdicts(declined, sizeof declined / sizeof declined[0],
-                   "declined", 1);
+    check_verdicts(declined, sizeof declined / sizeof declined[0], "declined",
+                   1);
 }
 
 /* Decoded strings, checked against their intended bytes (not json-c). */
@@ -253,8 +254,7 @@ TEST(escapes_decode_to_utf8)
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = new_reader(&src);
     static const char line[] = STR("\\u00e9\\ud83d\\ude00\\n\\/x");
-    REQUIRE(tfmt__jsonl_fast(r, line, sizeof line - 1) == TFMT_OK,
-            "declined");
+    REQUIRE(tfmt__jsonl_fast(r, line, sizeof line - 1) == TFMT_OK, "declined");
     REQUIRE(r->rec.n_strings == 1, "%zu strings", r->rec.n_strings);
     static const char want[] = "\xc3\xa9\xf0\x9f\x98\x80\n/x";
     tfmt_str v = r->rec.strings[0].value;

@@ -15,11 +15,14 @@
 #include "profile_internal.h"
 
 static const char *const fixture_cases[] = {
-    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
     "interleaved_threads", "synthetic_frames", "workload",
 };
 static const char *const variants[] = {
-    "none.bin", "zstd.bin", "none.hdr-u32.bin", "zstd.hdr-u32.bin",
+    "none.bin",
+    "zstd.bin",
+    "none.hdr-u32.bin",
+    "zstd.hdr-u32.bin",
 };
 #define NCASES (sizeof fixture_cases / sizeof fixture_cases[0])
 #define NVARIANTS (sizeof variants / sizeof variants[0])
@@ -39,8 +42,7 @@ static void make_outpath(void)
 enum { JSONL, COLLAPSED };
 
 /* Export `p` through a path sink and return the bytes (malloc'd). */
-static unsigned char *export(tfmt_profile *p, int which, size_t *len,
-                             int *rc)
+static unsigned char *export(tfmt_profile *p, int which, size_t *len, int *rc)
 {
     tfmt_sink *sink;
     tfmt_error err;
@@ -89,8 +91,8 @@ static void check_export_file(tfmt_profile *p, int which, const char *path)
             i++;
         CHECK(wlen == glen && i == wlen,
               "%s: differs at byte %zu (got %zu bytes, want %zu): "
-              "got \"%.60s\"", path, i, glen, wlen,
-              (const char *)got + (i < glen ? i : glen));
+              "got \"%.60s\"",
+              path, i, glen, wlen, (const char *)got + (i < glen ? i : glen));
     }
     free(want);
     free(got);
@@ -148,7 +150,9 @@ static const struct {
      "\"\\u6f22\\u5b57\\u30c6\\u30b9\\u30c8\""},
     /* "x😀y": U+1F600 as a surrogate pair */
     {"x\xf0\x9f\x98\x80y", 6, "\"x\\ud83d\\ude00y\""},
-    {"a\xff" "b", 3, "\"a\\ufffdb\""},
+    {"a\xff"
+     "b",
+     3, "\"a\\ufffdb\""},
     {"\xe2\x82", 2, "\"\\ufffd\""},
     {"\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\""},
     {"\xf0\x9f\x98", 3, "\"\\ufffd\""},
@@ -184,9 +188,19 @@ static const struct {
     const char *out;
     size_t outlen;
 } repairs[] = {
-    {"a\xff" "b", 3, "a\xef\xbf\xbd" "b", 5},
+    {"a\xff"
+     "b",
+     3,
+     "a\xef\xbf\xbd"
+     "b",
+     5},
     {"\xe2\x82", 2, "\xef\xbf\xbd", 3},
-    {"\xe2\x82" "A", 3, "\xef\xbf\xbd" "A", 4},
+    {"\xe2\x82"
+     "A",
+     3,
+     "\xef\xbf\xbd"
+     "A",
+     4},
     {"\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9},
     {"\xf0\x80", 2, "\xef\xbf\xbd\xef\xbf\xbd", 6},
     {"\xe0\x80\xaf", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 9},
@@ -198,13 +212,13 @@ TEST(utf8_repair_matches_python)
     for (size_t i = 0; i < sizeof repairs / sizeof repairs[0]; i++) {
         tfmt_buf b;
         tfmt__buf_init(&b, NULL);
-        CHECK(tfmt__utf8_repair(&b, repairs[i].in, repairs[i].len) ==
-                  TFMT_OK, "case %zu", i);
+        CHECK(tfmt__utf8_repair(&b, repairs[i].in, repairs[i].len) == TFMT_OK,
+              "case %zu", i);
         CHECK(b.len == repairs[i].outlen &&
                   memcmp(b.data, repairs[i].out, b.len) == 0,
               "case %zu: got %zu bytes", i, b.len);
-        CHECK(tfmt__utf8_valid(repairs[i].in, repairs[i].len) ==
-                  (i == 6), "case %zu validity", i);
+        CHECK(tfmt__utf8_valid(repairs[i].in, repairs[i].len) == (i == 6),
+              "case %zu validity", i);
         tfmt__buf_free(&b);
     }
 }
@@ -214,16 +228,28 @@ TEST(intern_string_repairs_and_dedups)
     tfmt_profile *p;
     REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
     uint32_t a, b, c;
-    CHECK(tfmt__profile_intern_string(p, "a\xff" "b", 3, &a) == TFMT_OK,
+    CHECK(tfmt__profile_intern_string(p,
+                                      "a\xff"
+                                      "b",
+                                      3, &a) == TFMT_OK,
           "a");
-    CHECK(tfmt__profile_intern_string(p, "a\xfe" "b", 3, &b) == TFMT_OK,
+    CHECK(tfmt__profile_intern_string(p,
+                                      "a\xfe"
+                                      "b",
+                                      3, &b) == TFMT_OK,
           "b");
-    CHECK(tfmt__profile_intern_string(p, "a\xef\xbf\xbd" "b", 5, &c) ==
-              TFMT_OK, "c");
+    CHECK(tfmt__profile_intern_string(p,
+                                      "a\xef\xbf\xbd"
+                                      "b",
+                                      5, &c) == TFMT_OK,
+          "c");
     /* All three decode to "a\ufffdb" in Python: one string. */
     CHECK(a == 0 && b == 0 && c == 0, "ids %u %u %u", a, b, c);
     tfmt_str s = tfmt__profile_str(p, a);
-    CHECK(s.len == 5 && memcmp(s.ptr, "a\xef\xbf\xbd" "b", 5) == 0,
+    CHECK(s.len == 5 && memcmp(s.ptr,
+                               "a\xef\xbf\xbd"
+                               "b",
+                               5) == 0,
           "stored %zu bytes", s.len);
     tfmt_profile_free(p);
 }
@@ -237,12 +263,12 @@ static uint32_t str_id(tfmt_profile *p, const char *s)
     return id;
 }
 
-static uint32_t frame_id(tfmt_profile *p, const char *file,
-                         const char *func, int32_t line, int32_t end_line,
-                         int32_t col, int32_t end_col, uint8_t opcode)
+static uint32_t frame_id(tfmt_profile *p, const char *file, const char *func,
+                         int32_t line, int32_t end_line, int32_t col,
+                         int32_t end_col, uint8_t opcode)
 {
-    tfmt_frame f = {str_id(p, file), str_id(p, func), line, end_line,
-                    col, end_col, opcode};
+    tfmt_frame f = {str_id(p, file), str_id(p, func), line, end_line, col,
+                    end_col,         opcode};
     uint32_t id = TFMT_NO_ID;
     tfmt__profile_intern_frame(p, &f, &id);
     return id;
@@ -273,7 +299,7 @@ static tfmt_profile *small_profile(void)
     rc |= tfmt__profile_add_stack(p, 8, 0, s5, 2, 1);
     rc |= tfmt__profile_add_stack(p, 9, 0, s6, 1, 1);
     rc |= tfmt__profile_add_stack(p, 9, 1, s2, 1, 1);
-    rc |= tfmt__profile_add_stack(p, 9, 0, s2, 0, 5);  /* empty: ignored */
+    rc |= tfmt__profile_add_stack(p, 9, 0, s2, 0, 5); /* empty: ignored */
     p->interval_us = 1234;
     p->mode = TFMT_MODE_CPU;
     if (rc != TFMT_OK) {
@@ -319,14 +345,13 @@ static const char small_jsonl[] =
  * thread 9's two interpreters merge; F4 renders like F0 but is its own
  * line. Sorted by count, then text ('<' < 'x').
  */
-static const char small_collapsed[] =
-    "tid:7;x.py:f:1;x.py:g:2 3\n"
-    "tid:7;x.py:f:1;x.py:g:2;x.py:f:1 2\n"
-    "tid:7;x.py:f:1 1\n"
-    "tid:8;x.py:f:1;<GC> 1\n"
-    "tid:8;x.py:f:1;x.py:g:2 1\n"
-    "tid:9;x.py:f:1 1\n"
-    "tid:9;x.py:f:1 1\n";
+static const char small_collapsed[] = "tid:7;x.py:f:1;x.py:g:2 3\n"
+                                      "tid:7;x.py:f:1;x.py:g:2;x.py:f:1 2\n"
+                                      "tid:7;x.py:f:1 1\n"
+                                      "tid:8;x.py:f:1;<GC> 1\n"
+                                      "tid:8;x.py:f:1;x.py:g:2 1\n"
+                                      "tid:9;x.py:f:1 1\n"
+                                      "tid:9;x.py:f:1 1\n";
 
 TEST(small_profile_jsonl)
 {
@@ -359,19 +384,18 @@ TEST(small_profile_collapsed)
  * Equal texts (A and A2, [A,C] and [A2,C]) keep first-appearance order,
  * which the bytes cannot show.
  */
-static const char prefix_collapsed[] =
-    "tid:50;a.py:f:2 2\n"
-    "tid:18446744073709551615;a.py:f:1 1\n"
-    "tid:50;a.py:f:1 1\n"
-    "tid:5;a.py:f:1 1\n"
-    "tid:5;a.py:f:1 1\n"
-    "tid:5;a.py:f:10 1\n"
-    "tid:5;a.py:f:10;a.py:f:1 1\n"
-    "tid:5;a.py:f:1;<GC> 1\n"
-    "tid:5;a.py:f:1;a.py:f:1 1\n"
-    "tid:5;a.py:f:1;a.py:f:2 1\n"
-    "tid:5;a.py:f:1;a.py:f:2 1\n"
-    "tid:5;a.py:f:1;x 1\n";
+static const char prefix_collapsed[] = "tid:50;a.py:f:2 2\n"
+                                       "tid:18446744073709551615;a.py:f:1 1\n"
+                                       "tid:50;a.py:f:1 1\n"
+                                       "tid:5;a.py:f:1 1\n"
+                                       "tid:5;a.py:f:1 1\n"
+                                       "tid:5;a.py:f:10 1\n"
+                                       "tid:5;a.py:f:10;a.py:f:1 1\n"
+                                       "tid:5;a.py:f:1;<GC> 1\n"
+                                       "tid:5;a.py:f:1;a.py:f:1 1\n"
+                                       "tid:5;a.py:f:1;a.py:f:2 1\n"
+                                       "tid:5;a.py:f:1;a.py:f:2 1\n"
+                                       "tid:5;a.py:f:1;x 1\n";
 
 TEST(collapsed_prefix_order)
 {
@@ -418,16 +442,15 @@ typedef struct px_line {
 
 /* Texts that are prefixes of each other, and a "~" one spanning a ';'. */
 static const char *const px_files[PX_FRAMES] = {
-    "/p/a.py", "/q/a.py", "/p/a.py", "/p/a.py", "/p/a.py", "/p/a.py",
-    "~", "~",
+    "/p/a.py", "/q/a.py", "/p/a.py", "/p/a.py", "/p/a.py", "/p/a.py", "~", "~",
 };
 static const char *const px_funcs[PX_FRAMES] = {
     "f", "f", "f", "f", "ff", "f:1", "a.py:f:1;a.py:f", "a.py:f",
 };
 static const int32_t px_lines[PX_FRAMES] = {1, 1, 10, 100, 1, 0, -1, -1};
 static const char *const px_texts[PX_FRAMES] = {
-    "a.py:f:1", "a.py:f:1", "a.py:f:10", "a.py:f:100", "a.py:ff:1",
-    "a.py:f:1:0", "a.py:f:1;a.py:f", "a.py:f",
+    "a.py:f:1",  "a.py:f:1",   "a.py:f:10",       "a.py:f:100",
+    "a.py:ff:1", "a.py:f:1:0", "a.py:f:1;a.py:f", "a.py:f",
 };
 
 static uint64_t px_state = 777;
@@ -444,7 +467,7 @@ static int px_cmp(const void *x, const void *y)
     const px_line *a = x, *b = y;
     if (a->count != b->count)
         return a->count > b->count ? -1 : 1;
-    int r = strcmp(a->text, b->text);   /* UTF-8 byte order = memcmp */
+    int r = strcmp(a->text, b->text); /* UTF-8 byte order = memcmp */
     if (r != 0)
         return r;
     return a->first < b->first ? -1 : a->first > b->first;
@@ -466,8 +489,8 @@ static size_t px_add(px_line *lines, size_t n, const px_line *s)
     int len = snprintf(lines[n].text, PX_MAXLINE, "tid:%llu",
                        (unsigned long long)s->tid);
     for (uint32_t d = 0; d < s->depth; d++)
-        len += snprintf(lines[n].text + len, (size_t)(PX_MAXLINE - len),
-                        ";%s", px_texts[s->frames[d]]);
+        len += snprintf(lines[n].text + len, (size_t)(PX_MAXLINE - len), ";%s",
+                        px_texts[s->frames[d]]);
     return n + 1;
 }
 
@@ -480,8 +503,8 @@ TEST(collapsed_order_matches_memcmp)
     REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
     uint32_t ids[PX_FRAMES];
     for (int i = 0; i < PX_FRAMES; i++)
-        ids[i] = frame_id(p, px_files[i], px_funcs[i], px_lines[i],
-                          px_lines[i], 0, 1, 0);
+        ids[i] = frame_id(p, px_files[i], px_funcs[i], px_lines[i], px_lines[i],
+                          0, 1, 0);
     size_t n = 0;
     int rc = TFMT_OK;
     for (int k = 0; k < PX_STACKS; k++) {
@@ -502,9 +525,9 @@ TEST(collapsed_order_matches_memcmp)
     qsort(lines, n, sizeof *lines, px_cmp);
     size_t len = 0;
     for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
-                                lines[i].text,
-                                (unsigned long long)lines[i].count);
+        len +=
+            (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
+                             lines[i].text, (unsigned long long)lines[i].count);
     CHECK(n > 500, "only %zu distinct lines", n);
     check_export(p, COLLAPSED, want, "random prefix lines");
     tfmt_profile_free(p);
@@ -552,16 +575,16 @@ TEST(collapsed_wide_frame_ids)
         const uint32_t s[] = {ids[WD_FRAMES - 1], ids[i]};
         rc |= tfmt__profile_add_stack(p, 1, 0, s, 2, 1);
         lines[n].count = 1;
-        snprintf(lines[n++].text, 48, "tid:1;m.py:f:%u;m.py:f:%u",
-                 WD_FRAMES, i + 1);
+        snprintf(lines[n++].text, 48, "tid:1;m.py:f:%u;m.py:f:%u", WD_FRAMES,
+                 i + 1);
     }
     REQUIRE(rc == TFMT_OK, "adding stacks");
     qsort(lines, n, sizeof *lines, wd_cmp);
     size_t len = 0;
     for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
-                                lines[i].text,
-                                (unsigned long long)lines[i].count);
+        len +=
+            (size_t)snprintf(want + len, sizeof want - len, "%s %llu\n",
+                             lines[i].text, (unsigned long long)lines[i].count);
     check_export(p, COLLAPSED, want, "wide frame ids");
     tfmt_profile_free(p);
 }
@@ -594,8 +617,8 @@ TEST(tree_walk_visits_parents_first)
         }
         maxdepth = depth > maxdepth ? depth : maxdepth;
     }
-    CHECK(enters == p->nnodes && leaves == p->nnodes, "%u/%u of %zu",
-          enters, leaves, p->nnodes);
+    CHECK(enters == p->nnodes && leaves == p->nnodes, "%u/%u of %zu", enters,
+          leaves, p->nnodes);
     CHECK(maxdepth == 4, "max depth %u (root + 3 frames)", maxdepth);
     uint32_t path[8];
     uint32_t d = tfmt__profile_path(p, 3, path, 8);
@@ -676,8 +699,8 @@ TEST(jsonl_chunks_of_256)
           "lines %d aggs %d strs %d totals %d", lines, aggs, strs, totals);
     CHECK(strstr(out, "{\"str_id\":255,\"value\":\"fn254\"}]}\n") != NULL,
           "first string chunk ends at id 255");
-    CHECK(strstr(out, "{\"frame_id\":256,\"self\":1,\"cumulative\":1}") !=
-              NULL, "second agg chunk");
+    CHECK(strstr(out, "{\"frame_id\":256,\"self\":1,\"cumulative\":1}") != NULL,
+          "second agg chunk");
     free(out);
     tfmt_profile_free(p);
 }
@@ -723,8 +746,8 @@ TEST(fixtures_skip_idle)
         CHECK(p != NULL, "%s: status %d", path, rc);
         if (!p)
             continue;
-        snprintf(want, sizeof want, "%s/profile/%s.skip_idle.jsonl",
-                 TESTDATA, fixture_cases[c]);
+        snprintf(want, sizeof want, "%s/profile/%s.skip_idle.jsonl", TESTDATA,
+                 fixture_cases[c]);
         check_export_file(p, JSONL, want);
         snprintf(want, sizeof want, "%s/profile/%s.skip_idle.collapsed",
                  TESTDATA, fixture_cases[c]);
@@ -765,10 +788,10 @@ TEST(empty_repeat_thread_is_invisible)
     unsigned char *d = malloc(n + 14);
     REQUIRE(d != NULL, "malloc");
     memcpy(d, orig, 64);
-    put_le(d, 64, 4242, 8);                 /* thread id */
-    put_le(d, 72, 0, 4);                    /* interpreter id */
-    d[76] = 0;                              /* REPEAT */
-    d[77] = 0;                              /* count 0 */
+    put_le(d, 64, 4242, 8); /* thread id */
+    put_le(d, 72, 0, 4);    /* interpreter id */
+    d[76] = 0;              /* REPEAT */
+    d[77] = 0;              /* count 0 */
     memcpy(d + 78, orig + 64, n - 64);
     put_le(d, 36, get_le(d, 36, 4) + 1, 4);
     put_le(d, 40, get_le(d, 40, 8) + 14, 8);
@@ -780,16 +803,19 @@ TEST(empty_repeat_thread_is_invisible)
     tfmt_error err;
     REQUIRE(tfmt_source_open_memory(&src, d, n + 14, 0, NULL) == TFMT_OK,
             "source");
-    REQUIRE(tfmt_bin_open(&r, src, NULL, &err) == TFMT_OK, "open: %s",
-            err.msg);
+    REQUIRE(tfmt_bin_open(&r, src, NULL, &err) == TFMT_OK, "open: %s", err.msg);
     REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
     int rc = tfmt_profile_add_bin(p, r);
     CHECK(rc == TFMT_OK, "add_bin %d: %s", rc, tfmt_profile_error(p)->msg);
-    snprintf(want, sizeof want, "%s/cpython/interleaved_threads/"
-             "expected.jsonl", TESTDATA);
+    snprintf(want, sizeof want,
+             "%s/cpython/interleaved_threads/"
+             "expected.jsonl",
+             TESTDATA);
     check_export_file(p, JSONL, want);
-    snprintf(want, sizeof want, "%s/cpython/interleaved_threads/"
-             "expected.collapsed", TESTDATA);
+    snprintf(want, sizeof want,
+             "%s/cpython/interleaved_threads/"
+             "expected.collapsed",
+             TESTDATA);
     check_export_file(p, COLLAPSED, want);
     tfmt_profile_free(p);
     tfmt_bin_free(r);
@@ -802,8 +828,7 @@ TEST(empty_repeat_thread_is_invisible)
 TEST(two_readers_merge)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/cpython/repeat_rle/none.bin",
-             TESTDATA);
+    snprintf(path, sizeof path, "%s/cpython/repeat_rle/none.bin", TESTDATA);
     int rc;
     tfmt_profile *p = profile_of(path, false, &rc);
     REQUIRE(p != NULL, "first: %d", rc);
@@ -843,7 +868,7 @@ static uint32_t rw_rand(uint32_t n)
 
 typedef struct rw_ref {
     tfmt_profile *p;
-    uint32_t map[RW_FRAMES];        /* writer frame -> reference frame */
+    uint32_t map[RW_FRAMES]; /* writer frame -> reference frame */
     char names[RW_FRAMES][2][24];
 } rw_ref;
 
@@ -855,8 +880,8 @@ static int ref_add(rw_ref *ref, uint64_t tid, uint32_t iid,
     for (uint32_t i = depth; i-- > 0;) {
         uint32_t x = stack[i];
         if (ref->map[x] == TFMT_NO_ID) {
-            tfmt_frame f = {0, 0, (int32_t)x + 1, (int32_t)x + 1, 0, 9,
-                            (uint8_t)(x % 3)};
+            tfmt_frame f = {0, 0, (int32_t)x + 1,  (int32_t)x + 1,
+                            0, 9, (uint8_t)(x % 3)};
             f.filename = str_id(ref->p, ref->names[x][0]);
             f.funcname = str_id(ref->p, ref->names[x][1]);
             if (tfmt__profile_intern_frame(ref->p, &f, &ref->map[x]))
@@ -872,9 +897,9 @@ static void rw_step(uint32_t *stack, uint32_t *depth)
 {
     uint32_t r = rw_rand(100);
     if (r < 40)
-        return;                         /* same stack: REPEAT */
+        return; /* same stack: REPEAT */
     if (r < 45) {
-        *depth = 0;                     /* empty stack */
+        *depth = 0; /* empty stack */
         return;
     }
     uint32_t pop = rw_rand(4);
@@ -951,7 +976,8 @@ static void random_walk_case(bool skip_idle)
     wo.sample_interval_us = 1000;
     REQUIRE(tfmt_profile_new(&ref.p, NULL) == TFMT_OK, "new");
     REQUIRE(tfmt_sink_open(&sink, path, TFMT_SINK_FORCE | TFMT_SINK_SEEKABLE,
-                           NULL, &err) == TFMT_OK, "sink: %s", err.msg);
+                           NULL, &err) == TFMT_OK,
+            "sink: %s", err.msg);
     REQUIRE(tfmt_bin_writer_open(&w, sink, &wo, &err) == TFMT_OK, "writer");
     int rc = rw_write(w, &ref, skip_idle);
     CHECK(rc == TFMT_OK, "writing samples: %d", rc);
@@ -991,7 +1017,7 @@ TEST(random_walk_skip_idle_matches_reference)
 /* ---- failing allocations ---- */
 
 typedef struct failing {
-    long left;          /* allocations still allowed; < 0: never fail */
+    long left; /* allocations still allowed; < 0: never fail */
     long count;
 } failing;
 
@@ -1075,11 +1101,10 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(intern_string_repairs_and_dedups), TCASE(small_profile_jsonl),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
       TCASE(empty_profile), TCASE(jsonl_skips_unused_frames),
-      TCASE(jsonl_chunks_of_256),
-      TCASE(fixtures_jsonl_and_collapsed), TCASE(fixtures_skip_idle),
-      TCASE(two_readers_merge), TCASE(empty_repeat_thread_is_invisible),
+      TCASE(jsonl_chunks_of_256), TCASE(fixtures_jsonl_and_collapsed),
+      TCASE(fixtures_skip_idle), TCASE(two_readers_merge),
+      TCASE(empty_repeat_thread_is_invisible),
       TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
       TCASE(failing_allocations), TCASE(collapsed_prefix_order),
-      TCASE(collapsed_order_matches_memcmp),
-      TCASE(collapsed_wide_frame_ids))
+      TCASE(collapsed_order_matches_memcmp), TCASE(collapsed_wide_frame_ids))

@@ -19,14 +19,14 @@
 #include "profile_internal.h"
 
 static const char *const fixtures[] = {
-    "single_full", "repeat_rle", "suffix_calls", "pop_push",
+    "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
     "interleaved_threads", "synthetic_frames", "workload",
 };
 #define NCASES (sizeof fixtures / sizeof fixtures[0])
 #define RUN_ID "00000000000000000000000000000000"
 
 typedef struct failing {
-    long left;          /* allocations that succeed; -1: all */
+    long left; /* allocations that succeed; -1: all */
     long count;
 } failing;
 
@@ -149,7 +149,8 @@ TEST(v0_identity_and_v1_upgrade_every_chunking)
     static const size_t chunks[] = {0, 1, 7};
     for (size_t c = 0; c < NCASES; c++) {
         char want[512];
-        snprintf(want, sizeof want, "%s", fixture(fixtures[c], "expected.jsonl"));
+        snprintf(want, sizeof want, "%s",
+                 fixture(fixtures[c], "expected.jsonl"));
         for (size_t k = 0; k < 3; k++) {
             static const char *const names[] = {"expected.jsonl",
                                                 "expected.v1.jsonl"};
@@ -173,8 +174,10 @@ TEST(export_and_log_merge_as_two_logs)
     for (size_t i = 0; i < NCASES; i++) {
         for (size_t j = 0; j < NCASES; j += 3) {
             char bin_a[512], bin_b[512], jsonl_a[512], jsonl_b[512];
-            snprintf(bin_a, sizeof bin_a, "%s", fixture(fixtures[i], "none.bin"));
-            snprintf(bin_b, sizeof bin_b, "%s", fixture(fixtures[j], "zstd.bin"));
+            snprintf(bin_a, sizeof bin_a, "%s",
+                     fixture(fixtures[i], "none.bin"));
+            snprintf(bin_b, sizeof bin_b, "%s",
+                     fixture(fixtures[j], "zstd.bin"));
             snprintf(jsonl_a, sizeof jsonl_a, "%s",
                      fixture(fixtures[i], "expected.jsonl"));
             snprintf(jsonl_b, sizeof jsonl_b, "%s",
@@ -203,8 +206,8 @@ TEST(refusals)
     tfmt_profile *p = NULL;
     REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
     CHECK(!tfmt_profile_has_jsonl(p), "fresh profile has no export");
-    REQUIRE(add_path(p, fixture("workload", "expected.jsonl"), 0) ==
-                TFMT_OK, "add");
+    REQUIRE(add_path(p, fixture("workload", "expected.jsonl"), 0) == TFMT_OK,
+            "add");
     CHECK(tfmt_profile_has_jsonl(p) && tfmt_profile_samples(p) == 3224,
           "samples %llu", (unsigned long long)tfmt_profile_samples(p));
     tfmt_sink *sink = NULL;
@@ -223,8 +226,7 @@ TEST(refusals)
     o.thread_ids = &tid;
     o.nthread_ids = 1;
     REQUIRE(tfmt_profile_new(&p, &o) == TFMT_OK, "new");
-    CHECK(add_path(p, fixture("workload", "expected.jsonl"), 0) ==
-              TFMT_EINVAL,
+    CHECK(add_path(p, fixture("workload", "expected.jsonl"), 0) == TFMT_EINVAL,
           "a thread filter applied to an export");
     tfmt_profile_free(p);
 }
@@ -240,8 +242,8 @@ TEST(failing_allocations)
     size_t len;
     int rc;
     free(convert(a, b, 0, &al, &len, &rc));
-    REQUIRE(rc == TFMT_OK && all.count > 10, "unrestricted: rc %d, %ld",
-            rc, all.count);
+    REQUIRE(rc == TFMT_OK && all.count > 10, "unrestricted: rc %d, %ld", rc,
+            all.count);
     for (long n = 0; n < all.count; n++) {
         failing f = {n, 0};
         tfmt_allocator fa = {f_malloc, f_realloc, f_free, &f};

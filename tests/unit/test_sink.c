@@ -148,8 +148,7 @@ static void atomic_write(bool named)
     unsigned char *data = pattern(n);
     tfmt_sink *s;
     tfmt_error err = {0};
-    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, &err) == TFMT_OK, "%s",
-            err.msg);
+    REQUIRE(tfmt_sink_open(&s, path, 0, NULL, &err) == TFMT_OK, "%s", err.msg);
     CHECK(write_pieces(s, data, n) == TFMT_OK, "write");
     CHECK(tfmt_sink_tell(s) == n, "tell %llu",
           (unsigned long long)tfmt_sink_tell(s));
@@ -158,22 +157,22 @@ static void atomic_write(bool named)
     snprintf(published, sizeof published, "%s", tmp ? tmp : "(null)");
     if (named)
         CHECK(list_dir(names, sizeof names) == 1 &&
-              strncmp(names, "out.txt.tmp.", 12) == 0 &&
-              strlen(names) == 18 && strlen(published) > 18 &&
-              strcmp(published + strlen(published) - 18, names) == 0,
-              "before finish only the temp file: '%s' (published '%s')",
-              names, published);
+                  strncmp(names, "out.txt.tmp.", 12) == 0 &&
+                  strlen(names) == 18 && strlen(published) > 18 &&
+                  strcmp(published + strlen(published) - 18, names) == 0,
+              "before finish only the temp file: '%s' (published '%s')", names,
+              published);
     else
         CHECK(list_dir(names, sizeof names) == 0 && !*published,
-              "before finish no name at all: '%s' (published '%s')",
-              names, published);
+              "before finish no name at all: '%s' (published '%s')", names,
+              published);
     CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish: %s",
           tfmt_sink_error(s)->msg);
     CHECK(tfmt_sink_temp_path(s) && !*tfmt_sink_temp_path(s),
           "no temporary name after the commit");
     tfmt_sink_free(s);
-    CHECK(list_dir(names, sizeof names) == 1 &&
-          strcmp(names, "out.txt") == 0, "after finish: '%s'", names);
+    CHECK(list_dir(names, sizeof names) == 1 && strcmp(names, "out.txt") == 0,
+          "after finish: '%s'", names);
     size_t len;
     unsigned char *back = harness_slurp(path, &len);
     CHECK(back && len == n && memcmp(back, data, n) == 0, "content");
@@ -220,8 +219,7 @@ TEST(force_replaces_at_finish)
     in_dir(path, "out.txt");
     put_file(path, "old\n");
     tfmt_sink *s;
-    REQUIRE(tfmt_sink_open(&s, path, TFMT_SINK_FORCE, NULL, NULL) == 0,
-            "open");
+    REQUIRE(tfmt_sink_open(&s, path, TFMT_SINK_FORCE, NULL, NULL) == 0, "open");
     CHECK(tfmt_sink_write(s, "new content\n", 12) == TFMT_OK, "write");
     size_t len;
     unsigned char *back = harness_slurp(path, &len);
@@ -248,17 +246,18 @@ static void free_without_finish(bool named)
     put_file(kept, "old\n");
     tfmt_sink *s, *t;
     REQUIRE(tfmt_sink_open(&s, path, 0, NULL, NULL) == 0, "open new");
-    REQUIRE(tfmt_sink_open(&t, kept, TFMT_SINK_FORCE | TFMT_SINK_SEEKABLE,
-                           NULL, NULL) == 0, "open forced");
+    REQUIRE(tfmt_sink_open(&t, kept, TFMT_SINK_FORCE | TFMT_SINK_SEEKABLE, NULL,
+                           NULL) == 0,
+            "open forced");
     unsigned char *data = pattern(300000);
     CHECK(tfmt_sink_write(s, data, 300000) == TFMT_OK, "write s");
     CHECK(tfmt_sink_write(t, data, 300000) == TFMT_OK, "write t");
-    CHECK(list_dir(names, sizeof names) == (named ? 3 : 1),
-          "temp files: '%s'", names);
+    CHECK(list_dir(names, sizeof names) == (named ? 3 : 1), "temp files: '%s'",
+          names);
     tfmt_sink_free(s);
     tfmt_sink_free(t);
-    CHECK(list_dir(names, sizeof names) == 1 &&
-          strcmp(names, "kept.txt") == 0, "left: '%s'", names);
+    CHECK(list_dir(names, sizeof names) == 1 && strcmp(names, "kept.txt") == 0,
+          "left: '%s'", names);
     size_t len;
     unsigned char *back = harness_slurp(kept, &len);
     CHECK(back && len == 4 && memcmp(back, "old\n", 4) == 0, "untouched");
@@ -366,7 +365,8 @@ TEST(source_sniff_limit)
     CHECK(tfmt__source_seekable(a, &size, &err) == TFMT_OK && size == n,
           "a: size %llu: %s", (unsigned long long)size, err.msg);
     CHECK(tfmt__source_pread(a, buf, n, 0, &err) == TFMT_OK &&
-          memcmp(buf, data, n) == 0, "a: whole content");
+              memcmp(buf, data, n) == 0,
+          "a: whole content");
     while (total <= 64 * 1024 &&
            tfmt_source_read(b, buf, 4096, &got, &err) == 0 && got)
         total += got;
@@ -441,8 +441,8 @@ TEST(compressed_gzip)
 
 TEST(compressed_zstd)
 {
-    check_compressed("o.zst", "zstd",
-                     (const unsigned char *)"\x28\xb5\x2f\xfd", 4);
+    check_compressed("o.zst", "zstd", (const unsigned char *)"\x28\xb5\x2f\xfd",
+                     4);
 }
 
 TEST(compressed_xz)
@@ -538,8 +538,8 @@ TEST(missing_directory)
 {
     tfmt_sink *s;
     tfmt_error err = {0};
-    int rc = tfmt_sink_open(&s, "/nonexistent-dir-tachyon/x.txt", 0, NULL,
-                            &err);
+    int rc =
+        tfmt_sink_open(&s, "/nonexistent-dir-tachyon/x.txt", 0, NULL, &err);
     CHECK(rc == TFMT_EIO && err.sys_errno == ENOENT, "rc %d errno %d", rc,
           err.sys_errno);
     CHECK(strcmp(err.msg, strerror(ENOENT)) == 0, "msg '%s'", err.msg);
@@ -587,8 +587,7 @@ TEST(failing_allocator)
             break;
         }
         CHECK(rc == TFMT_ENOMEM, "n=%d: rc %d %s", n, rc, err.msg);
-        CHECK(list_dir(names, sizeof names) == 0, "n=%d left '%s'", n,
-              names);
+        CHECK(list_dir(names, sizeof names) == 0, "n=%d left '%s'", n, names);
     }
     CHECK(n > 2 && n < 20, "expected a few allocation sites, got %d", n);
     cleanup();
@@ -631,10 +630,9 @@ TEST(in_place)
 TESTS(TCASE(atomic_write_anonymous), TCASE(atomic_write_named),
       TCASE(refuse_existing), TCASE(force_replaces_at_finish),
       TCASE(free_without_finish_anonymous), TCASE(free_without_finish_named),
-      TCASE(pwrite_plain), TCASE(pwrite_plain_large),
-      TCASE(pwrite_gzip_spool), TCASE(pwrite_zstd_spool_large),
-      TCASE(source_sniff_limit), TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
-      TCASE(compressed_xz), TCASE(compressed_bzip2),
-      TCASE(gzip_reproducible), TCASE(stdout_pipe_seekable),
-      TCASE(write_error_enospc), TCASE(missing_directory),
-      TCASE(failing_allocator), TCASE(in_place))
+      TCASE(pwrite_plain), TCASE(pwrite_plain_large), TCASE(pwrite_gzip_spool),
+      TCASE(pwrite_zstd_spool_large), TCASE(source_sniff_limit),
+      TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
+      TCASE(compressed_xz), TCASE(compressed_bzip2), TCASE(gzip_reproducible),
+      TCASE(stdout_pipe_seekable), TCASE(write_error_enospc),
+      TCASE(missing_directory), TCASE(failing_allocator), TCASE(in_place))

@@ -107,8 +107,8 @@ static void check_path(const char *name, const char *comp)
     int rc = tfmt_source_open_path(&src, path, NULL, &err);
     REQUIRE(rc == TFMT_OK, "%s: open rc %d: %s", name, rc, err.msg);
     CHECK(strcmp(tfmt_source_compression(src), comp) == 0,
-          "%s: compression %s, expected %s", name,
-          tfmt_source_compression(src), comp);
+          "%s: compression %s, expected %s", name, tfmt_source_compression(src),
+          comp);
     unsigned char *got;
     size_t glen;
     rc = drain(src, 1000, 0, &got, &glen, &err);
@@ -152,13 +152,14 @@ static void check_empty(const char *name, const char *comp)
     snprintf(path, sizeof path, "%s%s", IO_DIR, name);
     tfmt_source *src;
     tfmt_error err = {0};
-    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK,
-            "%s: %s", name, err.msg);
+    REQUIRE(tfmt_source_open_path(&src, path, NULL, &err) == TFMT_OK, "%s: %s",
+            name, err.msg);
     CHECK(strcmp(tfmt_source_compression(src), comp) == 0, "%s", name);
     char buf[16];
     size_t got = 99;
     CHECK(tfmt_source_read(src, buf, sizeof buf, &got, &err) == TFMT_OK &&
-          got == 0, "%s: expected EOF, got %zu", name, got);
+              got == 0,
+          "%s: expected EOF, got %zu", name, got);
     uint64_t size = 99;
     CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK && size == 0,
           "%s: size %llu", name, (unsigned long long)size);
@@ -223,8 +224,8 @@ static void check_truncated(const char *name, size_t cut)
               (unsigned long long)err.offset, glen);
         free(got);
     }
-    CHECK(rc == TFMT_ETRUNC || rc == TFMT_EFORMAT,
-          "%s cut %zu: rc %d", name, cut, rc);
+    CHECK(rc == TFMT_ETRUNC || rc == TFMT_EFORMAT, "%s cut %zu: rc %d", name,
+          cut, rc);
     CHECK(err.msg[0] != '\0' && !strchr(err.msg, '\n'),
           "%s: one-line message '%s'", name, err.msg);
     tfmt_source_free(src);
@@ -266,8 +267,7 @@ TEST(truncated_gzip_message)
     if (rc == TFMT_OK)
         rc = tfmt__source_seekable(src, NULL, &err);
     CHECK(rc == TFMT_ETRUNC, "rc %d", rc);
-    CHECK(strcmp(err.msg, "truncated gzip input") == 0, "msg '%s'",
-          err.msg);
+    CHECK(strcmp(err.msg, "truncated gzip input") == 0, "msg '%s'", err.msg);
     tfmt_source_free(src);
     unlink(path);
 }
@@ -280,21 +280,22 @@ TEST(seekable_spool)
     REQUIRE(data, "plain.txt");
     tfmt_source *src;
     tfmt_error err = {0};
-    REQUIRE(tfmt_source_open_path(&src, IO_DIR "plain.txt.zst", NULL,
-                                  &err) == TFMT_OK, "%s", err.msg);
+    REQUIRE(tfmt_source_open_path(&src, IO_DIR "plain.txt.zst", NULL, &err) ==
+                TFMT_OK,
+            "%s", err.msg);
     uint64_t size = 0;
-    CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK, "%s",
-          err.msg);
+    CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK, "%s", err.msg);
     CHECK(size == PLAIN_SIZE, "size %llu", (unsigned long long)size);
     unsigned char buf[200];
     CHECK(tfmt__source_pread(src, buf, 200, 5000, &err) == TFMT_OK &&
-          memcmp(buf, data + 5000, 200) == 0, "pread at 5000");
+              memcmp(buf, data + 5000, 200) == 0,
+          "pread at 5000");
     CHECK(tfmt__source_pread(src, buf, 10, 0, &err) == TFMT_OK &&
-          memcmp(buf, "line 0001:", 10) == 0, "pread at 0");
+              memcmp(buf, "line 0001:", 10) == 0,
+          "pread at 0");
     int rc = tfmt__source_pread(src, buf, 8, PLAIN_SIZE - 4, &err);
-    CHECK(rc == TFMT_ETRUNC && err.has_offset &&
-          err.offset == PLAIN_SIZE - 4, "short pread rc %d offset %llu",
-          rc, (unsigned long long)err.offset);
+    CHECK(rc == TFMT_ETRUNC && err.has_offset && err.offset == PLAIN_SIZE - 4,
+          "short pread rc %d offset %llu", rc, (unsigned long long)err.offset);
     free(data);
     tfmt_source_free(src);
 }
@@ -307,23 +308,25 @@ TEST(seekable_after_sniff)
     REQUIRE(data, "plain.txt");
     tfmt_source *src;
     tfmt_error err = {0};
-    REQUIRE(tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", NULL,
-                                  &err) == TFMT_OK, "%s", err.msg);
+    REQUIRE(tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", NULL, &err) ==
+                TFMT_OK,
+            "%s", err.msg);
     char head[4];
     size_t got;
-    REQUIRE(tfmt_source_read(src, head, 4, &got, &err) == TFMT_OK &&
-            got == 4, "sniff");
+    REQUIRE(tfmt_source_read(src, head, 4, &got, &err) == TFMT_OK && got == 4,
+            "sniff");
     uint64_t size = 0;
     CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK &&
-          size == PLAIN_SIZE, "size %llu: %s", (unsigned long long)size,
-          err.msg);
+              size == PLAIN_SIZE,
+          "size %llu: %s", (unsigned long long)size, err.msg);
     unsigned char *all;
     size_t alen;
     CHECK(drain(src, 333, 0, &all, &alen, &err) == TFMT_OK, "rest");
     CHECK(alen == len - 4 && memcmp(all, data + 4, alen) == 0,
           "sequential read continues after the sniffed bytes");
     CHECK(tfmt__source_pread(src, all, PLAIN_SIZE, 0, &err) == TFMT_OK &&
-          memcmp(all, data, len) == 0, "whole pread");
+              memcmp(all, data, len) == 0,
+          "whole pread");
     free(all);
     free(data);
     tfmt_source_free(src);
@@ -334,13 +337,15 @@ TEST(seekable_plain_file)
     tfmt_source *src;
     tfmt_error err = {0};
     REQUIRE(tfmt_source_open_path(&src, IO_DIR "plain.txt", NULL, &err) ==
-            TFMT_OK, "%s", err.msg);
+                TFMT_OK,
+            "%s", err.msg);
     uint64_t size = 0;
     CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK &&
-          size == PLAIN_SIZE, "size %llu", (unsigned long long)size);
+              size == PLAIN_SIZE,
+          "size %llu", (unsigned long long)size);
     char buf[8];
-    CHECK(tfmt__source_pread(src, buf, 8, PLAIN_SIZE - 8, &err) ==
-          TFMT_OK && memcmp(buf, "\ntail\x00\x01\xff", 8) == 0,
+    CHECK(tfmt__source_pread(src, buf, 8, PLAIN_SIZE - 8, &err) == TFMT_OK &&
+              memcmp(buf, "\ntail\x00\x01\xff", 8) == 0,
           "last 8 bytes of plain.txt");
     tfmt_source_free(src);
 }
@@ -352,16 +357,18 @@ TEST(memory_random_access)
     REQUIRE(tfmt_source_open_memory(&src, text, 16, 3, NULL) == 0, "open");
     uint64_t size = 0;
     tfmt_error err = {0};
-    CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK &&
-          size == 16, "size");
+    CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK && size == 16,
+          "size");
     CHECK(tfmt__source_memory(src, 10, 6) == (const uint8_t *)text + 10,
           "zero-copy pointer");
     CHECK(tfmt__source_memory(src, 10, 7) == NULL, "past the end");
     char buf[4];
     CHECK(tfmt__source_pread(src, buf, 4, 12, &err) == TFMT_OK &&
-          memcmp(buf, "cdef", 4) == 0, "pread");
+              memcmp(buf, "cdef", 4) == 0,
+          "pread");
     CHECK(tfmt__source_pread(src, buf, 4, 13, &err) == TFMT_ETRUNC &&
-          err.offset == 13, "short pread");
+              err.offset == 13,
+          "short pread");
     tfmt_source_free(src);
 }
 
@@ -393,7 +400,8 @@ static void check_stdin(const char *name, const char *comp, bool seek)
         uint64_t size = 0;
         if (seek)
             CHECK(tfmt__source_seekable(src, &size, &err) == TFMT_OK &&
-                  size == PLAIN_SIZE, "%s: spooled size", name);
+                      size == PLAIN_SIZE,
+                  "%s: spooled size", name);
         unsigned char *got;
         size_t glen;
         CHECK(drain(src, 4096, 0, &got, &glen, &err) == TFMT_OK, "read");
@@ -437,8 +445,8 @@ TEST(stdin_pipe_empty)
     if (rc == TFMT_OK) {
         char buf[8];
         size_t got = 1;
-        CHECK(tfmt_source_read(src, buf, 8, &got, &err) == TFMT_OK &&
-              got == 0, "EOF");
+        CHECK(tfmt_source_read(src, buf, 8, &got, &err) == TFMT_OK && got == 0,
+              "EOF");
         tfmt_source_free(src);
     }
     dup2(saved, 0);
@@ -477,8 +485,7 @@ TEST(failing_allocator)
         tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
         tfmt_source *src;
         tfmt_error err = {0};
-        int rc = tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", &a,
-                                       &err);
+        int rc = tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", &a, &err);
         unsigned char *got = NULL;
         size_t glen = 0;
         if (rc == TFMT_OK)
@@ -496,13 +503,12 @@ TEST(failing_allocator)
 }
 
 TESTS(TCASE(memory_chunk_1), TCASE(memory_chunk_7), TCASE(memory_whole),
-      TCASE(path_plain), TCASE(path_gzip), TCASE(path_zstd),
-      TCASE(path_xz), TCASE(path_bzip2), TCASE(empty_plain),
-      TCASE(empty_gzip), TCASE(missing_file),
-      TCASE(truncated_gzip_trailer), TCASE(truncated_gzip_stream),
-      TCASE(truncated_zstd), TCASE(truncated_xz), TCASE(truncated_bzip2),
-      TCASE(truncated_gzip_message), TCASE(seekable_spool),
-      TCASE(seekable_after_sniff), TCASE(seekable_plain_file),
-      TCASE(memory_random_access), TCASE(stdin_pipe_plain),
-      TCASE(stdin_pipe_gzip), TCASE(stdin_pipe_spool),
+      TCASE(path_plain), TCASE(path_gzip), TCASE(path_zstd), TCASE(path_xz),
+      TCASE(path_bzip2), TCASE(empty_plain), TCASE(empty_gzip),
+      TCASE(missing_file), TCASE(truncated_gzip_trailer),
+      TCASE(truncated_gzip_stream), TCASE(truncated_zstd), TCASE(truncated_xz),
+      TCASE(truncated_bzip2), TCASE(truncated_gzip_message),
+      TCASE(seekable_spool), TCASE(seekable_after_sniff),
+      TCASE(seekable_plain_file), TCASE(memory_random_access),
+      TCASE(stdin_pipe_plain), TCASE(stdin_pipe_gzip), TCASE(stdin_pipe_spool),
       TCASE(stdin_pipe_empty), TCASE(failing_allocator))

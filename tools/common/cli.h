@@ -259,12 +259,18 @@ typedef struct cli_input_limits {
     const char *ratio;
 } cli_input_limits;
 
-#define CLI_INPUT_LIMIT_OPTIONS(l)                                          \
-    {"max-input-size", 0, CLI_ARG_REQUIRED, &(l).size,                      \
-     "stop a compressed or piped input at SIZE (4G; 0: off)", "SIZE",      \
-     NULL},                                                                 \
-    {"max-input-ratio", 0, CLI_ARG_REQUIRED, &(l).ratio,                    \
-     "stop if it grows N times its compressed size (1000)", "N", NULL}
+#define CLI_INPUT_LIMIT_OPTIONS(l)                                             \
+    {"max-input-size",                                                         \
+     0,                                                                        \
+     CLI_ARG_REQUIRED,                                                         \
+     &(l).size,                                                                \
+     "stop a compressed or piped input at SIZE (4G; 0: off)",                  \
+     "SIZE",                                                                   \
+     NULL},                                                                    \
+    {                                                                          \
+        "max-input-ratio", 0, CLI_ARG_REQUIRED, &(l).ratio,                    \
+            "stop if it grows N times its compressed size (1000)", "N", NULL   \
+    }
 
 /*
  * Check and keep the limits for every later cli_open_input. SIZE takes a
@@ -294,10 +300,11 @@ typedef struct cli_reader_args {
 } cli_reader_args;
 
 /* The option-table rows for `a` (a cli_reader_args lvalue). */
-#define CLI_READER_OPTIONS(a)                                              \
-    {"max-threads", 0, CLI_ARG_REQUIRED, &(a).max_threads,                 \
-     "fail on more than N threads (50000; 0: no limit)", "N",              \
-     NULL}
+#define CLI_READER_OPTIONS(a)                                                  \
+    {                                                                          \
+        "max-threads", 0, CLI_ARG_REQUIRED, &(a).max_threads,                  \
+            "fail on more than N threads (50000; 0: no limit)", "N", NULL      \
+    }
 
 /*
  * Check the values (a usage message and 2 on a bad one) and start *o from

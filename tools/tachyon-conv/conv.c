@@ -12,8 +12,8 @@
 static conv_format parse_format(const char *to)
 {
     static const char *const names[] = {
-        "jsonl", "collapsed", "bin", "speedscope", "gecko", "pprof", "svg",
-        "pstats", "top", "html", "clickhouse", "heatmap",
+        "jsonl", "collapsed", "bin", "speedscope", "gecko",      "pprof",
+        "svg",   "pstats",    "top", "html",       "clickhouse", "heatmap",
     };
     for (size_t i = 0; to && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(to, names[i]) == 0)

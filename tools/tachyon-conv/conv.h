@@ -21,7 +21,7 @@ typedef enum {
     CONV_TOP,
     CONV_HTML,
     CONV_CLICKHOUSE, /* rows for ClickHouse, a run per input */
-    CONV_HEATMAP /* a directory (conv_heatmap.c) */
+    CONV_HEATMAP     /* a directory (conv_heatmap.c) */
 } conv_format;
 
 /* The command line, as parsed (strings borrowed from argv). */
@@ -35,13 +35,13 @@ typedef struct conv_options {
     int quiet;
     int verbose;
     /* viewer formats and filters (conv_view.c) */
-    const char *title;       /* --title (svg, html) */
-    const char *top;         /* --top N (top) */
-    int per_thread;          /* --per-thread (top) */
+    const char *title; /* --title (svg, html) */
+    const char *top;   /* --top N (top) */
+    int per_thread;    /* --per-thread (top) */
     cli_list include, exclude, rewrite, threads;
-    const char *drop;        /* "samples" (default) or "frames" */
+    const char *drop; /* "samples" (default) or "frames" */
     int gil, on_cpu, exception, skip_idle, collapse_recursion;
-    int no_lines;            /* --no-lines (viewer formats) */
+    int no_lines; /* --no-lines (viewer formats) */
     /* --to clickhouse (conv_clickhouse.c) */
     cli_list labels;         /* KEY=VALUE */
     const char *time;        /* Unix seconds */
@@ -56,7 +56,7 @@ typedef struct conv_filter {
     tfmt_profile_options popts;
     tfmt_match *rules, *focus;
     uint64_t *tids;
-    cli_progress bar;        /* per input, fed by popts.progress */
+    cli_progress bar; /* per input, fed by popts.progress */
 } conv_filter;
 
 /* The checked job handed to the converters. */
@@ -66,7 +66,7 @@ typedef struct conv_job {
     char run_id[33]; /* fixed run id, or "" for the default */
     int compression; /* tfmt_compression, or -1: keep input's */
     conv_filter *filter;
-    uint32_t top_n;  /* --top, 0: default */
+    uint32_t top_n;       /* --top, 0: default */
     tfmt_bin_options bin; /* --max-threads; no callbacks */
 } conv_job;
 
@@ -75,9 +75,9 @@ typedef struct conv_input {
     const char *path; /* as given ("-" for stdin) */
     tfmt_source *src;
     tfmt_kind kind;
-    tfmt_bin_reader *reader;   /* a binary log, else NULL */
-    tfmt_rows_reader *rows;    /* ClickHouse rows (a query result) */
-    tfmt_jsonl_reader *jsonl;  /* a JSONL export, else NULL */
+    tfmt_bin_reader *reader;  /* a binary log, else NULL */
+    tfmt_rows_reader *rows;   /* ClickHouse rows (a query result) */
+    tfmt_jsonl_reader *jsonl; /* a JSONL export, else NULL */
 } conv_input;
 
 /* Check the options, then run the conversion. Returns an exit code. */
@@ -141,13 +141,13 @@ bool conv_heatmap_entry(const char *name);
 
 /* conv_source.c: a heatmap page's source file, found or not. */
 typedef struct conv_source {
-    char *text;              /* its bytes, NULL when not read */
+    char *text; /* its bytes, NULL when not read */
     size_t len;
-    char *origin;            /* where read, when not the recorded path */
-    char note[640];          /* why not read */
-    char tried_text[480];    /* the first paths tried */
+    char *origin;         /* where read, when not the recorded path */
+    char note[640];       /* why not read */
+    char tried_text[480]; /* the first paths tried */
     unsigned tried;
-    bool more;               /* more paths were tried */
+    bool more; /* more paths were tried */
 } conv_source;
 int conv_source_find(conv_source *out, const conv_options *o, tfmt_str path);
 void conv_source_free(conv_source *s);

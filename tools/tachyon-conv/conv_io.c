@@ -203,15 +203,13 @@ static void jsonl_summary(const conv_input *in)
     char wrap[32];
 
     file_compression(in->src, wrap, sizeof wrap);
-    cli_file_info(cli_input_name(in->path),
-                  "%s%s, %llu samples, %llu frames, %llu strings, "
-                  "interval %llu us, mode %s",
-                  wrap, tfmt_kind_name(in->kind),
-                  (unsigned long long)i->samples_total,
-                  (unsigned long long)i->frames,
-                  (unsigned long long)i->strings,
-                  (unsigned long long)i->sample_interval_usec,
-                  mode ? mode : "unknown");
+    cli_file_info(
+        cli_input_name(in->path),
+        "%s%s, %llu samples, %llu frames, %llu strings, "
+        "interval %llu us, mode %s",
+        wrap, tfmt_kind_name(in->kind), (unsigned long long)i->samples_total,
+        (unsigned long long)i->frames, (unsigned long long)i->strings,
+        (unsigned long long)i->sample_interval_usec, mode ? mode : "unknown");
 }
 
 /* -v: one line describing an input (a JSONL export once read). */

@@ -34,7 +34,8 @@ static int parse_count(const char *s, uint32_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || end == s || *end || s[0] == '-' || v == 0 || v > 1000000)
         return cli_usage("option '--top' needs a count from 1 to 1000000, "
-                         "not '%s'", s);
+                         "not '%s'",
+                         s);
     *out = (uint32_t)v;
     return CLI_EXIT_OK;
 }
@@ -62,16 +63,15 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
     for (size_t i = 0; i < o->path_maps.count; i++) {
         const char *m = o->path_maps.items[i], *eq = strchr(m, '=');
         if (!eq || eq == m)
-            return cli_usage("option '--path-map' needs FROM=TO, not '%s'",
-                             m);
+            return cli_usage("option '--path-map' needs FROM=TO, not '%s'", m);
     }
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
     return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;
 }
 
-static int add_rules(tfmt_match *m, tfmt_match_kind kind,
-                     const cli_list *l, const char *opt)
+static int add_rules(tfmt_match *m, tfmt_match_kind kind, const cli_list *l,
+                     const char *opt)
 {
     for (size_t i = 0; i < l->count; i++) {
         tfmt_error err;
@@ -99,7 +99,8 @@ static int parse_threads(conv_filter *f, const cli_list *l)
         f->tids[i] = strtoull(s, &end, 0);
         if (errno || end == s || *end || s[0] == '-')
             return cli_usage("option '--thread' needs a thread id, not "
-                             "'%s'", s);
+                             "'%s'",
+                             s);
     }
     f->popts.thread_ids = f->tids;
     f->popts.nthread_ids = l->count;
@@ -130,14 +131,11 @@ int conv_filter_build(conv_filter *f, const conv_options *o)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     f->popts.rules = f->rules;
     f->popts.focus = f->focus;
-    int code = add_rules(f->rules, TFMT_MATCH_REWRITE, &o->rewrite,
-                         "rewrite");
+    int code = add_rules(f->rules, TFMT_MATCH_REWRITE, &o->rewrite, "rewrite");
     if (code == CLI_EXIT_OK)
-        code = add_rules(f->rules, TFMT_MATCH_EXCLUDE, &o->exclude,
-                         "exclude");
+        code = add_rules(f->rules, TFMT_MATCH_EXCLUDE, &o->exclude, "exclude");
     if (code == CLI_EXIT_OK)
-        code = add_rules(f->focus, TFMT_MATCH_INCLUDE, &o->include,
-                         "include");
+        code = add_rules(f->focus, TFMT_MATCH_INCLUDE, &o->include, "include");
     return code == CLI_EXIT_OK ? parse_threads(f, &o->threads) : code;
 }
 
@@ -224,8 +222,8 @@ static int gecko_output(tfmt_gecko *g, const conv_job *job)
         return code;
     int rc = tfmt_gecko_write(g, sink);
     if (rc < 0)
-        code = cli_report(cli_output_name(job->opts->output),
-                          tfmt_gecko_error(g));
+        code =
+            cli_report(cli_output_name(job->opts->output), tfmt_gecko_error(g));
     else
         code = conv_sink_finish(sink, job);
     cli_sink_free(sink);

@@ -30,17 +30,15 @@ static const cli_option options[] = {
     {"per-thread", 0, CLI_ARG_NONE, &opts.per_thread,
      "top: add a table per thread", NULL, NULL},
     {"include", 0, CLI_ARG_REPEATABLE, &opts.include,
-     "keep samples with a frame whose func or file matches",
-     "REGEX", NULL},
+     "keep samples with a frame whose func or file matches", "REGEX", NULL},
     {"exclude", 0, CLI_ARG_REPEATABLE, &opts.exclude,
-     "drop samples with a frame whose func or file matches",
-     "REGEX", NULL},
+     "drop samples with a frame whose func or file matches", "REGEX", NULL},
     {"drop", 0, CLI_ARG_REQUIRED, &opts.drop,
-     "--include/--exclude drop samples (default) or frames",
-     "WHAT", "samples|frames"},
+     "--include/--exclude drop samples (default) or frames", "WHAT",
+     "samples|frames"},
     {"rewrite", 0, CLI_ARG_REPEATABLE, &opts.rewrite,
-     "rewrite function and file names first ($1 = group 1)",
-     "REGEX=>REPL", NULL},
+     "rewrite function and file names first ($1 = group 1)", "REGEX=>REPL",
+     NULL},
     {"thread", 0, CLI_ARG_REPEATABLE, &opts.threads,
      "keep only samples of thread TID (repeatable)", "TID", NULL},
     {"gil", 0, CLI_ARG_NONE, &opts.gil,
@@ -50,18 +48,15 @@ static const cli_option options[] = {
     {"exception", 0, CLI_ARG_NONE, &opts.exception,
      "keep only samples whose thread had an exception set", NULL, NULL},
     {"skip-idle", 0, CLI_ARG_NONE, &opts.skip_idle,
-     "drop samples off CPU without the GIL (as CPython)", NULL,
-     NULL},
+     "drop samples off CPU without the GIL (as CPython)", NULL, NULL},
     {"collapse-recursion", 0, CLI_ARG_NONE, &opts.collapse_recursion,
      "merge directly recursive frames of one function", NULL, NULL},
     {"no-lines", 0, CLI_ARG_NONE, &opts.no_lines,
      "viewer formats: one frame per function (lines dropped)", NULL, NULL},
     {"label", 'l', CLI_ARG_REPEATABLE, &opts.labels,
-     "clickhouse: label each row (repeatable)",
-     "KEY=VALUE", NULL},
+     "clickhouse: label each row (repeatable)", "KEY=VALUE", NULL},
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
-     "clickhouse: run time (default: input's mtime)", "UNIXSECONDS",
-     NULL},
+     "clickhouse: run time (default: input's mtime)", "UNIXSECONDS", NULL},
     {"source-root", 0, CLI_ARG_REQUIRED, &opts.source_root,
      "heatmap: look for the sources below DIR too", "DIR", NULL},
     {"path-map", 0, CLI_ARG_REPEATABLE, &opts.path_maps,
@@ -127,13 +122,13 @@ static const char epilog[] =
     "\n"
     "Exit status: 0 success, 1 bad input data, 2 usage or I/O trouble.\n";
 
-static const cli_spec spec = {
-    "tachyon-conv",
-    "[OPTIONS] IN...",
-    "Convert Tachyon sample logs to JSONL, collapsed, binary or viewer formats.",
-    options,
-    &opts.inputs,
-    epilog};
+static const cli_spec spec = {"tachyon-conv",
+                              "[OPTIONS] IN...",
+                              "Convert Tachyon sample logs to JSONL, "
+                              "collapsed, binary or viewer formats.",
+                              options,
+                              &opts.inputs,
+                              epilog};
 
 /* cli_main's callback: the tool proper. */
 static int run(void *ctx)

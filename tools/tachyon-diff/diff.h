@@ -2,8 +2,8 @@
  * diff.h - tachyon-diff's modules: option checks and the run (run.c),
  * loading each side into a flat profile (load.c), joining and judging the
  * rows (compare.c), one figure of a row and its tests (figure.c), each
- * side's runs kept apart (runs.c), the statistics (stats.c), the output buffer (out.c) and one file per output format
- * (out_*.c).
+ * side's runs kept apart (runs.c), the statistics (stats.c), the output buffer
+ * (out.c) and one file per output format (out_*.c).
  */
 #ifndef TACHYON_DIFF_H
 #define TACHYON_DIFF_H
@@ -23,7 +23,7 @@ typedef struct diff_options {
     const char *min_delta, *min_samples, *alpha, *fail_on, *top;
     cli_reader_args reader;
     int force, quiet, verbose;
-    cli_input_limits limits;    /* --max-input-size, --max-input-ratio */
+    cli_input_limits limits; /* --max-input-size, --max-input-ratio */
 } diff_options;
 
 typedef enum { NORM_SHARE, NORM_TIME, NORM_NONE } diff_norm;
@@ -94,14 +94,14 @@ typedef struct diff_side {
     const char *name; /* "base" or "new" */
     const cli_list *files;
     tfmt_flat *flat;
-    diff_run *runs; /* runs mode: one per file, else NULL */
-    size_t n_runs;  /* runs mode: files->count, else 0 */
-    double denom;   /* the normalization denominator (summed) */
+    diff_run *runs;         /* runs mode: one per file, else NULL */
+    size_t n_runs;          /* runs mode: files->count, else 0 */
+    double denom;           /* the normalization denominator (summed) */
     const char *jsonl_file; /* its first JSONL file (no stacks), or NULL */
-    bool failed;    /* loading failed: the error to report */
+    bool failed;            /* loading failed: the error to report */
     tfmt_error fail;
     const char *fail_file;
-    bool fail_jsonl;        /* met reading a JSONL export (rule ids) */
+    bool fail_jsonl; /* met reading a JSONL export (rule ids) */
 } diff_side;
 
 /*

@@ -10,8 +10,8 @@
 #include "report.h"
 
 typedef struct tv_input {
-    tfmt_source *src;           /* nothing read yet (tfmt_detect peeks) */
-    size_t max_line;            /* JSONL line limit, 0 default */
+    tfmt_source *src;            /* nothing read yet (tfmt_detect peeks) */
+    size_t max_line;             /* JSONL line limit, 0 default */
     const tfmt_bin_options *bin; /* reader limits (NULL: defaults) */
 } tv_input;
 

@@ -26,13 +26,13 @@ static void bin_error(bstate *s, int rc, const tfmt_error *e)
         tv_trouble(s->rep, s->f, e->msg);
         return;
     }
-    const char *what = rc == TFMT_ETRUNC ? "truncated: "
+    const char *what = rc == TFMT_ETRUNC    ? "truncated: "
                        : rc == TFMT_EFORMAT ? "corrupt: "
                                             : "";
-    const char *rule = rc == TFMT_ELIMIT ? R_INPUT_LIMIT
-                                         : tv_bin_check_rule(e->check);
-    tv_add(s->rep, s->f, rule, 0, e->has_offset,
-           e->offset, "%s%s", what, e->msg);
+    const char *rule =
+        rc == TFMT_ELIMIT ? R_INPUT_LIMIT : tv_bin_check_rule(e->check);
+    tv_add(s->rep, s->f, rule, 0, e->has_offset, e->offset, "%s%s", what,
+           e->msg);
 }
 
 void tv_check_bin(tv_report *rep, tv_file *f, const tv_input *in)

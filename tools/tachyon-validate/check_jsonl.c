@@ -26,22 +26,20 @@ static const char *check_rule(int check)
 static void on_finding(void *ctx, const tfmt_error *w)
 {
     jstate *s = ctx;
-    tv_add(s->rep, s->f, check_rule(w->check), w->line, false, 0, "%s",
-           w->msg);
+    tv_add(s->rep, s->f, check_rule(w->check), w->line, false, 0, "%s", w->msg);
 }
 
 static void on_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *w)
 {
     jstate *s = ctx;
-    const char *rule = kind == TFMT_JNOTE_UNKNOWN_TYPE ? R_UNKNOWN_TYPE
+    const char *rule = kind == TFMT_JNOTE_UNKNOWN_TYPE    ? R_UNKNOWN_TYPE
                        : kind == TFMT_JNOTE_UNKNOWN_FIELD ? R_UNKNOWN_FIELD
                                                           : R_NO_NEWLINE;
     tv_add(s->rep, s->f, rule, w->line, false, 0, "%s", w->msg);
 }
 
 /* A reader failure: a finding on its line, or trouble (I/O, memory). */
-static void reader_error(jstate *s, int rc, const tfmt_error *e,
-                         uint64_t lines)
+static void reader_error(jstate *s, int rc, const tfmt_error *e, uint64_t lines)
 {
     if (rc == TFMT_EIO || rc == TFMT_ENOMEM || rc == TFMT_EINVAL) {
         tv_trouble(s->rep, s->f, e->msg);
@@ -51,8 +49,7 @@ static void reader_error(jstate *s, int rc, const tfmt_error *e,
         tv_add(s->rep, s->f, R_EMPTY, 0, false, 0, "file is empty");
         return;
     }
-    tv_add(s->rep, s->f, check_rule(e->check), e->line, false, 0, "%s",
-           e->msg);
+    tv_add(s->rep, s->f, check_rule(e->check), e->line, false, 0, "%s", e->msg);
 }
 
 /* Errors after which the reader goes on with the next line. */

@@ -11,14 +11,14 @@ static tv_options opts;
 
 static const cli_option options[] = {
     {"format", 'f', CLI_ARG_REQUIRED, &opts.format,
-     "text (default; stderr), json, junit, github (stdout)", "FORMAT", "text|json|junit|github"},
-    {"strict", 's', CLI_ARG_NONE, &opts.strict,
-     "treat warnings as errors", NULL, NULL},
+     "text (default; stderr), json, junit, github (stdout)", "FORMAT",
+     "text|json|junit|github"},
+    {"strict", 's', CLI_ARG_NONE, &opts.strict, "treat warnings as errors",
+     NULL, NULL},
     {"max-errors", 'm', CLI_ARG_REQUIRED, &opts.max_errors,
      "stop a file after N errors (default 100; 0: all)", "N", NULL},
     {"max-line", 0, CLI_ARG_REQUIRED, &opts.max_line,
-     "longest JSONL line accepted (default 67108864)", "BYTES",
-     NULL},
+     "longest JSONL line accepted (default 67108864)", "BYTES", NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     CLI_READER_OPTIONS(opts.reader),
     {"list-rules", 0, CLI_ARG_NONE, &opts.list_rules,
@@ -26,8 +26,7 @@ static const cli_option options[] = {
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet, "do not print warnings", NULL,
      NULL},
     {"verbose", 'v', CLI_ARG_NONE, &opts.verbose,
-     "print notes (unknown types, fields) and verdicts too",
-     NULL, NULL},
+     "print notes (unknown types, fields) and verdicts too", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
 static const char epilog[] =

@@ -71,9 +71,9 @@ static void print_text(const tv_file *f, const tv_diag *d)
                 (unsigned long long)d->line, tags[d->severity], d->rule,
                 d->msg);
     else if (d->has_offset)
-        fprintf(stderr, "%s: %s: byte %llu: %s%s: %s\n", cli_program(),
-                f->name, (unsigned long long)d->offset, tags[d->severity],
-                d->rule, d->msg);
+        fprintf(stderr, "%s: %s: byte %llu: %s%s: %s\n", cli_program(), f->name,
+                (unsigned long long)d->offset, tags[d->severity], d->rule,
+                d->msg);
     else
         fprintf(stderr, "%s: %s: %s%s: %s\n", cli_program(), f->name,
                 tags[d->severity], d->rule, d->msg);
@@ -178,11 +178,10 @@ static void text_verdicts(const tv_report *rep)
         if (file_ok(f))
             cli_file_info(f->name, "valid %s file", f->format);
         else if (!f->trouble)
-            cli_file_info(f->name, "invalid: %llu error%s, %llu warning%s",
-                          (unsigned long long)f->errors,
-                          f->errors == 1 ? "" : "s",
-                          (unsigned long long)f->warnings,
-                          f->warnings == 1 ? "" : "s");
+            cli_file_info(
+                f->name, "invalid: %llu error%s, %llu warning%s",
+                (unsigned long long)f->errors, f->errors == 1 ? "" : "s",
+                (unsigned long long)f->warnings, f->warnings == 1 ? "" : "s");
     }
 }
 

@@ -16,32 +16,32 @@ typedef enum { FMT_TEXT, FMT_JSON, FMT_JUNIT, FMT_GITHUB } tv_format;
 
 typedef struct tv_settings {
     tv_format format;
-    bool strict;            /* warnings count as errors */
-    int verbose;            /* >= 1: notes and per-file verdicts */
-    bool quiet;             /* drop warnings (not with --strict) */
-    uint64_t max_errors;    /* per file; 0 = no limit */
+    bool strict;         /* warnings count as errors */
+    int verbose;         /* >= 1: notes and per-file verdicts */
+    bool quiet;          /* drop warnings (not with --strict) */
+    uint64_t max_errors; /* per file; 0 = no limit */
 } tv_settings;
 
 typedef struct tv_diag {
     const char *rule;
-    tv_severity severity;   /* after --strict */
-    uint64_t line;          /* 0: none */
+    tv_severity severity; /* after --strict */
+    uint64_t line;        /* 0: none */
     bool has_offset;
     uint64_t offset;
     char msg[320];
 } tv_diag;
 
 typedef struct tv_file {
-    const char *name;       /* as shown: path or "<stdin>" */
-    const char *format;     /* "jsonl", "binary" or NULL (not determined) */
+    const char *name;   /* as shown: path or "<stdin>" */
+    const char *format; /* "jsonl", "binary" or NULL (not determined) */
     tv_diag *diags;
     size_t count;
     size_t cap;
     uint64_t errors;
     uint64_t warnings;
     uint64_t notes;
-    bool trouble;           /* I/O or memory trouble: exit status 2 */
-    bool stopped;           /* --max-errors reached */
+    bool trouble; /* I/O or memory trouble: exit status 2 */
+    bool stopped; /* --max-errors reached */
 } tv_file;
 
 typedef struct tv_report {

@@ -50,7 +50,8 @@ static void json_file(FILE *out, const tv_file *f)
         json_str(out, f->format);
     else
         fputs("null", out);
-    fprintf(out, ",\"valid\":%s,\"errors\":%llu,\"warnings\":%llu,"
+    fprintf(out,
+            ",\"valid\":%s,\"errors\":%llu,\"warnings\":%llu,"
             "\"notes\":%llu,\"stopped\":%s,\"diagnostics\":[",
             !f->trouble && !f->errors ? "true" : "false",
             (unsigned long long)f->errors, (unsigned long long)f->warnings,
@@ -68,9 +69,10 @@ int tv_write_json(const tv_report *rep, FILE *out)
     bool valid = true;
     for (size_t i = 0; i < rep->count; i++)
         valid = valid && !rep->files[i].trouble && !rep->files[i].errors;
-    fprintf(out, "{\"tool\":\"tachyon-validate\",\"version\":\"%s\","
-            "\"valid\":%s,\"files\":[", tfmt_version(),
-            valid ? "true" : "false");
+    fprintf(out,
+            "{\"tool\":\"tachyon-validate\",\"version\":\"%s\","
+            "\"valid\":%s,\"files\":[",
+            tfmt_version(), valid ? "true" : "false");
     for (size_t i = 0; i < rep->count; i++) {
         if (i)
             fputc(',', out);
@@ -101,8 +103,7 @@ static void located(FILE *out, const tv_file *f, const tv_diag *d,
     if (d->line)
         snprintf(loc, sizeof loc, ":%llu", (unsigned long long)d->line);
     else if (d->has_offset)
-        snprintf(loc, sizeof loc, ": byte %llu",
-                 (unsigned long long)d->offset);
+        snprintf(loc, sizeof loc, ": byte %llu", (unsigned long long)d->offset);
     esc(out, f->name);
     static const char *const tags[] = {"note: ", "warning: ", ""};
     fprintf(out, "%s: %s%s: ", loc, tags[d->severity], d->rule);
@@ -149,12 +150,14 @@ int tv_write_junit(const tv_report *rep, FILE *out)
             failures++;
     }
     fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
-    fprintf(out, "<testsuites name=\"tachyon-validate\" tests=\"%zu\" "
-            "failures=\"%zu\" errors=\"%zu\">\n", rep->count, failures,
-            errors);
-    fprintf(out, "  <testsuite name=\"tachyon-validate\" tests=\"%zu\" "
-            "failures=\"%zu\" errors=\"%zu\">\n", rep->count, failures,
-            errors);
+    fprintf(out,
+            "<testsuites name=\"tachyon-validate\" tests=\"%zu\" "
+            "failures=\"%zu\" errors=\"%zu\">\n",
+            rep->count, failures, errors);
+    fprintf(out,
+            "  <testsuite name=\"tachyon-validate\" tests=\"%zu\" "
+            "failures=\"%zu\" errors=\"%zu\">\n",
+            rep->count, failures, errors);
     for (size_t i = 0; i < rep->count; i++)
         junit_case(out, &rep->files[i]);
     fputs("  </testsuite>\n</testsuites>\n", out);

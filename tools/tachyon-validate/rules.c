@@ -110,11 +110,10 @@ const char *tv_bin_check_rule(int check)
     if (check == TFMT_BCHK_INPUT)
         return R_INPUT;
     static const char *const ids[] = {
-        "TV200", "TV201", "TV202", "TV203", "TV204", "TV205", "TV206",
-        "TV207", "TV208", "TV209", "TV210", "TV211", "TV212", "TV213",
-        "TV214", "TV215", "TV216", "TV217", "TV218", "TV219", "TV220",
-        "TV221", "TV222", "TV223", "TV224", "TV225", "TV226", "TV200",
-        "TV228",
+        "TV200", "TV201", "TV202", "TV203", "TV204", "TV205", "TV206", "TV207",
+        "TV208", "TV209", "TV210", "TV211", "TV212", "TV213", "TV214", "TV215",
+        "TV216", "TV217", "TV218", "TV219", "TV220", "TV221", "TV222", "TV223",
+        "TV224", "TV225", "TV226", "TV200", "TV228",
     };
     if (check <= 0 || check >= (int)(sizeof ids / sizeof ids[0]))
         return "TV200";

@@ -10,9 +10,9 @@
 typedef enum { SEV_NOTE = 0, SEV_WARNING = 1, SEV_ERROR = 2 } tv_severity;
 
 typedef struct tv_rule {
-    const char *id;         /* "TV125" */
-    tv_severity severity;   /* default severity (--strict raises warnings) */
-    const char *summary;    /* one line for --list-rules and RULES.md */
+    const char *id;       /* "TV125" */
+    tv_severity severity; /* default severity (--strict raises warnings) */
+    const char *summary;  /* one line for --list-rules and RULES.md */
 } tv_rule;
 
 /* Rule ids used by the checkers. */

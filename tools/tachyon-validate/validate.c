@@ -59,18 +59,13 @@ static void check_kind(tv_report *rep, tv_file *f, const tv_input *in,
     case TFMT_KIND_TEXT:
         tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
                "neither a Tachyon binary log nor JSONL (text starting "
-               "\"%.*s\")", n, (const char *)d->head);
+               "\"%.*s\")",
+               n, (const char *)d->head);
         break;
     case TFMT_KIND_BIN:
-    case TFMT_KIND_DATA:
-        tv_check_bin(rep, f, in);
-        break;
-    case TFMT_KIND_ROWS:
-        tv_check_rows(rep, f, in);
-        break;
-    default:
-        tv_check_jsonl(rep, f, in);
-        break;
+    case TFMT_KIND_DATA: tv_check_bin(rep, f, in); break;
+    case TFMT_KIND_ROWS: tv_check_rows(rep, f, in); break;
+    default: tv_check_jsonl(rep, f, in); break;
     }
 }
 
@@ -85,8 +80,8 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line,
     tfmt_error err;
     int rc = cli_open_input(path, &src, &d, &err);
     if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT || rc == TFMT_ELIMIT)
-        tv_add(rep, f, rc == TFMT_ELIMIT ? R_INPUT_LIMIT : R_INPUT, 0,
-               false, 0, "%s", err.msg);
+        tv_add(rep, f, rc == TFMT_ELIMIT ? R_INPUT_LIMIT : R_INPUT, 0, false, 0,
+               "%s", err.msg);
     else if (rc < 0)
         tv_trouble(rep, f, err.msg);
     if (rc == TFMT_OK) {
@@ -100,15 +95,15 @@ int run_validate(const tv_options *opts)
 {
     if (opts->list_rules)
         return list_rules();
-    tv_settings set = {format_of(opts->format), opts->strict > 0,
-                       opts->verbose, opts->quiet > 0, 100};
+    tv_settings set = {format_of(opts->format), opts->strict > 0, opts->verbose,
+                       opts->quiet > 0, 100};
     uint64_t max_line = 0;
     if (opts->max_errors &&
         !parse_count(opts->max_errors, UINT32_MAX, &set.max_errors))
         return cli_usage("invalid --max-errors '%s'", opts->max_errors);
-    if (opts->max_line && (!parse_count(opts->max_line,
-                                        TFMT_JSONL_MAX_LINE_LIMIT,
-                                        &max_line) || max_line == 0))
+    if (opts->max_line &&
+        (!parse_count(opts->max_line, TFMT_JSONL_MAX_LINE_LIMIT, &max_line) ||
+         max_line == 0))
         return cli_usage("invalid --max-line '%s' (1..%zu)", opts->max_line,
                          TFMT_JSONL_MAX_LINE_LIMIT);
     tfmt_bin_options bin;

@@ -6,15 +6,15 @@
 
 typedef struct tv_options {
     cli_list files;
-    const char *format;         /* text|json|junit|github */
-    const char *max_errors;     /* decimal, default 100, 0 = no limit */
-    const char *max_line;       /* JSONL line limit in bytes */
-    cli_reader_args reader;     /* --max-threads */
+    const char *format;     /* text|json|junit|github */
+    const char *max_errors; /* decimal, default 100, 0 = no limit */
+    const char *max_line;   /* JSONL line limit in bytes */
+    cli_reader_args reader; /* --max-threads */
     int strict;
     int quiet;
     int verbose;
     int list_rules;
-    cli_input_limits limits;    /* --max-input-size, --max-input-ratio */
+    cli_input_limits limits; /* --max-input-size, --max-input-ratio */
 } tv_options;
 
 /* Validate every file; returns the exit status (0 valid, 1 invalid, 2). */

@@ -30,55 +30,55 @@ typedef struct tfmt_bin_reader tfmt_bin_reader;
  */
 typedef enum {
     TFMT_BCHK_NONE = 0,
-    TFMT_BCHK_FILE_SIZE = 1,      /* too small for header or footer */
+    TFMT_BCHK_FILE_SIZE = 1, /* too small for header or footer */
     TFMT_BCHK_MAGIC = 2,
     TFMT_BCHK_VERSION = 3,
-    TFMT_BCHK_LAYOUT = 4,         /* no header layout fits the offsets */
+    TFMT_BCHK_LAYOUT = 4, /* no header layout fits the offsets */
     TFMT_BCHK_STRING_OFFSET = 5,
     TFMT_BCHK_FRAME_OFFSET = 6,
-    TFMT_BCHK_TABLE_ORDER = 7,    /* string table after frame table */
-    TFMT_BCHK_STRING_COUNT = 8,   /* more strings than bytes allow */
+    TFMT_BCHK_TABLE_ORDER = 7,  /* string table after frame table */
+    TFMT_BCHK_STRING_COUNT = 8, /* more strings than bytes allow */
     TFMT_BCHK_FRAME_COUNT = 9,
-    TFMT_BCHK_FOOTER_SIZE = 10,   /* footer file size != real size */
-    TFMT_BCHK_STATS = 11,         /* statistics block size or values */
-    TFMT_BCHK_STRING_TABLE = 12,  /* malformed or overflowing entry */
+    TFMT_BCHK_FOOTER_SIZE = 10,  /* footer file size != real size */
+    TFMT_BCHK_STATS = 11,        /* statistics block size or values */
+    TFMT_BCHK_STRING_TABLE = 12, /* malformed or overflowing entry */
     TFMT_BCHK_FRAME_TABLE = 13,
-    TFMT_BCHK_TRAILING = 14,      /* bytes after the frame table */
-    TFMT_BCHK_COMPRESSION = 15,   /* unknown compression id */
-    TFMT_BCHK_ZSTD = 16,          /* corrupt or truncated zstd frame */
-    TFMT_BCHK_RECORD = 17,        /* truncated sample record */
-    TFMT_BCHK_THREAD_COUNT = 18,  /* more threads than declared */
-    TFMT_BCHK_ENCODING = 19,      /* unknown stack encoding */
-    TFMT_BCHK_RLE = 20,           /* bad REPEAT record */
-    TFMT_BCHK_VARINT = 21,        /* malformed varint in sample data */
-    TFMT_BCHK_DEPTH = 22,         /* stack depth beyond 256 or shared */
+    TFMT_BCHK_TRAILING = 14,     /* bytes after the frame table */
+    TFMT_BCHK_COMPRESSION = 15,  /* unknown compression id */
+    TFMT_BCHK_ZSTD = 16,         /* corrupt or truncated zstd frame */
+    TFMT_BCHK_RECORD = 17,       /* truncated sample record */
+    TFMT_BCHK_THREAD_COUNT = 18, /* more threads than declared */
+    TFMT_BCHK_ENCODING = 19,     /* unknown stack encoding */
+    TFMT_BCHK_RLE = 20,          /* bad REPEAT record */
+    TFMT_BCHK_VARINT = 21,       /* malformed varint in sample data */
+    TFMT_BCHK_DEPTH = 22,        /* stack depth beyond 256 or shared */
     TFMT_BCHK_FRAME_INDEX = 23,
     TFMT_BCHK_STRING_INDEX = 24,
-    TFMT_BCHK_SAMPLE_COUNT = 25,  /* decoded != declared sample count */
-    TFMT_BCHK_MODE = 26,          /* invalid profiling mode in header */
-    TFMT_BCHK_INPUT = 27,         /* whole-file compression corrupt or
-                                     truncated (while spooling the input) */
-    TFMT_BCHK_THREAD_LIMIT = 28   /* more distinct threads than the
-                                     reader's max_threads */
+    TFMT_BCHK_SAMPLE_COUNT = 25, /* decoded != declared sample count */
+    TFMT_BCHK_MODE = 26,         /* invalid profiling mode in header */
+    TFMT_BCHK_INPUT = 27,        /* whole-file compression corrupt or
+                                    truncated (while spooling the input) */
+    TFMT_BCHK_THREAD_LIMIT = 28  /* more distinct threads than the
+                                    reader's max_threads */
 } tfmt_bin_check;
 
 /* Non-fatal findings a reader reports through tfmt_bin_options.on_note. */
 typedef enum {
-    TFMT_NOTE_THREAD_COUNT = 1,  /* header declares more threads than seen */
-    TFMT_NOTE_CHECKSUM = 2,      /* footer checksum bytes are not zero */
-    TFMT_NOTE_RESERVED = 3,      /* a reserved header byte is not zero */
-    TFMT_NOTE_STATS_VERSION = 4, /* statistics block of an unknown version */
-    TFMT_NOTE_COMPRESSION = 5,   /* compression id > 1, read as none */
-    TFMT_NOTE_POP_BEYOND = 6,    /* a POP_PUSH pops more frames than the
-                                    stack holds: read as popping them all,
-                                    as CPython's reader does (first one
-                                    only) */
+    TFMT_NOTE_THREAD_COUNT = 1,    /* header declares more threads than seen */
+    TFMT_NOTE_CHECKSUM = 2,        /* footer checksum bytes are not zero */
+    TFMT_NOTE_RESERVED = 3,        /* a reserved header byte is not zero */
+    TFMT_NOTE_STATS_VERSION = 4,   /* statistics block of an unknown version */
+    TFMT_NOTE_COMPRESSION = 5,     /* compression id > 1, read as none */
+    TFMT_NOTE_POP_BEYOND = 6,      /* a POP_PUSH pops more frames than the
+                                      stack holds: read as popping them all,
+                                      as CPython's reader does (first one
+                                      only) */
     TFMT_NOTE_CONFIG_RESERVED = 7, /* reserved bits of the header's
                                       profiling config word are set */
-    TFMT_NOTE_TIMESTAMP = 8       /* a timestamp past 2^63 - 1 us: the
-                                     deltas overflow a signed clock (read
-                                     as unsigned, as CPython does; first
-                                     one only) */
+    TFMT_NOTE_TIMESTAMP = 8        /* a timestamp past 2^63 - 1 us: the
+                                      deltas overflow a signed clock (read
+                                      as unsigned, as CPython does; first
+                                      one only) */
 } tfmt_note;
 
 typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,
@@ -95,15 +95,18 @@ typedef void (*tfmt_note_fn)(void *ctx, tfmt_note kind,
 
 #define TFMT_BIN_OPTIONS_VERSION 2
 typedef struct tfmt_bin_options {
-    unsigned version;               /* TFMT_BIN_OPTIONS_VERSION */
-    const tfmt_allocator *alloc;    /* NULL: libc */
-    tfmt_note_fn on_note;           /* NULL: findings are dropped */
+    unsigned version;            /* TFMT_BIN_OPTIONS_VERSION */
+    const tfmt_allocator *alloc; /* NULL: libc */
+    tfmt_note_fn on_note;        /* NULL: findings are dropped */
     void *note_ctx;
     /* version 2: distinct threads accepted; 0: TFMT_BIN_MAX_THREADS,
      * UINT32_MAX: only the header's declared count limits them */
     uint32_t max_threads;
 } tfmt_bin_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_BIN_OPTIONS_INIT {TFMT_BIN_OPTIONS_VERSION, NULL, NULL, NULL, 0}
+/* clang-format on */
 
 /*
  * Open a binary log: check header and footer, load the string and frame
@@ -160,22 +163,25 @@ typedef struct tfmt_bin_writer tfmt_bin_writer;
 
 #define TFMT_BIN_WRITER_OPTIONS_VERSION 1
 typedef struct tfmt_bin_writer_options {
-    unsigned version;               /* TFMT_BIN_WRITER_OPTIONS_VERSION */
-    const tfmt_allocator *alloc;    /* NULL: libc */
+    unsigned version;            /* TFMT_BIN_WRITER_OPTIONS_VERSION */
+    const tfmt_allocator *alloc; /* NULL: libc */
     uint64_t start_time_us;
     uint64_t sample_interval_us;
-    uint8_t python_version[3];      /* {0,0,0}: 3.15.0 */
-    uint32_t compression;           /* tfmt_compression */
-    int zstd_level;                 /* 0: CPython's level 5 */
-    uint32_t config;                /* raw profiling config word, 0 unknown */
+    uint8_t python_version[3]; /* {0,0,0}: 3.15.0 */
+    uint32_t compression;      /* tfmt_compression */
+    int zstd_level;            /* 0: CPython's level 5 */
+    uint32_t config;           /* raw profiling config word, 0 unknown */
 } tfmt_bin_writer_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_BIN_WRITER_OPTIONS_INIT \
     {TFMT_BIN_WRITER_OPTIONS_VERSION, NULL, 0, 0, {0, 0, 0}, 0, 0, 0}
+/* clang-format on */
 
 /*
  * Start a log on `sink`, which must have been opened with
- * TFMT_SINK_SEEKABLE and be at offset 0 (the header is written last). The sink is borrowed;
- * the caller finishes and frees it after tfmt_bin_writer_finish.
+ * TFMT_SINK_SEEKABLE and be at offset 0 (the header is written last). The sink
+ * is borrowed; the caller finishes and frees it after tfmt_bin_writer_finish.
  */
 TFMT_API int tfmt_bin_writer_open(tfmt_bin_writer **out, tfmt_sink *sink,
                                   const tfmt_bin_writer_options *opts,
@@ -200,12 +206,12 @@ TFMT_API int tfmt_bin_writer_frame(tfmt_bin_writer *w, const tfmt_frame *f,
  * Intern filename, funcname and frame in CPython's order (filename first),
  * for callers that hold strings rather than indices.
  */
-TFMT_API int tfmt_bin_writer_location(tfmt_bin_writer *w,
-                                      const char *filename, size_t flen,
-                                      const char *funcname, size_t nlen,
-                                      int32_t lineno, int32_t end_lineno,
-                                      int32_t column, int32_t end_column,
-                                      int opcode, uint32_t *out);
+TFMT_API int tfmt_bin_writer_location(tfmt_bin_writer *w, const char *filename,
+                                      size_t flen, const char *funcname,
+                                      size_t nlen, int32_t lineno,
+                                      int32_t end_lineno, int32_t column,
+                                      int32_t end_column, int opcode,
+                                      uint32_t *out);
 
 /*
  * Append one thread-sample. `stack` holds `depth` frame indices ROOT FIRST;
@@ -222,8 +228,7 @@ TFMT_API int tfmt_bin_writer_sample(tfmt_bin_writer *w, uint64_t thread_id,
                                     const uint32_t *stack, uint32_t depth);
 
 /* Record the statistics block to write (stats->present must be true). */
-TFMT_API int tfmt_bin_writer_stats(tfmt_bin_writer *w,
-                                   const tfmt_stats *stats);
+TFMT_API int tfmt_bin_writer_stats(tfmt_bin_writer *w, const tfmt_stats *stats);
 
 /*
  * Change the sample interval the header will say (the options' value

@@ -15,22 +15,22 @@ extern "C" {
 
 /* Kinds of input. Append-only: values are never renumbered or reused. */
 typedef enum {
-    TFMT_KIND_EMPTY = 0,        /* no bytes at all */
-    TFMT_KIND_TEXT = 1,         /* printable text that is neither format */
-    TFMT_KIND_DATA = 2,         /* other bytes without a known magic: maybe
-                                   a damaged binary log (the binary reader
-                                   says what is wrong), maybe anything */
-    TFMT_KIND_BIN = 3,          /* a Tachyon binary log: "TACH", or "HCAT"
-                                   (written in the other byte order) */
-    TFMT_KIND_JSONL = 4,        /* JSONL (starts with '{' or blank space)
-                                   whose first line names no dialect */
-    TFMT_KIND_JSONL_V0 = 5,     /* JSONL whose first record has "v": 0,
-                                   CPython's schema v0 */
-    TFMT_KIND_JSONL_V1 = 6,     /* JSONL whose first record has "v": 1, the
-                                   earlier pre-release dialect */
-    TFMT_KIND_ROWS = 7          /* ClickHouse rows (fmt_rows.h): JSONL
-                                   whose first object has a "stack_hash"
-                                   member and no "type" member */
+    TFMT_KIND_EMPTY = 0,    /* no bytes at all */
+    TFMT_KIND_TEXT = 1,     /* printable text that is neither format */
+    TFMT_KIND_DATA = 2,     /* other bytes without a known magic: maybe
+                               a damaged binary log (the binary reader
+                               says what is wrong), maybe anything */
+    TFMT_KIND_BIN = 3,      /* a Tachyon binary log: "TACH", or "HCAT"
+                               (written in the other byte order) */
+    TFMT_KIND_JSONL = 4,    /* JSONL (starts with '{' or blank space)
+                               whose first line names no dialect */
+    TFMT_KIND_JSONL_V0 = 5, /* JSONL whose first record has "v": 0,
+                               CPython's schema v0 */
+    TFMT_KIND_JSONL_V1 = 6, /* JSONL whose first record has "v": 1, the
+                               earlier pre-release dialect */
+    TFMT_KIND_ROWS = 7      /* ClickHouse rows (fmt_rows.h): JSONL
+                               whose first object has a "stack_hash"
+                               member and no "type" member */
 } tfmt_kind;
 
 /* How many of the first bytes a detection keeps (for messages). */
@@ -38,9 +38,9 @@ typedef enum {
 
 typedef struct tfmt_detection {
     tfmt_kind kind;
-    size_t head_len;                        /* bytes in `head`: fewer
-                                               only for a shorter input */
-    unsigned char head[TFMT_DETECT_HEAD];   /* the input's first bytes */
+    size_t head_len;                      /* bytes in `head`: fewer
+                                             only for a shorter input */
+    unsigned char head[TFMT_DETECT_HEAD]; /* the input's first bytes */
 } tfmt_detection;
 
 /*

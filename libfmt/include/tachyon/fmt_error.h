@@ -37,27 +37,27 @@ extern "C" {
 /* Status codes. Append-only: values are never renumbered or reused. */
 typedef enum {
     TFMT_OK = 0,
-    TFMT_DONE = 1,          /* iteration finished; not an error */
-    TFMT_EINVAL = -1,       /* invalid argument or call order */
-    TFMT_ENOMEM = -2,       /* allocation failed */
-    TFMT_EIO = -3,          /* system I/O error; see sys_errno */
-    TFMT_EFORMAT = -4,      /* corrupt data */
-    TFMT_ETRUNC = -5,       /* data ends early */
-    TFMT_EVERSION = -6,     /* unsupported format or record version */
-    TFMT_ELIMIT = -7,       /* a configured or format limit was exceeded */
-    TFMT_ESCHEMA = -8       /* well-formed data that breaks a schema rule */
+    TFMT_DONE = 1,      /* iteration finished; not an error */
+    TFMT_EINVAL = -1,   /* invalid argument or call order */
+    TFMT_ENOMEM = -2,   /* allocation failed */
+    TFMT_EIO = -3,      /* system I/O error; see sys_errno */
+    TFMT_EFORMAT = -4,  /* corrupt data */
+    TFMT_ETRUNC = -5,   /* data ends early */
+    TFMT_EVERSION = -6, /* unsupported format or record version */
+    TFMT_ELIMIT = -7,   /* a configured or format limit was exceeded */
+    TFMT_ESCHEMA = -8   /* well-formed data that breaks a schema rule */
 } tfmt_status;
 
 /* Where an error or finding is located. */
 typedef struct tfmt_error {
-    int code;               /* a tfmt_status, < 0 */
-    int sys_errno;          /* errno for TFMT_EIO, else 0 */
-    int check;              /* which check failed: a codec's own enum
-                               (tfmt_bin_check for binary logs), 0 if none */
-    bool has_offset;        /* `offset` is meaningful */
-    uint64_t offset;        /* byte offset in the (decompressed) input */
-    uint64_t line;          /* 1-based line for line formats, 0 if none */
-    char msg[256];          /* one line, lowercase start allowed, no period */
+    int code;        /* a tfmt_status, < 0 */
+    int sys_errno;   /* errno for TFMT_EIO, else 0 */
+    int check;       /* which check failed: a codec's own enum
+                        (tfmt_bin_check for binary logs), 0 if none */
+    bool has_offset; /* `offset` is meaningful */
+    uint64_t offset; /* byte offset in the (decompressed) input */
+    uint64_t line;   /* 1-based line for line formats, 0 if none */
+    char msg[256];   /* one line, lowercase start allowed, no period */
 } tfmt_error;
 
 /* A static English name for a status code ("corrupt data", ...). */

@@ -21,14 +21,17 @@ extern "C" {
 
 #define TFMT_EXPORT_OPTIONS_VERSION 1
 typedef struct tfmt_export_options {
-    unsigned version;           /* TFMT_EXPORT_OPTIONS_VERSION */
-    const char *title;          /* svg, html: NULL for "Flame Graph" */
-    uint32_t top_n;             /* top: rows per table, 0 for 20 */
-    bool per_thread;            /* top: one more table per thread */
-    bool gzip;                  /* pprof: gzip the message (its file form) */
+    unsigned version;  /* TFMT_EXPORT_OPTIONS_VERSION */
+    const char *title; /* svg, html: NULL for "Flame Graph" */
+    uint32_t top_n;    /* top: rows per table, 0 for 20 */
+    bool per_thread;   /* top: one more table per thread */
+    bool gzip;         /* pprof: gzip the message (its file form) */
 } tfmt_export_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_EXPORT_OPTIONS_INIT \
     {TFMT_EXPORT_OPTIONS_VERSION, NULL, 0, false, true}
+/* clang-format on */
 
 /*
  * speedscope's file format: one "sampled" profile per thread over a shared
@@ -79,16 +82,19 @@ TFMT_API int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
 /* The columns a run shares in every row (tfmt_profile_write_clickhouse). */
 #define TFMT_CLICKHOUSE_RUN_VERSION 1
 typedef struct tfmt_clickhouse_run {
-    unsigned version;                   /* TFMT_CLICKHOUSE_RUN_VERSION */
-    const char *run_id;                 /* 32 lowercase hex digits */
-    const char *const *label_keys;      /* nlabels NUL-terminated strings */
-    const char *const *label_values;    /* (invalid UTF-8 is repaired) */
+    unsigned version;                /* TFMT_CLICKHOUSE_RUN_VERSION */
+    const char *run_id;              /* 32 lowercase hex digits */
+    const char *const *label_keys;   /* nlabels NUL-terminated strings */
+    const char *const *label_values; /* (invalid UTF-8 is repaired) */
     size_t nlabels;
-    uint32_t time;                      /* wall-clock time, Unix seconds */
-    const char *python;                 /* "3.15.0", or NULL / "" */
+    uint32_t time;      /* wall-clock time, Unix seconds */
+    const char *python; /* "3.15.0", or NULL / "" */
 } tfmt_clickhouse_run;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_CLICKHOUSE_RUN_INIT \
     {TFMT_CLICKHOUSE_RUN_VERSION, NULL, NULL, NULL, 0, 0, NULL}
+/* clang-format on */
 
 /*
  * Rows of the table in schemas/clickhouse/tachyon_stacks.sql in
@@ -120,19 +126,22 @@ typedef struct tfmt_heatmap tfmt_heatmap;
 
 #define TFMT_HEATMAP_OPTIONS_VERSION 1
 typedef struct tfmt_heatmap_options {
-    unsigned version;           /* TFMT_HEATMAP_OPTIONS_VERSION */
-    uint8_t python_version[3];  /* names the opcodes; 0.0.0: the version
-                                   of the profile's first binary log */
+    unsigned version;          /* TFMT_HEATMAP_OPTIONS_VERSION */
+    uint8_t python_version[3]; /* names the opcodes; 0.0.0: the version
+                                  of the profile's first binary log */
 } tfmt_heatmap_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_HEATMAP_OPTIONS_INIT {TFMT_HEATMAP_OPTIONS_VERSION, {0, 0, 0}}
+/* clang-format on */
 
 /* One page's source file, as the caller found it. */
 typedef struct tfmt_heatmap_source {
-    const char *text;           /* its bytes; NULL: not available */
+    const char *text; /* its bytes; NULL: not available */
     size_t len;
-    const char *origin;         /* where it was read, when not at the
-                                   recorded path (shown); may be NULL */
-    const char *note;           /* text NULL: why (shown); may be NULL */
+    const char *origin; /* where it was read, when not at the
+                           recorded path (shown); may be NULL */
+    const char *note;   /* text NULL: why (shown); may be NULL */
 } tfmt_heatmap_source;
 
 /*

@@ -42,43 +42,46 @@ typedef struct tfmt_flat tfmt_flat;
 
 /* What identifies a row. */
 typedef enum {
-    TFMT_FLAT_KEY_FUNC = 1,         /* function name only */
-    TFMT_FLAT_KEY_FILE_FUNC = 2,    /* file and function (lines ignored) */
+    TFMT_FLAT_KEY_FUNC = 1,      /* function name only */
+    TFMT_FLAT_KEY_FILE_FUNC = 2, /* file and function (lines ignored) */
     TFMT_FLAT_KEY_FILE_FUNC_LINE = 3
 } tfmt_flat_key;
 
 #define TFMT_FLAT_OPTIONS_VERSION 1
 typedef struct tfmt_flat_options {
-    unsigned version;               /* TFMT_FLAT_OPTIONS_VERSION */
-    const tfmt_allocator *alloc;    /* NULL: libc */
-    tfmt_flat_key key;              /* 0: TFMT_FLAT_KEY_FILE_FUNC */
-    tfmt_match *match;              /* rules; NULL: none. Borrowed, must
-                                       outlive the flat's builders */
-    bool stacks;                    /* also collect folded stacks */
+    unsigned version;            /* TFMT_FLAT_OPTIONS_VERSION */
+    const tfmt_allocator *alloc; /* NULL: libc */
+    tfmt_flat_key key;           /* 0: TFMT_FLAT_KEY_FILE_FUNC */
+    tfmt_match *match;           /* rules; NULL: none. Borrowed, must
+                                    outlive the flat's builders */
+    bool stacks;                 /* also collect folded stacks */
 } tfmt_flat_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_FLAT_OPTIONS_INIT {TFMT_FLAT_OPTIONS_VERSION, NULL, 0, NULL, false}
+/* clang-format on */
 
 /* Totals and metadata of everything added. */
 typedef struct tfmt_flat_info {
-    size_t inputs;          /* profiles and JSONL files added */
-    uint64_t samples;       /* thread-samples counted, summed */
-    uint64_t interval_us;   /* of the first input that had one, else 0 */
-    bool mixed_interval;    /* inputs disagree on the interval */
-    bool has_duration;      /* every input had a measured duration */
-    double duration_s;      /* summed measured durations */
-    double ticks;           /* summed duration / interval: the sampling
-                               ticks the runs spanned (has_duration) */
-    bool exact_cumulative;  /* every input had stacks (not JSONL), so
-                               cumulative counts each key once per stack */
-    bool has_stacks;        /* folded stacks were collected from every
-                               input (opts.stacks, tfmt_flat_add_profile) */
+    size_t inputs;         /* profiles and JSONL files added */
+    uint64_t samples;      /* thread-samples counted, summed */
+    uint64_t interval_us;  /* of the first input that had one, else 0 */
+    bool mixed_interval;   /* inputs disagree on the interval */
+    bool has_duration;     /* every input had a measured duration */
+    double duration_s;     /* summed measured durations */
+    double ticks;          /* summed duration / interval: the sampling
+                              ticks the runs spanned (has_duration) */
+    bool exact_cumulative; /* every input had stacks (not JSONL), so
+                              cumulative counts each key once per stack */
+    bool has_stacks;       /* folded stacks were collected from every
+                              input (opts.stacks, tfmt_flat_add_profile) */
 } tfmt_flat_info;
 
 /* One row. Strings are borrowed from the flat until it is freed. */
 typedef struct tfmt_flat_row {
-    tfmt_str file;          /* empty for TFMT_FLAT_KEY_FUNC */
+    tfmt_str file; /* empty for TFMT_FLAT_KEY_FUNC */
     tfmt_str func;
-    int32_t line;           /* -1 unless the key has lines; 0 = no line */
+    int32_t line; /* -1 unless the key has lines; 0 = no line */
     uint64_t self;
     uint64_t cumulative;
     uint64_t cumulative_frames; /* cumulative as JSONL computes it: per
@@ -123,8 +126,8 @@ TFMT_API void tfmt_flat_row_at(const tfmt_flat *f, size_t i,
                                tfmt_flat_row *out);
 
 /* The counts of row `i` only (no strings touched: cheaper in big loops). */
-TFMT_API void tfmt_flat_counts_at(const tfmt_flat *f, size_t i,
-                                  uint64_t *self, uint64_t *cumulative,
+TFMT_API void tfmt_flat_counts_at(const tfmt_flat *f, size_t i, uint64_t *self,
+                                  uint64_t *cumulative,
                                   uint64_t *cumulative_frames);
 
 /*

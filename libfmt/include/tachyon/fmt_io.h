@@ -75,9 +75,10 @@ TFMT_API void tfmt_source_free(tfmt_source *src);
 /* Sink flags. */
 #define TFMT_SINK_FORCE 0x01    /* replace an existing file */
 #define TFMT_SINK_SEEKABLE 0x02 /* the writer will patch earlier bytes */
-#define TFMT_SINK_IN_PLACE 0x04 /* write the path itself, no temporary
-                                   file: what is written is on disk at
-                                   once (a recorder's checkpoints) */
+#define TFMT_SINK_IN_PLACE                                                     \
+    0x04 /* write the path itself, no temporary                                \
+            file: what is written is on disk at                                \
+            once (a recorder's checkpoints) */
 
 /*
  * Open a sink writing to `path`, or to stdout when `path` is NULL or "-".

@@ -44,10 +44,10 @@ typedef struct tfmt_jsonl_reader tfmt_jsonl_reader;
 
 /* Record types. Append-only. */
 typedef enum {
-    TFMT_JREC_UNKNOWN = 0,      /* a type this reader does not know */
+    TFMT_JREC_UNKNOWN = 0, /* a type this reader does not know */
     TFMT_JREC_META = 1,
-    TFMT_JREC_STRINGS = 2,      /* string_table (v0) or str_def (v1) */
-    TFMT_JREC_FRAMES = 3,       /* frame_table (v0) or frame_def (v1) */
+    TFMT_JREC_STRINGS = 2, /* string_table (v0) or str_def (v1) */
+    TFMT_JREC_FRAMES = 3,  /* frame_table (v0) or frame_def (v1) */
     TFMT_JREC_AGG = 4,
     TFMT_JREC_END = 5
 } tfmt_jsonl_type;
@@ -58,17 +58,17 @@ typedef enum {
  */
 typedef enum {
     TFMT_JCHK_NONE = 0,
-    TFMT_JCHK_LINE_LENGTH = 1,  /* line longer than max_line (ELIMIT) */
-    TFMT_JCHK_SYNTAX = 2,       /* not valid JSON (EFORMAT) */
-    TFMT_JCHK_NOT_OBJECT = 3,   /* valid JSON but not an object (EFORMAT) */
-    TFMT_JCHK_ENVELOPE = 4,     /* type, v or run_id missing or mistyped */
-    TFMT_JCHK_VERSION = 5,      /* unsupported v for a known type */
-    TFMT_JCHK_MISSING = 6,      /* required field missing */
-    TFMT_JCHK_TYPE = 7,         /* field of the wrong JSON type */
-    TFMT_JCHK_RANGE = 8,        /* number out of range or bad value */
-    TFMT_JCHK_INCOMPLETE = 9,   /* input ended without an end record */
-    TFMT_JCHK_INPUT = 10,       /* the source failed: corrupt or truncated
-                                   compression (EFORMAT/ETRUNC), EIO */
+    TFMT_JCHK_LINE_LENGTH = 1, /* line longer than max_line (ELIMIT) */
+    TFMT_JCHK_SYNTAX = 2,      /* not valid JSON (EFORMAT) */
+    TFMT_JCHK_NOT_OBJECT = 3,  /* valid JSON but not an object (EFORMAT) */
+    TFMT_JCHK_ENVELOPE = 4,    /* type, v or run_id missing or mistyped */
+    TFMT_JCHK_VERSION = 5,     /* unsupported v for a known type */
+    TFMT_JCHK_MISSING = 6,     /* required field missing */
+    TFMT_JCHK_TYPE = 7,        /* field of the wrong JSON type */
+    TFMT_JCHK_RANGE = 8,       /* number out of range or bad value */
+    TFMT_JCHK_INCOMPLETE = 9,  /* input ended without an end record */
+    TFMT_JCHK_INPUT = 10,      /* the source failed: corrupt or truncated
+                                  compression (EFORMAT/ETRUNC), EIO */
     /* Cross-record rules (ESCHEMA unless marked as warnings). */
     TFMT_JCHK_META_FIRST = 11,  /* the first record is not meta */
     TFMT_JCHK_META_DUP = 12,    /* a second meta record */
@@ -103,12 +103,12 @@ TFMT_API const char *tfmt_jsonl_rule(int check);
 
 /* Findings that are not errors, reported through on_note. */
 typedef enum {
-    TFMT_JNOTE_UNKNOWN_TYPE = 1,    /* record of an unknown type skipped */
-    TFMT_JNOTE_UNKNOWN_FIELD = 2,   /* unknown field ignored */
-    TFMT_JNOTE_NO_NEWLINE = 3,      /* last line has no terminating \n */
-    TFMT_JNOTE_WARNING = 4          /* a cross-record warning (where->check
-                                       names it), when on_finding is not
-                                       set */
+    TFMT_JNOTE_UNKNOWN_TYPE = 1,  /* record of an unknown type skipped */
+    TFMT_JNOTE_UNKNOWN_FIELD = 2, /* unknown field ignored */
+    TFMT_JNOTE_NO_NEWLINE = 3,    /* last line has no terminating \n */
+    TFMT_JNOTE_WARNING = 4        /* a cross-record warning (where->check
+                                     names it), when on_finding is not
+                                     set */
 } tfmt_jsonl_note;
 
 /*
@@ -134,8 +134,8 @@ typedef void (*tfmt_jsonl_finding_fn)(void *ctx, const tfmt_error *where);
 
 /* One string_table / str_def entry. */
 typedef struct tfmt_jsonl_string {
-    uint32_t id;                /* 0-based in both dialects */
-    tfmt_str value;             /* UTF-8, may contain NUL bytes */
+    uint32_t id;    /* 0-based in both dialects */
+    tfmt_str value; /* UTF-8, may contain NUL bytes */
 } tfmt_jsonl_string;
 
 /* One frame_table / frame_def entry. Ids 0-based in both dialects. */
@@ -143,16 +143,16 @@ typedef struct tfmt_jsonl_frame {
     uint32_t id;
     uint32_t path_str_id;
     uint32_t func_str_id;
-    int32_t line;               /* 0: no line (synthetic frame) */
-    int32_t end_line;           /* TFMT_JSONL_ABSENT when not present */
-    int32_t col;                /* TFMT_JSONL_ABSENT when not present */
-    int32_t end_col;            /* TFMT_JSONL_ABSENT when not present */
-    bool synthetic;             /* dialect v1 `synthetic: true` */
+    int32_t line;     /* 0: no line (synthetic frame) */
+    int32_t end_line; /* TFMT_JSONL_ABSENT when not present */
+    int32_t col;      /* TFMT_JSONL_ABSENT when not present */
+    int32_t end_col;  /* TFMT_JSONL_ABSENT when not present */
+    bool synthetic;   /* dialect v1 `synthetic: true` */
 } tfmt_jsonl_frame;
 
 /* One agg entry. */
 typedef struct tfmt_jsonl_agg {
-    uint32_t frame_id;          /* 0-based in both dialects */
+    uint32_t frame_id; /* 0-based in both dialects */
     uint64_t self;
     uint64_t cumulative;
 } tfmt_jsonl_agg;
@@ -160,13 +160,13 @@ typedef struct tfmt_jsonl_agg {
 /* One record (one line). Only the members of its type are meaningful. */
 typedef struct tfmt_jsonl_record {
     tfmt_jsonl_type type;
-    tfmt_str type_name;         /* the `type` string as written */
-    uint64_t line;              /* 1-based physical line */
-    int64_t v;                  /* record version: 0 schema v0, 1 pre-release */
+    tfmt_str type_name; /* the `type` string as written */
+    uint64_t line;      /* 1-based physical line */
+    int64_t v;          /* record version: 0 schema v0, 1 pre-release */
     tfmt_str run_id;
     /* META */
     uint64_t sample_interval_usec;
-    tfmt_str mode;              /* ptr NULL when absent */
+    tfmt_str mode; /* ptr NULL when absent */
     /* STRINGS */
     const tfmt_jsonl_string *strings;
     size_t n_strings;
@@ -174,8 +174,8 @@ typedef struct tfmt_jsonl_record {
     const tfmt_jsonl_frame *frames;
     size_t n_frames;
     /* AGG and END */
-    tfmt_str kind;              /* AGG: "frame" */
-    tfmt_str scope;             /* AGG: "final" */
+    tfmt_str kind;  /* AGG: "frame" */
+    tfmt_str scope; /* AGG: "final" */
     uint64_t samples_total;
     const tfmt_jsonl_agg *entries;
     size_t n_entries;
@@ -187,10 +187,10 @@ typedef struct tfmt_jsonl_record {
 
 #define TFMT_JSONL_OPTIONS_VERSION 2
 typedef struct tfmt_jsonl_options {
-    unsigned version;           /* TFMT_JSONL_OPTIONS_VERSION */
+    unsigned version;            /* TFMT_JSONL_OPTIONS_VERSION */
     const tfmt_allocator *alloc; /* NULL: libc */
-    size_t max_line;            /* 0: TFMT_JSONL_MAX_LINE_DEFAULT; capped
-                                   at TFMT_JSONL_MAX_LINE_LIMIT */
+    size_t max_line;             /* 0: TFMT_JSONL_MAX_LINE_DEFAULT; capped
+                                    at TFMT_JSONL_MAX_LINE_LIMIT */
     /*
      * Keep going after a line-local problem (JSON syntax, a schema rule, a
      * line too long): tfmt_jsonl_next returns the error, and the next call
@@ -211,18 +211,21 @@ typedef struct tfmt_jsonl_options {
      * The cross-record rules are always checked. Without on_finding, their
      * first error ends the input like any error (TFMT_ESCHEMA, final, also
      * with keep_going; tfmt_jsonl_error names the check) and warnings go
-     * to on_note (TFMT_JNOTE_WARNING). With it, every finding, error or warning, goes to
-     * on_finding and the reader goes on (tachyon-validate reports them
-     * all); after a line that could not be read (keep_going), findings
-     * that line may have caused (meta first, references, coverage) are
+     * to on_note (TFMT_JNOTE_WARNING). With it, every finding, error or
+     * warning, goes to on_finding and the reader goes on (tachyon-validate
+     * reports them all); after a line that could not be read (keep_going),
+     * findings that line may have caused (meta first, references, coverage) are
      * no longer reported.
      */
     tfmt_jsonl_finding_fn on_finding;
     void *finding_ctx;
 } tfmt_jsonl_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_JSONL_OPTIONS_INIT \
     {TFMT_JSONL_OPTIONS_VERSION, NULL, 0, false, NULL, NULL, NULL, 0, NULL, \
      NULL}
+/* clang-format on */
 
 /*
  * Start reading JSONL from `src` (borrowed; it must outlive the reader).
@@ -230,8 +233,7 @@ typedef struct tfmt_jsonl_options {
  * status, fills `err` (may be NULL) and sets *out to NULL.
  */
 TFMT_API int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
-                             const tfmt_jsonl_options *opts,
-                             tfmt_error *err);
+                             const tfmt_jsonl_options *opts, tfmt_error *err);
 
 /*
  * Read the next record into *out (borrowed). Returns TFMT_OK; TFMT_DONE at
@@ -241,9 +243,9 @@ TFMT_API int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
  * TFMT_ETRUNC at the end of an input without an `end` record,
  * TFMT_EFORMAT for bad JSON, TFMT_ESCHEMA / TFMT_EVERSION for a record
  * that breaks the schema or a cross-record rule, TFMT_ELIMIT for a line
- * too long, or TFMT_EIO / TFMT_ENOMEM. With keep_going, a line-local error can be
- * followed by another call; otherwise (and for EIO/ENOMEM/ETRUNC) the
- * reader keeps returning the same error.
+ * too long, or TFMT_EIO / TFMT_ENOMEM. With keep_going, a line-local error can
+ * be followed by another call; otherwise (and for EIO/ENOMEM/ETRUNC) the reader
+ * keeps returning the same error.
  */
 TFMT_API int tfmt_jsonl_next(tfmt_jsonl_reader *r,
                              const tfmt_jsonl_record **out);
@@ -256,22 +258,21 @@ TFMT_API uint64_t tfmt_jsonl_lines(const tfmt_jsonl_reader *r);
 
 /* What the records read so far said about the whole export. */
 typedef struct tfmt_jsonl_info {
-    bool has_meta;              /* a meta record was read */
-    int64_t v;                  /* its dialect: 0 schema v0, 1 pre-release */
+    bool has_meta; /* a meta record was read */
+    int64_t v;     /* its dialect: 0 schema v0, 1 pre-release */
     uint64_t sample_interval_usec;
-    int mode;                   /* tfmt_mode of meta's "mode" (a name, or
-                                   the decimal number CPython writes for
-                                   others); TFMT_MODE_UNKNOWN when absent
-                                   or neither */
-    tfmt_str run_id;            /* the first record's; borrowed until
-                                   tfmt_jsonl_free */
-    uint64_t samples_total;     /* of the first agg or end record */
-    uint64_t strings, frames, entries;  /* ids defined and agg entries */
+    int mode;                          /* tfmt_mode of meta's "mode" (a name, or
+                                          the decimal number CPython writes for
+                                          others); TFMT_MODE_UNKNOWN when absent
+                                          or neither */
+    tfmt_str run_id;                   /* the first record's; borrowed until
+                                          tfmt_jsonl_free */
+    uint64_t samples_total;            /* of the first agg or end record */
+    uint64_t strings, frames, entries; /* ids defined and agg entries */
 } tfmt_jsonl_info;
 
 /* Borrowed until tfmt_jsonl_free; never NULL. */
-TFMT_API const tfmt_jsonl_info *tfmt_jsonl_get_info(
-    const tfmt_jsonl_reader *r);
+TFMT_API const tfmt_jsonl_info *tfmt_jsonl_get_info(const tfmt_jsonl_reader *r);
 
 /* "meta", "string_table", ... for a type; "unknown" for TFMT_JREC_UNKNOWN. */
 TFMT_API const char *tfmt_jsonl_type_name(tfmt_jsonl_type type);

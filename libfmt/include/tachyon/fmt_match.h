@@ -48,16 +48,13 @@ typedef struct tfmt_match tfmt_match;
 #define TFMT_MATCH_MAX_NAME ((size_t)64 << 10)
 
 typedef enum {
-    TFMT_MATCH_INCLUDE = 1,     /* keep frames matching any include */
-    TFMT_MATCH_EXCLUDE = 2,     /* drop frames matching any exclude */
-    TFMT_MATCH_REWRITE = 3      /* 'REGEX=>REPLACEMENT' */
+    TFMT_MATCH_INCLUDE = 1, /* keep frames matching any include */
+    TFMT_MATCH_EXCLUDE = 2, /* drop frames matching any exclude */
+    TFMT_MATCH_REWRITE = 3  /* 'REGEX=>REPLACEMENT' */
 } tfmt_match_kind;
 
 /* Which name of a frame is rewritten. */
-typedef enum {
-    TFMT_MATCH_FILE = 1,
-    TFMT_MATCH_FUNC = 2
-} tfmt_match_field;
+typedef enum { TFMT_MATCH_FILE = 1, TFMT_MATCH_FUNC = 2 } tfmt_match_field;
 
 /* An empty rule set (keeps everything, rewrites nothing). alloc may be NULL. */
 TFMT_API int tfmt_match_new(tfmt_match **out, const tfmt_allocator *alloc);
@@ -86,18 +83,17 @@ TFMT_API size_t tfmt_match_count(const tfmt_match *m, tfmt_match_kind kind);
  * may be NULL, naming the rule).
  */
 TFMT_API int tfmt_match_rewrite(tfmt_match *m, tfmt_match_field field,
-                                const char *name, size_t len,
-                                const char **out, size_t *out_len,
-                                tfmt_error *err);
+                                const char *name, size_t len, const char **out,
+                                size_t *out_len, tfmt_error *err);
 
 /*
  * Decide whether a frame with these (already rewritten) names is kept by
  * the include/exclude rules: *keep is set on TFMT_OK. Returns TFMT_EINVAL
  * (match limit exceeded; message names the pattern) or TFMT_ENOMEM.
  */
-TFMT_API int tfmt_match_filter(tfmt_match *m, const char *file,
-                               size_t file_len, const char *func,
-                               size_t func_len, bool *keep, tfmt_error *err);
+TFMT_API int tfmt_match_filter(tfmt_match *m, const char *file, size_t file_len,
+                               const char *func, size_t func_len, bool *keep,
+                               tfmt_error *err);
 
 TFMT_API void tfmt_match_free(tfmt_match *m);
 

@@ -24,7 +24,7 @@ extern "C" {
 #define TFMT_MAX_DEPTH 256
 
 /* Sentinels in tfmt_frame. */
-#define TFMT_NO_LOCATION (-1)   /* lineno/end_lineno/column/end_column n/a */
+#define TFMT_NO_LOCATION (-1) /* lineno/end_lineno/column/end_column n/a */
 #define TFMT_NO_OPCODE 255
 
 /* Thread status bits (the sample's status byte). */
@@ -73,8 +73,7 @@ TFMT_API const char *tfmt_opcode_name(unsigned major, unsigned minor,
  * LOAD_ATTR_SLOT, as CPython's opcode._specializations says), `op` itself
  * for any other opcode, TFMT_NO_OPCODE when unknown.
  */
-TFMT_API unsigned tfmt_opcode_base(unsigned major, unsigned minor,
-                                   unsigned op);
+TFMT_API unsigned tfmt_opcode_base(unsigned major, unsigned minor, unsigned op);
 
 /*
  * How many inline cache code units follow instruction `op` in that
@@ -87,8 +86,8 @@ TFMT_API int tfmt_opcode_cache_units(unsigned major, unsigned minor,
 
 /* Binary header layouts that say format version 1. */
 typedef enum {
-    TFMT_LAYOUT_U32_COUNT = 1,  /* sample count u32 at 28, tables at 36/44 */
-    TFMT_LAYOUT_U64_COUNT = 2   /* sample count u64 at 28, config at 60 */
+    TFMT_LAYOUT_U32_COUNT = 1, /* sample count u32 at 28, tables at 36/44 */
+    TFMT_LAYOUT_U64_COUNT = 2  /* sample count u64 at 28, config at 60 */
 } tfmt_layout;
 
 /* Compression of the binary log's sample region. */
@@ -103,32 +102,32 @@ typedef enum {
 
 /* The optional TACHSTAT profile-statistics block. */
 typedef struct tfmt_stats {
-    bool present;           /* block found / to be written */
-    uint32_t size;          /* 32 (duration + rate only) or 56 */
-    uint32_t version;       /* extension version, 1 */
-    double duration_s;      /* measured duration, seconds */
-    double sample_rate;     /* measured samples per second */
-    double error_rate;      /* failed samples, percent (flag bit 0) */
-    double missed;          /* missed samples, percent (flag bit 1) */
-    uint32_t flags;         /* TFMT_STATS_HAS_* */
+    bool present;       /* block found / to be written */
+    uint32_t size;      /* 32 (duration + rate only) or 56 */
+    uint32_t version;   /* extension version, 1 */
+    double duration_s;  /* measured duration, seconds */
+    double sample_rate; /* measured samples per second */
+    double error_rate;  /* failed samples, percent (flag bit 0) */
+    double missed;      /* missed samples, percent (flag bit 1) */
+    uint32_t flags;     /* TFMT_STATS_HAS_* */
 } tfmt_stats;
 
 /* Everything the binary header, footer and statistics block say. */
 typedef struct tfmt_info {
-    uint32_t format_version;    /* 1 */
-    uint8_t python_version[3];  /* major, minor, micro of the writer */
-    uint64_t start_time_us;     /* monotonic clock, microseconds */
+    uint32_t format_version;   /* 1 */
+    uint8_t python_version[3]; /* major, minor, micro of the writer */
+    uint64_t start_time_us;    /* monotonic clock, microseconds */
     uint64_t sample_interval_us;
-    uint64_t sample_count;      /* declared thread-samples */
-    uint32_t thread_count;      /* declared (thread, interpreter) pairs */
+    uint64_t sample_count; /* declared thread-samples */
+    uint32_t thread_count; /* declared (thread, interpreter) pairs */
     uint32_t string_count;
     uint32_t frame_count;
-    uint32_t compression;       /* tfmt_compression */
-    uint32_t config;            /* raw profiling config word (0 = unknown) */
-    int mode;                   /* tfmt_mode decoded from config */
-    int capture_features;       /* feature bits, -1 when not recorded */
+    uint32_t compression; /* tfmt_compression */
+    uint32_t config;      /* raw profiling config word (0 = unknown) */
+    int mode;             /* tfmt_mode decoded from config */
+    int capture_features; /* feature bits, -1 when not recorded */
     tfmt_layout layout;
-    bool big_endian;            /* byte order of the file */
+    bool big_endian; /* byte order of the file */
     uint64_t file_size;
     uint64_t string_table_offset;
     uint64_t frame_table_offset;
@@ -145,11 +144,11 @@ typedef struct tfmt_str {
 typedef struct tfmt_frame {
     uint32_t filename;
     uint32_t funcname;
-    int32_t lineno;         /* TFMT_NO_LOCATION: synthetic frame */
+    int32_t lineno; /* TFMT_NO_LOCATION: synthetic frame */
     int32_t end_lineno;
     int32_t column;
     int32_t end_column;
-    uint8_t opcode;         /* TFMT_NO_OPCODE when unknown */
+    uint8_t opcode; /* TFMT_NO_OPCODE when unknown */
 } tfmt_frame;
 
 /* Record encodings of the binary log. */
@@ -170,9 +169,9 @@ typedef enum {
 typedef struct tfmt_sample {
     uint64_t thread_id;
     uint32_t interpreter_id;
-    uint32_t thread_index;      /* dense 0..n-1, order of first appearance */
-    uint8_t status;             /* TFMT_STATUS_* bits */
-    uint8_t encoding;           /* tfmt_encoding of the source record */
+    uint32_t thread_index; /* dense 0..n-1, order of first appearance */
+    uint8_t status;        /* TFMT_STATUS_* bits */
+    uint8_t encoding;      /* tfmt_encoding of the source record */
     /*
      * 1: this batch continues the previous one (same REPEAT record, same
      * status), cut only by the batch size; CPython's replay hands the

@@ -26,35 +26,35 @@ typedef struct tfmt_profile tfmt_profile;
 /* Which samples are counted. */
 #define TFMT_PROFILE_OPTIONS_VERSION 2
 typedef struct tfmt_profile_options {
-    unsigned version;               /* TFMT_PROFILE_OPTIONS_VERSION */
-    const tfmt_allocator *alloc;    /* NULL: libc */
-    bool skip_idle;                 /* CPython's skip_idle: drop samples
-                                       without HAS_GIL or ON_CPU */
+    unsigned version;            /* TFMT_PROFILE_OPTIONS_VERSION */
+    const tfmt_allocator *alloc; /* NULL: libc */
+    bool skip_idle;              /* CPython's skip_idle: drop samples
+                                    without HAS_GIL or ON_CPU */
     /* Filters (profile_filter.c); zero values filter nothing. Samples
        are counted only when every test passes. */
-    const uint64_t *thread_ids;     /* keep only these thread ids */
-    size_t nthread_ids;             /* 0: every thread */
-    uint8_t status_all;             /* keep samples with all these bits */
-    uint8_t status_none;            /* ... and none of these */
-    struct tfmt_match *rules;       /* rewrites and excludes (borrowed) */
-    struct tfmt_match *focus;       /* includes (borrowed) */
-    bool drop_frames;               /* include/exclude drop the frames
-                                       (else whole samples, see below) */
-    bool collapse_recursion;        /* runs of frames with the same file
-                                       and function keep the innermost */
+    const uint64_t *thread_ids; /* keep only these thread ids */
+    size_t nthread_ids;         /* 0: every thread */
+    uint8_t status_all;         /* keep samples with all these bits */
+    uint8_t status_none;        /* ... and none of these */
+    struct tfmt_match *rules;   /* rewrites and excludes (borrowed) */
+    struct tfmt_match *focus;   /* includes (borrowed) */
+    bool drop_frames;           /* include/exclude drop the frames
+                                   (else whole samples, see below) */
+    bool collapse_recursion;    /* runs of frames with the same file
+                                   and function keep the innermost */
     /* Called now and then while an input is read, with the thread-samples
        read so far from it (tfmt_bin_samples_read); NULL: none. */
     void (*progress)(void *ctx, uint64_t samples_read);
     void *progress_ctx;
     /* Viewer options (never set for CPython's own formats: jsonl,
        collapsed, pstats stay byte for byte CPython's). */
-    bool no_lines;                  /* one frame per (file, function): line,
-                                       columns and opcode dropped */
-    bool mark_truncated;            /* a stack at the 256-frame cap gets a
-                                       "<truncated>" frame at its root */
-    bool timeline;                  /* also keep each thread's samples in
-                                       time order (speedscope), spooled to
-                                       a temporary file */
+    bool no_lines;       /* one frame per (file, function): line,
+                            columns and opcode dropped */
+    bool mark_truncated; /* a stack at the 256-frame cap gets a
+                            "<truncated>" frame at its root */
+    bool timeline;       /* also keep each thread's samples in
+                            time order (speedscope), spooled to
+                            a temporary file */
     /* Version 2: keep samples of different status apart (one tree per
        thread and status byte), as tfmt_profile_write_clickhouse needs. */
     bool split_status;
@@ -77,9 +77,12 @@ typedef struct tfmt_profile_options {
  * "~", function "<truncated>", no location. Filters see only the real
  * frames; the marker is added after them.
  */
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
      false, false, NULL, NULL, false, false, false, false}
+/* clang-format on */
 
 /* `opts` may be NULL. */
 TFMT_API int tfmt_profile_new(tfmt_profile **out,
@@ -112,8 +115,8 @@ TFMT_API int tfmt_profile_add_rows(tfmt_profile *p, tfmt_rows_reader *r);
  * frame; frames that a rewrite rule (or the pre-release dialect's
  * `synthetic` twins) merges have their cumulative counts summed (writers
  * cap a figure at the exports' samples). The export has no stacks and no
- * per-sample data: only the rewrite rules of the options apply, and a profile whose
- * options filter threads, statuses, idle samples, includes, excludes or
+ * per-sample data: only the rewrite rules of the options apply, and a profile
+ * whose options filter threads, statuses, idle samples, includes, excludes or
  * recursion refuses it (TFMT_EINVAL). The first input added sets the
  * profile's interval and mode. Returns TFMT_OK at the export's complete
  * end, else a negative status with tfmt_profile_error(p) filled (the

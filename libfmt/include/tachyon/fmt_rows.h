@@ -56,10 +56,13 @@ typedef struct tfmt_rows_options {
     const tfmt_allocator *alloc; /* NULL: libc */
     size_t max_line;             /* 0: 64 MiB */
 } tfmt_rows_options;
+/* A braced initializer, which clang-format takes for a block. */
+/* clang-format off */
 #define TFMT_ROWS_OPTIONS_INIT                                                 \
     {                                                                          \
         TFMT_ROWS_OPTIONS_VERSION, NULL, 0                                     \
     }
+/* clang-format on */
 
 /* A run, as its first row describes it. */
 typedef struct tfmt_rows_run {

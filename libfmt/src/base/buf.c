@@ -22,8 +22,7 @@ int tfmt__buf_reserve(tfmt_buf *b, size_t extra)
 {
     if (extra > SIZE_MAX - b->len)
         return TFMT_ENOMEM;
-    return tfmt__grow(b->alloc, (void **)&b->data, &b->cap, b->len + extra,
-                      1);
+    return tfmt__grow(b->alloc, (void **)&b->data, &b->cap, b->len + extra, 1);
 }
 
 int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n)

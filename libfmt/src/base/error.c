@@ -57,8 +57,8 @@ int tfmt__error(tfmt_error *err, int code, const char *fmt, ...)
     return code;
 }
 
-int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
-                   const char *fmt, ...)
+int tfmt__error_at(tfmt_error *err, int code, uint64_t offset, const char *fmt,
+                   ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -69,8 +69,8 @@ int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
 
 int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what)
 {
-    tfmt__error(err, TFMT_EIO, "%s%s%s", what ? what : "",
-                what ? ": " : "", strerror(sys_errno));
+    tfmt__error(err, TFMT_EIO, "%s%s%s", what ? what : "", what ? ": " : "",
+                strerror(sys_errno));
     if (err)
         err->sys_errno = sys_errno;
     return TFMT_EIO;

@@ -16,7 +16,7 @@ uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed)
         n -= 8;
     }
     uint64_t tail = 0;
-    if (n)  /* memcpy from NULL is undefined even for 0 bytes */
+    if (n) /* memcpy from NULL is undefined even for 0 bytes */
         memcpy(&tail, s, n);
     return tfmt__hash_mix(h ^ tail ^ ((uint64_t)n << 56));
 }
@@ -95,8 +95,7 @@ int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id)
     if ((s->count + 1) * 2 > s->cap) {
         /* Small first: some sets are per thread (Gecko's tables). */
         size_t ncap = s->cap ? s->cap * 2 : 8;
-        if (ncap > SIZE_MAX / sizeof(tfmt_idslot) ||
-            rehash(s, ncap) != TFMT_OK)
+        if (ncap > SIZE_MAX / sizeof(tfmt_idslot) || rehash(s, ncap) != TFMT_OK)
             return TFMT_ENOMEM;
     }
     place(s->slots, s->cap - 1, hash, id + 1);

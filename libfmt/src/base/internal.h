@@ -40,8 +40,8 @@ int tfmt__grow_small(const tfmt_allocator *a, void **ptr, size_t *cap,
 int tfmt__error(tfmt_error *err, int code, const char *fmt, ...)
     TFMT_PRINTF(3, 4);
 /* Same, located at byte `offset`. */
-int tfmt__error_at(tfmt_error *err, int code, uint64_t offset,
-                   const char *fmt, ...) TFMT_PRINTF(4, 5);
+int tfmt__error_at(tfmt_error *err, int code, uint64_t offset, const char *fmt,
+                   ...) TFMT_PRINTF(4, 5);
 /* TFMT_EIO from errno, message "<what>: strerror". */
 int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what);
 void tfmt__error_clear(tfmt_error *err);
@@ -68,8 +68,8 @@ int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n);
 int tfmt__buf_putc(tfmt_buf *b, char c);
 int tfmt__buf_puts(tfmt_buf *b, const char *s);
 int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...) TFMT_PRINTF(2, 3);
-int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);   /* decimal */
-int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);    /* decimal */
+int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);    /* decimal */
+int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);     /* decimal */
 int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v); /* LEB128 */
 
 /* ---- counts ---- */
@@ -101,12 +101,12 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
 typedef bool (*tfmt_idset_eq)(const void *ctx, uint32_t id, const void *key);
 typedef struct tfmt_idslot {
     uint64_t hash;
-    uint32_t id1;           /* id + 1; 0 marks an empty slot */
+    uint32_t id1; /* id + 1; 0 marks an empty slot */
 } tfmt_idslot;
 typedef struct tfmt_idset {
     const tfmt_allocator *alloc;
     tfmt_idslot *slots;
-    size_t cap;             /* power of two */
+    size_t cap; /* power of two */
     size_t count;
 } tfmt_idset;
 void tfmt__idset_init(tfmt_idset *s, const tfmt_allocator *a);
@@ -153,11 +153,11 @@ static inline void tfmt__idset_prefetch(const tfmt_idset *s, uint64_t hash)
  */
 typedef struct tfmt_idbits {
     const tfmt_allocator *alloc;
-    uint64_t *bits;         /* id's bit, for ids below 64 * nwords */
+    uint64_t *bits; /* id's bit, for ids below 64 * nwords */
     size_t nwords;
-    uint64_t *slots;        /* spilled ids: 0 empty, else id + 1 */
+    uint64_t *slots; /* spilled ids: 0 empty, else id + 1 */
     size_t cap, nspilled;
-    size_t count;           /* ids stored */
+    size_t count; /* ids stored */
 } tfmt_idbits;
 void tfmt__idbits_init(tfmt_idbits *s, const tfmt_allocator *a);
 void tfmt__idbits_free(tfmt_idbits *s);
@@ -183,14 +183,14 @@ void tfmt__idbits_each(const tfmt_idbits *s, void (*fn)(void *, uint32_t),
 typedef struct tfmt_tidslot {
     uint64_t tid;
     uint32_t interp;
-    uint32_t index1;        /* index + 1; 0 marks an empty slot */
+    uint32_t index1; /* index + 1; 0 marks an empty slot */
 } tfmt_tidslot;
 typedef struct tfmt_tidmap {
     const tfmt_allocator *alloc;
     tfmt_tidslot *slots;
-    size_t cap;             /* power of two, or 0 */
+    size_t cap; /* power of two, or 0 */
     size_t count;
-    unsigned shift;         /* 64 - log2(cap) */
+    unsigned shift; /* 64 - log2(cap) */
 } tfmt_tidmap;
 void tfmt__tidmap_init(tfmt_tidmap *m, const tfmt_allocator *a);
 void tfmt__tidmap_free(tfmt_tidmap *m);

@@ -120,8 +120,7 @@ static char short_escape(uint8_t c)
 }
 
 /* Decode one code point at p (valid or not) and write its escape. */
-static char *escape_multibyte(char *o, const uint8_t *p, size_t n,
-                              size_t *used)
+static char *escape_multibyte(char *o, const uint8_t *p, size_t n, size_t *used)
 {
     size_t bad = 0;
     size_t len = tfmt__utf8_seq(p, n, &bad);
@@ -133,11 +132,10 @@ static char *escape_multibyte(char *o, const uint8_t *p, size_t n,
     if (len == 2)
         cp = ((uint32_t)(p[0] & 0x1f) << 6) | (p[1] & 0x3f);
     else if (len == 3)
-        cp = ((uint32_t)(p[0] & 0x0f) << 12) |
-             ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+        cp = ((uint32_t)(p[0] & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) |
+             (p[2] & 0x3f);
     else
-        cp = ((uint32_t)(p[0] & 0x07) << 18) |
-             ((uint32_t)(p[1] & 0x3f) << 12) |
+        cp = ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) |
              ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
     *used = len;
     if (cp < 0x10000)

@@ -10,14 +10,14 @@
 typedef struct copier {
     tfmt_bin_reader *r;
     tfmt_bin_writer *w;
-    uint32_t *map;              /* reader frame -> writer frame, lazy */
+    uint32_t *map; /* reader frame -> writer frame, lazy */
     uint32_t nframes;
-    uint32_t base;              /* writer frames that predate the copy */
-    uint32_t *wt;               /* reader thread -> writer thread, or
-                                   UINT32_MAX before its first sample */
+    uint32_t base; /* writer frames that predate the copy */
+    uint32_t *wt;  /* reader thread -> writer thread, or
+                      UINT32_MAX before its first sample */
     size_t nwt, capwt;
-    bool pending;               /* the last batch was a REPEAT of: */
-    uint32_t pending_ti;        /* (a writer thread index) */
+    bool pending;        /* the last batch was a REPEAT of: */
+    uint32_t pending_ti; /* (a writer thread index) */
     uint32_t fresh[TFMT_MAX_DEPTH];
 } copier;
 

@@ -43,14 +43,13 @@ static int fail(tfmt_error *err, int code, int check, uint64_t off,
 /* Offsets of the layout-dependent header fields. */
 typedef struct layout_desc {
     tfmt_layout layout;
-    unsigned count_off, count_size, threads_off, str_off, frame_off,
-        comp_off;
+    unsigned count_off, count_size, threads_off, str_off, frame_off, comp_off;
 } layout_desc;
 
-static const layout_desc LAYOUT_U64 = {TFMT_LAYOUT_U64_COUNT, 28, 8, 36, 40,
-                                       48, 56};
-static const layout_desc LAYOUT_U32 = {TFMT_LAYOUT_U32_COUNT, 28, 4, 32, 36,
-                                       44, 52};
+static const layout_desc LAYOUT_U64 = {
+    TFMT_LAYOUT_U64_COUNT, 28, 8, 36, 40, 48, 56};
+static const layout_desc LAYOUT_U32 = {
+    TFMT_LAYOUT_U32_COUNT, 28, 4, 32, 36, 44, 52};
 
 static bool layout_fits(const layout_desc *l, const uint8_t *h, bool swap,
                         uint64_t size)
@@ -72,13 +71,12 @@ static void apply_layout(tfmt_info *info, const layout_desc *l,
     info->string_table_offset = tfmt__load64(h + l->str_off, sw);
     info->frame_table_offset = tfmt__load64(h + l->frame_off, sw);
     info->compression = tfmt__load32(h + l->comp_off, sw);
-    info->config = l->layout == TFMT_LAYOUT_U64_COUNT
-                       ? tfmt__load32(h + 60, sw) : 0;
+    info->config =
+        l->layout == TFMT_LAYOUT_U64_COUNT ? tfmt__load32(h + 60, sw) : 0;
 }
 
 /* Magic and version; sets byte order. */
-static int check_identity(tfmt_info *info, const uint8_t *h,
-                          tfmt_error *err)
+static int check_identity(tfmt_info *info, const uint8_t *h, tfmt_error *err)
 {
     uint32_t magic = tfmt__load32(h, false);
     bool swap;
@@ -105,11 +103,13 @@ static int check_identity(tfmt_info *info, const uint8_t *h,
         return fail(err, TFMT_EVERSION, TFMT_BCHK_VERSION, 4,
                     "binary file was created with Python %u.%u.%u (format "
                     "version %u), but this reader supports format version "
-                    "1", h[8], h[9], h[10], info->format_version);
+                    "1",
+                    h[8], h[9], h[10], info->format_version);
     if (info->format_version != TFMT_BIN_VERSION)
         return fail(err, TFMT_EVERSION, TFMT_BCHK_VERSION, 4,
                     "unsupported format version %u (this reader supports "
-                    "version 1)", info->format_version);
+                    "version 1)",
+                    info->format_version);
     return TFMT_OK;
 }
 
@@ -122,24 +122,28 @@ static int explain_offsets(const tfmt_info *info, uint64_t size,
     if (s > size)
         return fail(err, TFMT_ETRUNC, TFMT_BCHK_STRING_OFFSET, so,
                     "invalid string table offset: %llu exceeds file size "
-                    "%llu", (unsigned long long)s, (unsigned long long)size);
+                    "%llu",
+                    (unsigned long long)s, (unsigned long long)size);
     if (f > size)
         return fail(err, TFMT_ETRUNC, TFMT_BCHK_FRAME_OFFSET, so + 8,
                     "invalid frame table offset: %llu exceeds file size "
-                    "%llu", (unsigned long long)f, (unsigned long long)size);
+                    "%llu",
+                    (unsigned long long)f, (unsigned long long)size);
     if (s < TFMT_BIN_HEADER_SIZE)
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_STRING_OFFSET, so,
                     "invalid string table offset: %llu is before data "
-                    "section", (unsigned long long)s);
+                    "section",
+                    (unsigned long long)s);
     if (f < TFMT_BIN_HEADER_SIZE)
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_FRAME_OFFSET, so + 8,
                     "invalid frame table offset: %llu is before data "
-                    "section", (unsigned long long)f);
+                    "section",
+                    (unsigned long long)f);
     if (s > f)
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_TABLE_ORDER, so,
                     "invalid table offsets: string table (%llu) is after "
-                    "frame table (%llu)", (unsigned long long)s,
-                    (unsigned long long)f);
+                    "frame table (%llu)",
+                    (unsigned long long)s, (unsigned long long)f);
     return TFMT_OK;
 }
 
@@ -163,7 +167,8 @@ static int choose_layout(tfmt_info *info, const uint8_t *h, bool swap,
         return rc;
     return fail(err, TFMT_ETRUNC, TFMT_BCHK_FRAME_OFFSET, 48,
                 "invalid frame table offset: %llu overlaps the footer at "
-                "%llu", (unsigned long long)info->frame_table_offset,
+                "%llu",
+                (unsigned long long)info->frame_table_offset,
                 (unsigned long long)limit);
 }
 
@@ -174,8 +179,8 @@ static int decode_config(tfmt_info *info, tfmt_error *err)
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_MODE, 60,
                     "invalid profiling mode in header: %u", mode1);
     info->mode = mode1 ? (int)mode1 - 1 : TFMT_MODE_UNKNOWN;
-    info->capture_features = (info->config & 8u)
-                                 ? (int)((info->config >> 4) & 0x1fu) : -1;
+    info->capture_features =
+        (info->config & 8u) ? (int)((info->config >> 4) & 0x1fu) : -1;
     return TFMT_OK;
 }
 
@@ -187,8 +192,8 @@ static int check_counts(tfmt_info *info, const uint8_t *ft, bool swap,
     info->string_count = tfmt__load32(ft, swap);
     info->frame_count = tfmt__load32(ft + 4, swap);
     uint64_t max_s = size - info->string_table_offset;
-    uint64_t max_f = (size - info->frame_table_offset) /
-                     TFMT_BIN_MIN_FRAME_ENTRY;
+    uint64_t max_f =
+        (size - info->frame_table_offset) / TFMT_BIN_MIN_FRAME_ENTRY;
     if (info->string_count > max_s)
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_STRING_COUNT, foot,
                     "invalid string count %u exceeds maximum possible %llu",
@@ -209,8 +214,8 @@ static int check_footer_size(const uint8_t *ft, bool swap, uint64_t size,
         return fail(err, declared > size ? TFMT_ETRUNC : TFMT_EFORMAT,
                     TFMT_BCHK_FOOTER_SIZE, foot + 8,
                     "footer declares a file size of %llu bytes but the "
-                    "file has %llu", (unsigned long long)declared,
-                    (unsigned long long)size);
+                    "file has %llu",
+                    (unsigned long long)declared, (unsigned long long)size);
     for (int i = 16; i < 32; i++)
         if (ft[i] != 0) {
             note_at(note, ctx, TFMT_NOTE_CHECKSUM, foot + 16,
@@ -299,8 +304,10 @@ static void check_reserved(const tfmt_info *info, const uint8_t *h,
     uint32_t c = info->config;
     uint32_t reserved = c & ~(c & 8u ? 0x1ffu : 0xfu);
     char msg[96];
-    snprintf(msg, sizeof msg, "reserved bits of the profiling config word "
-             "are set: 0x%08x", reserved);
+    snprintf(msg, sizeof msg,
+             "reserved bits of the profiling config word "
+             "are set: 0x%08x",
+             reserved);
     if (reserved)
         note_at(note, ctx, TFMT_NOTE_CONFIG_RESERVED, 60, msg);
 }
@@ -317,9 +324,8 @@ int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err)
     return check_identity(&info, head, err);
 }
 
-int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
-                         uint64_t size, tfmt_note_fn note, void *ctx,
-                         tfmt_error *err)
+int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
+                         tfmt_note_fn note, void *ctx, tfmt_error *err)
 {
     memset(fx, 0, sizeof *fx);
     fx->info.file_size = size;
@@ -329,8 +335,7 @@ int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
                         ? "file too small for header (%llu bytes)"
                         : "file too small for footer (%llu bytes)",
                     (unsigned long long)size);
-    int rc = tfmt__source_pread(src, fx->header, TFMT_BIN_HEADER_SIZE, 0,
-                                err);
+    int rc = tfmt__source_pread(src, fx->header, TFMT_BIN_HEADER_SIZE, 0, err);
     if (rc == TFMT_OK)
         rc = tfmt__source_pread(src, fx->footer, TFMT_BIN_FOOTER_SIZE,
                                 size - TFMT_BIN_FOOTER_SIZE, err);

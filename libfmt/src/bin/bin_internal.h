@@ -25,7 +25,7 @@
 /* Everything learnt from the fixed-size parts of a file. */
 typedef struct tfmt_bin_fixed {
     tfmt_info info;
-    uint64_t tables_end;        /* where the frame table must end */
+    uint64_t tables_end; /* where the frame table must end */
     uint8_t header[TFMT_BIN_HEADER_SIZE];
     uint8_t footer[TFMT_BIN_FOOTER_SIZE];
 } tfmt_bin_fixed;
@@ -35,8 +35,8 @@ typedef struct tfmt_bin_fixed {
  * `file_size` bytes. Reports findings through `note`. Located errors.
  */
 int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
-                         uint64_t file_size, tfmt_note_fn note,
-                         void *note_ctx, tfmt_error *err);
+                         uint64_t file_size, tfmt_note_fn note, void *note_ctx,
+                         tfmt_error *err);
 
 /*
  * Before a stream is spooled: refuse what cannot be a binary log from its
@@ -49,14 +49,14 @@ int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err);
 /* The string and frame tables, loaded whole (bounded by the file size). */
 typedef struct tfmt_bin_tables {
     const tfmt_allocator *alloc;
-    uint8_t *strbytes;          /* the raw string-table region */
-    uint64_t *stroff;           /* string i at strbytes + stroff[i] */
+    uint8_t *strbytes; /* the raw string-table region */
+    uint64_t *stroff;  /* string i at strbytes + stroff[i] */
     uint32_t *strlen_;
     uint32_t nstrings;
     tfmt_frame *frames;
-    uint8_t *frame_ok;          /* 1 when both string indices are valid */
+    uint8_t *frame_ok; /* 1 when both string indices are valid */
     uint32_t nframes;
-    uint64_t hash[2];           /* of the table bytes, for fingerprints */
+    uint64_t hash[2]; /* of the table bytes, for fingerprints */
 } tfmt_bin_tables;
 
 int tfmt__bin_load_tables(tfmt_bin_tables *t, tfmt_source *src,
@@ -71,20 +71,20 @@ void tfmt__bin_free_tables(tfmt_bin_tables *t);
 typedef struct tfmt_bin_stream {
     const tfmt_allocator *alloc;
     tfmt_source *src;
-    uint64_t next_in;           /* next compressed/raw file offset to read */
-    uint64_t end_in;            /* string table offset: end of the region */
+    uint64_t next_in; /* next compressed/raw file offset to read */
+    uint64_t end_in;  /* string table offset: end of the region */
     bool zstd;
-    void *dctx;                 /* ZSTD_DCtx */
-    uint8_t *in;                /* compressed input buffer */
+    void *dctx;  /* ZSTD_DCtx */
+    uint8_t *in; /* compressed input buffer */
     size_t in_len, in_pos, in_cap;
-    size_t zret;                /* last ZSTD_decompressStream result */
-    bool zstarted;              /* the decoder has produced or consumed */
-    const uint8_t *mem;         /* zero-copy region of a memory source */
-    uint8_t *win;               /* window buffer */
+    size_t zret;        /* last ZSTD_decompressStream result */
+    bool zstarted;      /* the decoder has produced or consumed */
+    const uint8_t *mem; /* zero-copy region of a memory source */
+    uint8_t *win;       /* window buffer */
     size_t win_cap;
-    const uint8_t *pos, *end;   /* unread bytes */
-    uint64_t base;              /* region offset of win[0] / mem[0] */
-    bool eof;                   /* no more bytes will come */
+    const uint8_t *pos, *end; /* unread bytes */
+    uint64_t base;            /* region offset of win[0] / mem[0] */
+    bool eof;                 /* no more bytes will come */
 } tfmt_bin_stream;
 
 int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,

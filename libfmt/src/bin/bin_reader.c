@@ -27,7 +27,7 @@ typedef struct bin_thread {
     uint32_t interp;
     uint32_t depth;
     uint64_t prev_ts;
-    uint32_t *stack;            /* root first, cap entries */
+    uint32_t *stack; /* root first, cap entries */
     uint32_t cap;
 } bin_thread;
 
@@ -48,21 +48,21 @@ struct tfmt_bin_reader {
     bool have_pending;
     uint64_t pend_ts;
     uint8_t pend_status;
-    bool mixed;                 /* REPEAT batches keep every status */
+    bool mixed; /* REPEAT batches keep every status */
     /* the last batch stopped at BATCH timestamps, with this status */
     bool rep_cut;
     uint8_t cut_status;
     uint64_t ts[BATCH];
-    uint8_t st[BATCH];          /* with `mixed`: each sample's status */
-    uint8_t plen[BATCH];        /* with `mixed`: each pair's bytes */
-    const uint8_t *raw;         /* with `mixed`: the batch's pairs as they
-                                   are in the window, or NULL */
-    uint32_t empty[1];          /* the stack of a thread with none yet */
+    uint8_t st[BATCH];   /* with `mixed`: each sample's status */
+    uint8_t plen[BATCH]; /* with `mixed`: each pair's bytes */
+    const uint8_t *raw;  /* with `mixed`: the batch's pairs as they
+                            are in the window, or NULL */
+    uint32_t empty[1];   /* the stack of a thread with none yet */
     tfmt_sample sample;
     uint64_t samples_read;
-    bool noted_pop;             /* TFMT_NOTE_POP_BEYOND given */
-    bool noted_ts;              /* TFMT_NOTE_TIMESTAMP given */
-    int state;                  /* TFMT_OK, TFMT_DONE or the error code */
+    bool noted_pop; /* TFMT_NOTE_POP_BEYOND given */
+    bool noted_ts;  /* TFMT_NOTE_TIMESTAMP given */
+    int state;      /* TFMT_OK, TFMT_DONE or the error code */
     tfmt_error err;
 };
 
@@ -102,7 +102,8 @@ static void region_note(tfmt_bin_reader *r, bool *done, tfmt_note kind,
     tfmt__error_at(&where, TFMT_EFORMAT, TFMT_BIN_HEADER_SIZE + region_off,
                    "%s%s", msg,
                    r->stream.zstd ? " (offset in the decompressed sample "
-                                    "data)" : "");
+                                    "data)"
+                                  : "");
     r->opts.on_note(r->opts.note_ctx, kind, &where);
 }
 
@@ -115,9 +116,11 @@ static void ts_check(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
     char msg[128];
     if (ts <= INT64_MAX || r->noted_ts)
         return;
-    snprintf(msg, sizeof msg, "timestamp %llu us is past 2^63-1: the "
+    snprintf(msg, sizeof msg,
+             "timestamp %llu us is past 2^63-1: the "
              "deltas overflow a signed clock (read as unsigned, as CPython "
-             "does)", (unsigned long long)ts);
+             "does)",
+             (unsigned long long)ts);
     region_note(r, &r->noted_ts, TFMT_NOTE_TIMESTAMP, region_off, msg);
 }
 
@@ -129,8 +132,10 @@ static void pop_beyond(tfmt_bin_reader *r, uint32_t pop, uint32_t depth,
     char msg[128];
     if (r->noted_pop)
         return;
-    snprintf(msg, sizeof msg, "pop count %u exceeds current stack depth %u "
-             "(read as popping all of it, as CPython does)", pop, depth);
+    snprintf(msg, sizeof msg,
+             "pop count %u exceeds current stack depth %u "
+             "(read as popping all of it, as CPython does)",
+             pop, depth);
     region_note(r, &r->noted_pop, TFMT_NOTE_POP_BEYOND, region_off, msg);
 }
 
@@ -140,8 +145,7 @@ static int varint_fail(tfmt_bin_reader *r, int rc, uint64_t off,
 {
     if (rc == 0)
         return rec_fail(r, TFMT_ETRUNC, TFMT_BCHK_RECORD, off, "%s", ended);
-    return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_VARINT, off, "%s",
-                    malformed);
+    return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_VARINT, off, "%s", malformed);
 }
 
 static uint64_t here(const tfmt_bin_reader *r, const uint8_t *p)
@@ -181,16 +185,16 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
         return TFMT_OK;
     }
     if (r->nthreads >= r->fx.info.thread_count)
-        return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_THREAD_COUNT,
-                        here(r, rec),
+        return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_THREAD_COUNT, here(r, rec),
                         "invalid thread count: sample data contains more "
                         "unique threads than declared in header (declared "
-                        "%u, found at least %zu)", r->fx.info.thread_count,
-                        r->nthreads + 1);
+                        "%u, found at least %zu)",
+                        r->fx.info.thread_count, r->nthreads + 1);
     if (r->nthreads >= r->max_threads)
         return rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
                         "thread limit exceeded: more than %u distinct "
-                        "threads", r->max_threads);
+                        "threads",
+                        r->max_threads);
     if (new_thread(r, tid, interp) != TFMT_OK)
         return rec_fail(r, TFMT_ENOMEM, 0, here(r, rec), "out of memory");
     *out = (uint32_t)r->nthreads - 1;
@@ -222,8 +226,8 @@ static int open_parts(tfmt_bin_reader *r, tfmt_source *src, tfmt_error *err)
     int rc = tfmt__bin_precheck(src, err);
     if (rc == TFMT_OK)
         rc = tfmt__source_seekable(src, &size, err);
-    if (rc != TFMT_OK && err && !err->check && (rc == TFMT_EFORMAT ||
-        rc == TFMT_ETRUNC || rc == TFMT_ELIMIT))
+    if (rc != TFMT_OK && err && !err->check &&
+        (rc == TFMT_EFORMAT || rc == TFMT_ETRUNC || rc == TFMT_ELIMIT))
         err->check = TFMT_BCHK_INPUT;
     if (rc == TFMT_OK)
         rc = tfmt__bin_read_fixed(&r->fx, src, size, r->opts.on_note,
@@ -231,8 +235,7 @@ static int open_parts(tfmt_bin_reader *r, tfmt_source *src, tfmt_error *err)
     if (rc == TFMT_OK)
         rc = tfmt__bin_load_tables(&r->tables, src, &r->fx, err);
     if (rc == TFMT_OK)
-        rc = tfmt__bin_stream_open(&r->stream, src, &r->fx.info, r->alloc,
-                                   err);
+        rc = tfmt__bin_stream_open(&r->stream, src, &r->fx.info, r->alloc, err);
     return rc;
 }
 
@@ -257,8 +260,8 @@ int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
         if (opts->version >= 2)
             r->opts.max_threads = opts->max_threads;
     }
-    r->max_threads = r->opts.max_threads ? r->opts.max_threads
-                                         : TFMT_BIN_MAX_THREADS;
+    r->max_threads =
+        r->opts.max_threads ? r->opts.max_threads : TFMT_BIN_MAX_THREADS;
     r->tables.alloc = a;
     tfmt__tidmap_init(&r->thread_map, a);
     int rc = open_parts(r, src, err);
@@ -313,8 +316,8 @@ void tfmt_bin_fingerprint(const tfmt_bin_reader *r, char out[33])
         uint64_t x = tfmt__hash_bytes(fx->header, sizeof fx->header, 11 + i);
         x ^= tfmt__hash_bytes(fx->footer, sizeof fx->footer, x);
         x ^= tfmt__hash_mix(fx->info.file_size + (uint64_t)i);
-        h[i] = tfmt__hash_mix(x ^ r->tables.hash[i] ^ r->tables.hash[1 - i]
-                                                         * 31);
+        h[i] =
+            tfmt__hash_mix(x ^ r->tables.hash[i] ^ r->tables.hash[1 - i] * 31);
     }
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0],
              (unsigned long long)h[1]);
@@ -335,8 +338,8 @@ void tfmt_bin_free(tfmt_bin_reader *r)
 
 /* ---- decoding ---- */
 
-static void emit(tfmt_bin_reader *r, uint32_t ti, uint8_t status,
-                 uint8_t enc, uint32_t weight, uint32_t unchanged)
+static void emit(tfmt_bin_reader *r, uint32_t ti, uint8_t status, uint8_t enc,
+                 uint32_t weight, uint32_t unchanged)
 {
     const bin_thread *t = &r->threads[ti];
     tfmt_sample *s = &r->sample;
@@ -391,11 +394,11 @@ static int read_stack(tfmt_bin_reader *r, const uint8_t **pp,
 typedef struct rec_head {
     uint64_t delta;
     uint8_t status;
-    uint32_t a, b;              /* depth | shared,new | pop,push */
+    uint32_t a, b; /* depth | shared,new | pop,push */
 } rec_head;
 
-static int read_head(tfmt_bin_reader *r, const uint8_t **pp,
-                     const uint8_t *end, rec_head *h, int counts)
+static int read_head(tfmt_bin_reader *r, const uint8_t **pp, const uint8_t *end,
+                     rec_head *h, int counts)
 {
     static const char MAL[] = "malformed varint in sample data";
     static const char END[] = "unexpected end of sample data";
@@ -414,9 +417,8 @@ static int read_head(tfmt_bin_reader *r, const uint8_t **pp,
     return TFMT_OK;
 }
 
-static int decode_delta_record(tfmt_bin_reader *r, uint32_t ti,
-                               uint8_t enc, const uint8_t *p,
-                               const uint8_t *end)
+static int decode_delta_record(tfmt_bin_reader *r, uint32_t ti, uint8_t enc,
+                               const uint8_t *p, const uint8_t *end)
 {
     bin_thread *t = &r->threads[ti];
     rec_head h;
@@ -505,7 +507,7 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
     uint32_t left = r->rep_left, k = *n;
     uint8_t cur = *status;
     uint64_t over = 0; /* the first timestamp past 2^63-1, for ts_check */
-    bool canon = true;      /* every varint in its shortest form */
+    bool canon = true; /* every varint in its shortest form */
     while (left > 0 && k < BATCH && (size_t)(end - p) >= MAX_PAIR) {
         const uint8_t *from = p;
         uint64_t d = p[0];
@@ -566,7 +568,7 @@ static int repeat_batch(tfmt_bin_reader *r)
         fast_pairs(r, &n, &status);
         if (r->rep_left == 0 || n == BATCH || r->have_pending)
             break;
-        r->raw = NULL;  /* read_pair may move the window */
+        r->raw = NULL; /* read_pair may move the window */
         uint64_t ts = 0;
         uint8_t st = 0;
         int rc = read_pair(r, &ts, &st);
@@ -600,8 +602,7 @@ static int open_repeat(tfmt_bin_reader *r, uint32_t ti, const uint8_t *p,
     uint32_t count;
     int rc = tfmt__varint_u32(&p, end, &count);
     if (rc <= 0)
-        return varint_fail(r, rc, here(r, p),
-                           "malformed varint for RLE count",
+        return varint_fail(r, rc, here(r, p), "malformed varint for RLE count",
                            "unexpected end of sample data");
     tfmt_bin_stream *s = &r->stream;
     if (!s->zstd) {
@@ -609,8 +610,8 @@ static int open_repeat(tfmt_bin_reader *r, uint32_t ti, const uint8_t *p,
         if (count > left / 2)
             return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_RLE, here(r, p),
                             "invalid RLE count %u exceeds maximum possible "
-                            "%llu for remaining data", count,
-                            (unsigned long long)(left / 2));
+                            "%llu for remaining data",
+                            count, (unsigned long long)(left / 2));
     }
     s->pos = p;
     r->rep = ti;
@@ -641,16 +642,17 @@ static int finish(tfmt_bin_reader *r)
     /* Located at the header's count field: one of the two is wrong. */
     if (r->samples_read != info->sample_count)
         return count_fail(r,
-                        "sample count mismatch: header declares %llu "
-                        "samples but replay decoded %llu",
-                        (unsigned long long)info->sample_count,
-                        (unsigned long long)r->samples_read);
+                          "sample count mismatch: header declares %llu "
+                          "samples but replay decoded %llu",
+                          (unsigned long long)info->sample_count,
+                          (unsigned long long)r->samples_read);
     if (r->nthreads < info->thread_count && r->opts.on_note) {
         tfmt_error where;
-        tfmt__error_at(&where, TFMT_EFORMAT, r->fx.info.layout ==
-                       TFMT_LAYOUT_U64_COUNT ? 36 : 32,
+        tfmt__error_at(&where, TFMT_EFORMAT,
+                       r->fx.info.layout == TFMT_LAYOUT_U64_COUNT ? 36 : 32,
                        "header declares %u threads but the samples have "
-                       "%zu", info->thread_count, r->nthreads);
+                       "%zu",
+                       info->thread_count, r->nthreads);
         r->opts.on_note(r->opts.note_ctx, TFMT_NOTE_THREAD_COUNT, &where);
     }
     r->state = TFMT_DONE;
@@ -673,8 +675,7 @@ static int next_record(tfmt_bin_reader *r)
             return finish(r);
         if (avail < TFMT_BIN_RECORD_HEADER)
             return rec_fail(r, TFMT_ETRUNC, TFMT_BCHK_RECORD, here(r, s->pos),
-                            "truncated sample data: %zu trailing bytes",
-                            avail);
+                            "truncated sample data: %zu trailing bytes", avail);
         const uint8_t *rec = s->pos;
         uint32_t t = 0;
         rc = get_thread(r, rec, &t);
@@ -686,7 +687,7 @@ static int next_record(tfmt_bin_reader *r)
             rc = open_repeat(r, t, p, s->end);
             if (rc != TFMT_OK || r->rep_left > 0)
                 return rc == TFMT_OK ? repeat_batch(r) : rc;
-            continue;   /* a REPEAT of 0 samples emits nothing */
+            continue; /* a REPEAT of 0 samples emits nothing */
         }
         if (enc > TFMT_ENC_POP_PUSH)
             return rec_fail(r, TFMT_EFORMAT, TFMT_BCHK_ENCODING, here(r, rec),
@@ -718,8 +719,8 @@ int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)
     *out = NULL;
     if (r->state != TFMT_OK)
         return r->state;
-    int rc = (r->rep_left > 0 || r->have_pending) ? repeat_batch(r)
-                                                   : next_record(r);
+    int rc =
+        (r->rep_left > 0 || r->have_pending) ? repeat_batch(r) : next_record(r);
     if (rc == TFMT_OK)
         *out = &r->sample;
     return rc;

@@ -14,7 +14,7 @@
 #define WINDOW_SIZE (1u << 20)
 #define MIN_WINDOW (16u << 10)
 #define INPUT_SIZE (256u << 10)
-#define WINDOW_LOG_MAX 25           /* 32 MiB: levels up to 19 and beyond */
+#define WINDOW_LOG_MAX 25 /* 32 MiB: levels up to 19 and beyond */
 
 int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
                           const tfmt_info *info, const tfmt_allocator *a,
@@ -73,8 +73,7 @@ static int fill_raw(tfmt_bin_stream *s, tfmt_error *err)
     size_t room = s->win_cap - (size_t)(s->end - s->win);
     uint64_t left = s->end_in - s->next_in;
     size_t n = left < room ? (size_t)left : room;
-    int rc = tfmt__source_pread(s->src, (uint8_t *)s->end, n, s->next_in,
-                                err);
+    int rc = tfmt__source_pread(s->src, (uint8_t *)s->end, n, s->next_in, err);
     if (rc != TFMT_OK)
         return rc;
     s->end += n;
@@ -123,10 +122,9 @@ static int fill_zstd(tfmt_bin_stream *s, tfmt_error *err)
     s->end = s->win + out.pos;
     uint64_t used = s->next_in - TFMT_BIN_HEADER_SIZE - (s->in_len - s->in_pos);
     uint64_t made = s->base + out.pos;
-    int rc = tfmt__source_check_growth(s->src, made, used ? used : 1,
-                                       "decompressed sample data",
-                                       s->next_in - (s->in_len - s->in_pos),
-                                       err);
+    int rc = tfmt__source_check_growth(
+        s->src, made, used ? used : 1, "decompressed sample data",
+        s->next_in - (s->in_len - s->in_pos), err);
     if (rc != TFMT_OK) {
         if (err)
             err->check = TFMT_BCHK_ZSTD;

@@ -21,9 +21,8 @@ static int table_error(tfmt_error *err, int code, int check, uint64_t off,
     return code;
 }
 
-static int load_region(const tfmt_allocator *a, tfmt_source *src,
-                       uint64_t from, uint64_t to, uint8_t **out,
-                       tfmt_error *err)
+static int load_region(const tfmt_allocator *a, tfmt_source *src, uint64_t from,
+                       uint64_t to, uint8_t **out, tfmt_error *err)
 {
     uint64_t n = to - from;
     if (n > SIZE_MAX - 1)
@@ -35,8 +34,8 @@ static int load_region(const tfmt_allocator *a, tfmt_source *src,
     return tfmt__source_pread(src, *out, (size_t)n, from, err);
 }
 
-static int parse_strings(tfmt_bin_tables *t, const tfmt_info *info,
-                         uint64_t n, tfmt_error *err)
+static int parse_strings(tfmt_bin_tables *t, const tfmt_info *info, uint64_t n,
+                         tfmt_error *err)
 {
     const uint8_t *p = t->strbytes, *end = p + n;
     uint64_t base = info->string_table_offset;
@@ -51,8 +50,8 @@ static int parse_strings(tfmt_bin_tables *t, const tfmt_info *info,
                                        : "malformed varint in string table",
                                NULL);
         if (len > (uint64_t)(end - p))
-            return table_error(err, TFMT_EFORMAT, TFMT_BCHK_STRING_TABLE,
-                               at, "string table overflow", NULL);
+            return table_error(err, TFMT_EFORMAT, TFMT_BCHK_STRING_TABLE, at,
+                               "string table overflow", NULL);
         t->stroff[i] = (uint64_t)(p - t->strbytes);
         t->strlen_[i] = len;
         p += len;
@@ -60,7 +59,8 @@ static int parse_strings(tfmt_bin_tables *t, const tfmt_info *info,
     if (p != end) {
         tfmt__error_at(err, TFMT_EFORMAT, base + (uint64_t)(p - t->strbytes),
                        "%llu unexpected bytes between the string table and "
-                       "the frame table", (unsigned long long)(end - p));
+                       "the frame table",
+                       (unsigned long long)(end - p));
         if (err)
             err->check = TFMT_BCHK_STRING_TABLE;
         return TFMT_EFORMAT;
@@ -68,9 +68,9 @@ static int parse_strings(tfmt_bin_tables *t, const tfmt_info *info,
     return TFMT_OK;
 }
 
-static const char *const FIELD_NAMES[6] = {
-    "filename", "funcname", "lineno", "end_lineno_delta", "column",
-    "end_column_delta"};
+static const char *const FIELD_NAMES[6] = {"filename", "funcname",
+                                           "lineno",   "end_lineno_delta",
+                                           "column",   "end_column_delta"};
 
 /* Decode one 7-field entry at *pp, which is file offset `at`. */
 static int parse_frame(const uint8_t **pp, const uint8_t *end, uint64_t at,
@@ -96,20 +96,20 @@ static int parse_frame(const uint8_t **pp, const uint8_t *end, uint64_t at,
     f->lineno = tfmt__unzigzag32(v[2]);
     f->column = tfmt__unzigzag32(v[4]);
     /* Wrapping add, as the C writer's int arithmetic would produce. */
-    f->end_lineno = f->lineno == TFMT_NO_LOCATION
-                        ? TFMT_NO_LOCATION
-                        : (int32_t)((uint32_t)f->lineno +
-                                    (uint32_t)tfmt__unzigzag32(v[3]));
-    f->end_column = f->column == TFMT_NO_LOCATION
-                        ? TFMT_NO_LOCATION
-                        : (int32_t)((uint32_t)f->column +
-                                    (uint32_t)tfmt__unzigzag32(v[5]));
+    f->end_lineno =
+        f->lineno == TFMT_NO_LOCATION
+            ? TFMT_NO_LOCATION
+            : (int32_t)((uint32_t)f->lineno + (uint32_t)tfmt__unzigzag32(v[3]));
+    f->end_column =
+        f->column == TFMT_NO_LOCATION
+            ? TFMT_NO_LOCATION
+            : (int32_t)((uint32_t)f->column + (uint32_t)tfmt__unzigzag32(v[5]));
     f->opcode = *(*pp)++;
     return TFMT_OK;
 }
 
-static int parse_frames(tfmt_bin_tables *t, const uint8_t *bytes,
-                        uint64_t n, uint64_t base, tfmt_error *err)
+static int parse_frames(tfmt_bin_tables *t, const uint8_t *bytes, uint64_t n,
+                        uint64_t base, tfmt_error *err)
 {
     const uint8_t *p = bytes, *end = bytes + n;
     for (uint32_t i = 0; i < t->nframes; i++) {
@@ -120,8 +120,7 @@ static int parse_frames(tfmt_bin_tables *t, const uint8_t *bytes,
         if (rc != TFMT_OK)
             return rc;
         p = q;
-        t->frame_ok[i] = f->filename < t->nstrings &&
-                         f->funcname < t->nstrings;
+        t->frame_ok[i] = f->filename < t->nstrings && f->funcname < t->nstrings;
     }
     if (p != end) {
         tfmt__error_at(err, TFMT_EFORMAT, base + (uint64_t)(p - bytes),
@@ -156,8 +155,7 @@ int tfmt__bin_load_tables(tfmt_bin_tables *t, tfmt_source *src,
     t->nframes = info->frame_count;
     if (fo > fx->tables_end)
         return table_error(err, TFMT_EFORMAT, TFMT_BCHK_FRAME_OFFSET, 48,
-                           "frame table overlaps the statistics block",
-                           NULL);
+                           "frame table overlaps the statistics block", NULL);
     int rc = alloc_tables(t, err);
     if (rc == TFMT_OK)
         rc = load_region(t->alloc, src, so, fo, &t->strbytes, err);

@@ -80,8 +80,7 @@ int tfmt__bin_writer_open_cb(tfmt_bin_writer **out, tfmt_bw_write_fn write,
     return TFMT_OK;
 }
 
-static int sink_write(void *ctx, const void *buf, size_t len,
-                      tfmt_error *err)
+static int sink_write(void *ctx, const void *buf, size_t len, tfmt_error *err)
 {
     int rc = tfmt_sink_write(ctx, buf, len);
     if (rc != TFMT_OK)
@@ -89,8 +88,8 @@ static int sink_write(void *ctx, const void *buf, size_t len,
     return rc;
 }
 
-static int sink_pwrite(void *ctx, const void *buf, size_t len,
-                       uint64_t offset, tfmt_error *err)
+static int sink_pwrite(void *ctx, const void *buf, size_t len, uint64_t offset,
+                       tfmt_error *err)
 {
     int rc = tfmt_sink_pwrite(ctx, buf, len, offset);
     if (rc != TFMT_OK)
@@ -99,8 +98,7 @@ static int sink_pwrite(void *ctx, const void *buf, size_t len,
 }
 
 int tfmt_bin_writer_open(tfmt_bin_writer **out, tfmt_sink *sink,
-                         const tfmt_bin_writer_options *opts,
-                         tfmt_error *err)
+                         const tfmt_bin_writer_options *opts, tfmt_error *err)
 {
     *out = NULL;
     if (!sink)

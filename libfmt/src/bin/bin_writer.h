@@ -12,10 +12,10 @@
 /* CPython's constants (binary_io.h / binary_io_writer.c). */
 #define TFMT_BW_HEADER_SIZE 64
 #define TFMT_BW_FOOTER_SIZE 32
-#define TFMT_BW_BUFFER_SIZE (512 * 1024)   /* sample buffer, zstd chunk */
-#define TFMT_BW_RLE_SIZE (16 * 1024)       /* per-thread pending REPEATs */
-#define TFMT_BW_RLE_ENTRY 11               /* varint u64 + status byte */
-#define TFMT_BW_RECORD_HEAD 13             /* thread, interpreter, enc */
+#define TFMT_BW_BUFFER_SIZE (512 * 1024) /* sample buffer, zstd chunk */
+#define TFMT_BW_RLE_SIZE (16 * 1024)     /* per-thread pending REPEATs */
+#define TFMT_BW_RLE_ENTRY 11             /* varint u64 + status byte */
+#define TFMT_BW_RECORD_HEAD 13           /* thread, interpreter, enc */
 
 /*
  * Where the writer's bytes go. The public open wires these to a tfmt_sink;
@@ -35,18 +35,18 @@ typedef int (*tfmt_bw_pwrite_fn)(void *ctx, const void *buf, size_t len,
 typedef struct tfmt_bw_thread {
     uint64_t thread_id;
     uint32_t interpreter_id;
-    uint32_t depth;             /* previous stack depth */
+    uint32_t depth; /* previous stack depth */
     uint64_t prev_ts;
-    uint32_t *stack;            /* previous stack, ROOT first */
+    uint32_t *stack; /* previous stack, ROOT first */
     uint32_t cap;
     uint32_t pending_count;
-    uint8_t *pending;           /* REPEAT pairs of the open group */
+    uint8_t *pending; /* REPEAT pairs of the open group */
     uint32_t pending_bytes, pending_cap;
 } tfmt_bw_thread;
 
 /* Records written per encoding (REPEAT counts records, not samples). */
 typedef struct tfmt_bw_counts {
-    uint64_t records[4];        /* indexed by tfmt_encoding */
+    uint64_t records[4]; /* indexed by tfmt_encoding */
     uint64_t repeat_samples;
 } tfmt_bw_counts;
 
@@ -57,17 +57,17 @@ struct tfmt_bin_writer {
     void *out_ctx;
     tfmt_bin_writer_options opts;
     tfmt_error err;
-    int failed;                 /* sticky status after an output error */
-    bool limit;                 /* a format limit was hit: finish only */
+    int failed; /* sticky status after an output error */
+    bool limit; /* a format limit was hit: finish only */
     bool finished;
-    uint64_t pos;               /* where the next output byte lands */
-    bool in_place;              /* checkpointed: bytes go by pwrite at pos */
+    uint64_t pos;  /* where the next output byte lands */
+    bool in_place; /* checkpointed: bytes go by pwrite at pos */
 
     /* sample buffer and optional zstd stream */
     uint8_t *buf;
     size_t buf_len;
-    bool raw;                   /* past the sample region: no compression */
-    void *zcctx;                /* ZSTD_CCtx */
+    bool raw;    /* past the sample region: no compression */
+    void *zcctx; /* ZSTD_CCtx */
     uint8_t *zout;
     size_t zout_cap;
 
@@ -148,8 +148,8 @@ int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
  * `keep` frames equal the previous stack's.
  */
 int tfmt__bw_sample_tail(tfmt_bin_writer *w, uint32_t ti, uint64_t ts,
-                         uint8_t status, uint32_t keep,
-                         const uint32_t *fresh, uint32_t depth);
+                         uint8_t status, uint32_t keep, const uint32_t *fresh,
+                         uint32_t depth);
 /* Write thread `ti`'s pending REPEAT group now, if it has one. */
 int tfmt__bw_flush_index(tfmt_bin_writer *w, uint32_t ti);
 

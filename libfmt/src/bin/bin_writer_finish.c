@@ -21,8 +21,7 @@ static int check_stats(tfmt_bin_writer *w, const tfmt_stats *s)
         return tfmt__error(&w->err, TFMT_EINVAL, "statistics not present");
     if (s->size != 0 && s->size != 32 && s->size != 56)
         return tfmt__error(&w->err, TFMT_EINVAL,
-                           "statistics block size %u is not 32 or 56",
-                           s->size);
+                           "statistics block size %u is not 32 or 56", s->size);
     if (s->version > 1)
         return tfmt__error(&w->err, TFMT_EINVAL,
                            "unsupported statistics version %u", s->version);
@@ -34,8 +33,7 @@ static int check_stats(tfmt_bin_writer *w, const tfmt_stats *s)
                            "sample rate must be a finite non-negative value");
     if (s->size == 32)
         return TFMT_OK;
-    if ((s->flags & TFMT_STATS_HAS_ERROR_RATE) &&
-        !finite_nonneg(s->error_rate))
+    if ((s->flags & TFMT_STATS_HAS_ERROR_RATE) && !finite_nonneg(s->error_rate))
         return tfmt__error(&w->err, TFMT_EINVAL,
                            "error rate must be a finite non-negative value");
     if ((s->flags & TFMT_STATS_HAS_MISSED) && !isfinite(s->missed))
@@ -97,8 +95,8 @@ static int put_footer(tfmt_bin_writer *w)
 }
 
 /* Layout G: u64 sample count at 28, profiling config at 60. */
-static void fill_header(const tfmt_bin_writer *w, uint8_t *h,
-                        uint64_t str_off, uint64_t frame_off)
+static void fill_header(const tfmt_bin_writer *w, uint8_t *h, uint64_t str_off,
+                        uint64_t frame_off)
 {
     static const uint8_t dflt_py[3] = {3, 15, 0};
     const uint8_t *py = w->opts.python_version;

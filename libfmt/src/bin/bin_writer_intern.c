@@ -122,8 +122,7 @@ static int append_frame(tfmt_bin_writer *w, const tfmt_frame *f, uint64_t h,
     size_t need = (size_t)w->frame_count + 1;
     if (tfmt__grow(w->alloc, (void **)&w->frames, &w->frame_cap, need,
                    sizeof *w->frames) != TFMT_OK ||
-        (h && tfmt__idset_insert(&w->frame_set, h, w->frame_count) !=
-                  TFMT_OK))
+        (h && tfmt__idset_insert(&w->frame_set, h, w->frame_count) != TFMT_OK))
         return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");
     w->frames[w->frame_count] = *f;
     *out = w->frame_count++;
@@ -163,12 +162,11 @@ int tfmt_bin_writer_frame(tfmt_bin_writer *w, const tfmt_frame *f,
 
 int tfmt_bin_writer_location(tfmt_bin_writer *w, const char *filename,
                              size_t flen, const char *funcname, size_t nlen,
-                             int32_t lineno, int32_t end_lineno,
-                             int32_t column, int32_t end_column, int opcode,
-                             uint32_t *out)
+                             int32_t lineno, int32_t end_lineno, int32_t column,
+                             int32_t end_column, int opcode, uint32_t *out)
 {
-    tfmt_frame f = {0, 0, lineno, end_lineno, column, end_column,
-                    TFMT_NO_OPCODE};
+    tfmt_frame f = {0,      0,          lineno,        end_lineno,
+                    column, end_column, TFMT_NO_OPCODE};
     if (opcode >= 0 && opcode < TFMT_NO_OPCODE)
         f.opcode = (uint8_t)opcode;
     int rc = tfmt_bin_writer_string(w, filename, flen, &f.filename);

@@ -25,8 +25,8 @@ int tfmt__bw_out_init(tfmt_bin_writer *w)
     w->zcctx = cctx;
     if (!cctx)
         return TFMT_ENOMEM;
-    if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel,
-                                            level)))
+    if (ZSTD_isError(
+            ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)))
         return tfmt__error(&w->err, TFMT_EINVAL, "bad zstd level %d", level);
     w->zout_cap = ZSTD_CStreamOutSize();
     w->zout = tfmt__malloc(w->alloc, w->zout_cap);

@@ -34,7 +34,6 @@ ZSTD_CCtx *tfmt__zstd_cctx(const tfmt_allocator *a)
 
 int tfmt__zstd_status(size_t ret, int otherwise)
 {
-    return ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation
-               ? TFMT_ENOMEM
-               : otherwise;
+    return ZSTD_getErrorCode(ret) == ZSTD_error_memory_allocation ? TFMT_ENOMEM
+                                                                  : otherwise;
 }

@@ -164,7 +164,7 @@ static int sort_threads(const tfmt_profile *p, tfmt_xorder *o)
 }
 
 typedef struct nsort {
-    uint64_t key;       /* parent << 32 | frame rank */
+    uint64_t key; /* parent << 32 | frame rank */
     uint32_t id;
 } nsort;
 
@@ -247,9 +247,8 @@ int tfmt__xadd_exports(const tfmt_profile *p, const uint32_t *key,
         sum[key[f]] = tfmt__sat_add(sum[key[f]], a->cum);
     }
     for (uint32_t k = 0; k < nkeys; k++)
-        cum[k] = tfmt__sat_add(cum[k], sum[k] < p->agg_samples
-                                           ? sum[k]
-                                           : p->agg_samples);
+        cum[k] = tfmt__sat_add(
+            cum[k], sum[k] < p->agg_samples ? sum[k] : p->agg_samples);
     tfmt__free(p->alloc, sum);
     return TFMT_OK;
 }

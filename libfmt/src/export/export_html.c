@@ -23,15 +23,17 @@ static int put_escaped(tfmt_buf *b, const char *s, size_t n)
 static int put_head(tfmt_buf *b, const char *title)
 {
     int rc = tfmt__buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n"
-                            "<head>\n<meta charset=\"utf-8\">\n<title>");
+                               "<head>\n<meta charset=\"utf-8\">\n<title>");
     rc |= put_escaped(b, title, strlen(title));
-    return rc | tfmt__buf_puts(b, "</title>\n<style>\n"
-        "body { margin: 1em; background: #f7f7f2;"
-        " font-family: Verdana, Helvetica, sans-serif; }\n"
-        "h2 { font-size: 15px; margin: 1.5em 0 0.5em; }\n"
-        "pre { font-size: 12px; background: #fff; padding: 0.8em;"
-        " border: 1px solid #ddd; overflow-x: auto; }\n"
-        "</style>\n</head>\n<body>\n");
+    return rc |
+           tfmt__buf_puts(
+               b, "</title>\n<style>\n"
+                  "body { margin: 1em; background: #f7f7f2;"
+                  " font-family: Verdana, Helvetica, sans-serif; }\n"
+                  "h2 { font-size: 15px; margin: 1.5em 0 0.5em; }\n"
+                  "pre { font-size: 12px; background: #fff; padding: 0.8em;"
+                  " border: 1px solid #ddd; overflow-x: auto; }\n"
+                  "</style>\n</head>\n<body>\n");
 }
 
 static int put_tables(tfmt_profile *p, const tfmt_export_options *opts,

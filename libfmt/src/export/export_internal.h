@@ -39,10 +39,10 @@ char *tfmt__json_float(char *p, double v);
  */
 typedef struct tfmt_xorder {
     uint32_t *frame_rank;
-    uint32_t *frame_by_rank;    /* inverse of frame_rank */
-    size_t nused;               /* frames some node uses: ranks below this
-                                   (a frame of a sample a filter dropped is
-                                   unused and ranks after them all) */
+    uint32_t *frame_by_rank; /* inverse of frame_rank */
+    size_t nused;            /* frames some node uses: ranks below this
+                                (a frame of a sample a filter dropped is
+                                unused and ranks after them all) */
     uint32_t *threads;
     tfmt_ptree tree;
 } tfmt_xorder;

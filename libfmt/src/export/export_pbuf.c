@@ -28,8 +28,7 @@ int tfmt__pb_bytes(tfmt_buf *b, uint32_t field, const void *p, size_t n)
     return rc ? rc : tfmt__buf_put(b, p, n);
 }
 
-int tfmt__pb_packed(tfmt_buf *b, uint32_t field, const uint64_t *v,
-                    size_t n)
+int tfmt__pb_packed(tfmt_buf *b, uint32_t field, const uint64_t *v, size_t n)
 {
     size_t len = 0;
     uint8_t tmp[10];

@@ -17,7 +17,6 @@ int tfmt__pb_uint(tfmt_buf *b, uint32_t field, uint64_t v);
 /* field = bytes (strings and embedded messages). */
 int tfmt__pb_bytes(tfmt_buf *b, uint32_t field, const void *p, size_t n);
 /* field = packed repeated varints. */
-int tfmt__pb_packed(tfmt_buf *b, uint32_t field, const uint64_t *v,
-                    size_t n);
+int tfmt__pb_packed(tfmt_buf *b, uint32_t field, const uint64_t *v, size_t n);
 
 #endif

@@ -19,8 +19,7 @@
 #include "export_internal.h"
 #include "export_pbuf.h"
 
-enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_MICROS, S_TID, S_MAIN,
-       S_FIXED };
+enum { S_EMPTY, S_SAMPLES, S_COUNT, S_WALL, S_MICROS, S_TID, S_MAIN, S_FIXED };
 static const char *const fixed_strings[S_FIXED] = {
     "", "samples", "count", "wall", "microseconds", "thread_id", "python",
 };
@@ -28,14 +27,14 @@ static const char *const fixed_strings[S_FIXED] = {
 typedef struct xctx {
     tfmt_profile *p;
     tfmt_sink *sink;
-    struct archive *ar;     /* gzip filter, NULL for plain output */
+    struct archive *ar; /* gzip filter, NULL for plain output */
     tfmt_xorder o;
-    uint32_t *floc, *ffunc;  /* profile frame -> location / function id */
+    uint32_t *floc, *ffunc; /* profile frame -> location / function id */
     uint32_t nlocs, nfuncs;
-    uint32_t *pstr;          /* profile string -> pprof string index */
-    uint32_t *strs;          /* pprof index - S_FIXED -> profile string */
+    uint32_t *pstr; /* profile string -> pprof string index */
+    uint32_t *strs; /* pprof index - S_FIXED -> profile string */
     uint32_t nstrs;
-    uint64_t *path;          /* location ids of the walk, root first */
+    uint64_t *path; /* location ids of the walk, root first */
     size_t cappath;
     tfmt_buf out, msg, sub;
     bool io_failed;
@@ -85,8 +84,7 @@ static int emit(xctx *c, bool all)
     if (c->ar) {
         if (archive_write_data(c->ar, c->out.data, c->out.len) < 0)
             rc = TFMT_EIO;
-    } else if (tfmt_sink_write(c->sink, c->out.data, c->out.len) !=
-               TFMT_OK) {
+    } else if (tfmt_sink_write(c->sink, c->out.data, c->out.len) != TFMT_OK) {
         c->io_failed = true;
         rc = TFMT_EIO;
     }
@@ -126,8 +124,7 @@ static void number_frames(xctx *c)
     }
 }
 
-static int put_value_type(xctx *c, uint32_t field, uint64_t type,
-                          uint64_t unit)
+static int put_value_type(xctx *c, uint32_t field, uint64_t type, uint64_t unit)
 {
     c->sub.len = 0;
     int rc = tfmt__pb_uint(&c->sub, 1, type);
@@ -156,8 +153,8 @@ static int put_sample(xctx *c, uint32_t node, uint32_t depth)
     }
     rc |= tfmt__pb_packed(&c->msg, 2, values, 2);
     rc |= tfmt__pb_uint(&c->sub, 1, S_TID);
-    rc |= tfmt__pb_uint(&c->sub, 3, p->threads[p->nodes[node].thread]
-                                        .thread_id);
+    rc |=
+        tfmt__pb_uint(&c->sub, 3, p->threads[p->nodes[node].thread].thread_id);
     rc |= tfmt__pb_bytes(&c->msg, 3, c->sub.data, c->sub.len);
     rc |= tfmt__pb_bytes(&c->out, 2, c->msg.data, c->msg.len);
     return rc ? TFMT_ENOMEM : emit(c, false);
@@ -191,7 +188,7 @@ static int put_location(xctx *c, const tfmt_frame *f, uint32_t id,
     c->msg.len = 0;
     c->sub.len = 0;
     int rc = tfmt__pb_uint(&c->msg, 1, id);
-    rc |= tfmt__pb_uint(&c->msg, 2, 1);     /* the one mapping */
+    rc |= tfmt__pb_uint(&c->msg, 2, 1); /* the one mapping */
     rc |= tfmt__pb_uint(&c->sub, 1, func);
     if (f->lineno > 0)
         rc |= tfmt__pb_uint(&c->sub, 2, (uint64_t)f->lineno);
@@ -240,9 +237,9 @@ static int put_mapping(xctx *c)
     c->msg.len = 0;
     int rc = tfmt__pb_uint(&c->msg, 1, 1);
     rc |= tfmt__pb_uint(&c->msg, 5, S_MAIN);
-    rc |= tfmt__pb_uint(&c->msg, 7, 1);     /* has_functions */
-    rc |= tfmt__pb_uint(&c->msg, 8, 1);     /* has_filenames */
-    rc |= tfmt__pb_uint(&c->msg, 9, 1);     /* has_line_numbers */
+    rc |= tfmt__pb_uint(&c->msg, 7, 1); /* has_functions */
+    rc |= tfmt__pb_uint(&c->msg, 8, 1); /* has_filenames */
+    rc |= tfmt__pb_uint(&c->msg, 9, 1); /* has_line_numbers */
     return rc | tfmt__pb_bytes(&c->out, 3, c->msg.data, c->msg.len);
 }
 
@@ -337,7 +334,8 @@ int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
     else if (rc == TFMT_EIO)
         rc = tfmt__error(&p->err, TFMT_EIO, "gzip: %s",
                          c.ar && archive_error_string(c.ar)
-                             ? archive_error_string(c.ar) : "failed");
+                             ? archive_error_string(c.ar)
+                             : "failed");
     else if (rc != TFMT_OK)
         rc = tfmt__xfail(p, TFMT_ENOMEM, NULL);
     free_all(&c);

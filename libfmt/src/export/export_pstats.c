@@ -29,7 +29,7 @@ typedef struct pkey {
 typedef struct ppair {
     uint32_t callee, caller;
     uint64_t count;
-    uint64_t order;         /* callee rank << 32 | caller rank */
+    uint64_t order; /* callee rank << 32 | caller rank */
 } ppair;
 
 typedef struct pctx {
@@ -37,14 +37,14 @@ typedef struct pctx {
     tfmt_xorder o;
     pkey *keys;
     uint32_t nkeys;
-    uint32_t *kmap;         /* profile frame -> key */
+    uint32_t *kmap; /* profile frame -> key */
     tfmt_idset kset;
     uint64_t *direct, *cum;
-    uint32_t *active;       /* per key: occurrences on the walk's path */
+    uint32_t *active; /* per key: occurrences on the walk's path */
     ppair *pairs;
     size_t npairs, cappairs;
     tfmt_idset pset;
-    uint32_t *krank;        /* key -> rank in content order */
+    uint32_t *krank; /* key -> rank in content order */
     uint32_t *kbyrank;
     tfmt_buf out;
 } pctx;
@@ -185,8 +185,8 @@ static int sort_all(pctx *c)
 static int m_int(tfmt_buf *b, uint64_t v)
 {
     if (v <= INT32_MAX) {
-        uint8_t x[5] = {'i', (uint8_t)v, (uint8_t)(v >> 8),
-                        (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+        uint8_t x[5] = {'i', (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                        (uint8_t)(v >> 24)};
         return tfmt__buf_put(b, x, 5);
     }
     /* TYPE_LONG: digit count, then 15-bit digits, least significant first */
@@ -278,8 +278,8 @@ static int write_marshal(pctx *c, tfmt_sink *sink)
     }
     if (rc != TFMT_OK)
         return rc;
-    uint8_t marker[] = {')', 1, 'z', 11, '_', '_', 's', 'a', 'm', 'p', 'l',
-                        'e', 'd', '_', '_', 'T', '0'};
+    uint8_t marker[] = {')', 1,   'z', 11,  '_', '_', 's', 'a', 'm',
+                        'p', 'l', 'e', 'd', '_', '_', 'T', '0'};
     return tfmt__buf_put(&c->out, marker, sizeof marker);
 }
 
@@ -302,8 +302,8 @@ static int alloc_all(pctx *c)
 static void free_all(pctx *c)
 {
     const tfmt_allocator *a = c->p->alloc;
-    void *v[] = {c->keys, c->kmap, c->direct, c->cum, c->active,
-                 c->krank, c->kbyrank, c->pairs};
+    void *v[] = {c->keys,   c->kmap,  c->direct,  c->cum,
+                 c->active, c->krank, c->kbyrank, c->pairs};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(a, v[i]);
     tfmt__idset_free(&c->kset);

@@ -23,8 +23,8 @@ typedef struct sctx {
     tfmt_profile *p;
     tfmt_sink *sink;
     tfmt_xorder o;
-    uint32_t *sframe;       /* profile frame -> speedscope frame */
-    uint32_t *path;         /* speedscope frames of the walk, root first */
+    uint32_t *sframe; /* profile frame -> speedscope frame */
+    uint32_t *path;   /* speedscope frames of the walk, root first */
     size_t cappath;
     tfmt_buf out;
 } sctx;
@@ -119,8 +119,7 @@ static int put_samples(sctx *c, uint32_t root, bool weights)
         } else {
             rc |= tfmt__buf_putc(&c->out, '[');
             for (uint32_t i = 0; i < depth; i++)
-                rc |= tfmt__buf_printf(&c->out, i ? ",%u" : "%u",
-                                       c->path[i]);
+                rc |= tfmt__buf_printf(&c->out, i ? ",%u" : "%u", c->path[i]);
             rc |= tfmt__buf_putc(&c->out, ']');
         }
         if (rc == TFMT_OK)
@@ -188,11 +187,12 @@ static int put_profile(sctx *c, uint32_t t, bool first)
     const tfmt_pthread *th = &c->p->threads[t];
     bool tl = c->p->opts.timeline;
     uint64_t end = tl ? th->tl_weight : th->samples * c->p->interval_us;
-    int rc = tfmt__buf_printf(&c->out,
+    int rc = tfmt__buf_printf(
+        &c->out,
         "%s{\"type\":\"sampled\",\"name\":\"Thread %llu (interpreter %u)\","
         "\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":%llu,"
-        "\"samples\":[", first ? "" : ",",
-        (unsigned long long)th->thread_id, th->interpreter_id,
+        "\"samples\":[",
+        first ? "" : ",", (unsigned long long)th->thread_id, th->interpreter_id,
         (unsigned long long)end);
     if (rc == TFMT_OK)
         rc = tl ? put_timeline(c, t, false) : put_samples(c, th->root, false);
@@ -205,7 +205,8 @@ static int put_profile(sctx *c, uint32_t t, bool first)
 
 static int write_all(sctx *c)
 {
-    int rc = tfmt__buf_puts(&c->out,
+    int rc = tfmt__buf_puts(
+        &c->out,
         "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",");
     if (rc == TFMT_OK)
         rc = put_frames(c);
@@ -221,8 +222,8 @@ static int write_all(sctx *c)
     }
     if (rc == TFMT_OK)
         rc = tfmt__buf_puts(&c->out, "],\"name\":\"tachyon profile\","
-                            "\"activeProfileIndex\":0,"
-                            "\"exporter\":\"tachyon-conv\"}\n");
+                                     "\"activeProfileIndex\":0,"
+                                     "\"exporter\":\"tachyon-conv\"}\n");
     return rc;
 }
 

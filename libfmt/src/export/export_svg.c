@@ -21,19 +21,19 @@
 #define WIDTH 1200.0
 #define MARGIN 10.0
 #define FRAME_H 16.0
-#define TOP_PAD 64.0        /* title, summary, hover details */
+#define TOP_PAD 64.0 /* title, summary, hover details */
 #define BOTTOM_PAD 10.0
-#define CHAR_W 7.0          /* label width per character (12px Verdana) */
+#define CHAR_W 7.0 /* label width per character (12px Verdana) */
 
 typedef struct vctx {
     tfmt_profile *p;
-    bool embedded;          /* inside an HTML page */
+    bool embedded; /* inside an HTML page */
     tfmt_sink *sink;
     tfmt_xorder o;
-    double scale;           /* px per sample */
+    double scale; /* px per sample */
     double height;
-    uint32_t levels;        /* levels drawn (root = 0) */
-    double *next;           /* per level: x of the next box, in samples */
+    uint32_t levels; /* levels drawn (root = 0) */
+    double *next;    /* per level: x of the next box, in samples */
     tfmt_buf out;
 } vctx;
 
@@ -118,8 +118,8 @@ static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
                       : (tfmt_str){label, strlen(label)};
     double y = TOP_PAD + level * FRAME_H;
     double w = (double)total * c->scale;
-    int rc = tfmt__buf_printf(b, "<g class=\"f\" data-d=\"%u\" data-n=\"",
-                              level);
+    int rc =
+        tfmt__buf_printf(b, "<g class=\"f\" data-d=\"%u\" data-n=\"", level);
     rc |= put_xml(b, name.ptr, name.len);
     rc |= tfmt__buf_puts(b, "\"><title>");
     rc |= put_xml(b, name.ptr, name.len);
@@ -132,10 +132,12 @@ static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
         rc |= tfmt__buf_putc(b, ')');
     }
     double share = 100.0 * (double)total / (double)p->samples_total;
-    rc |= tfmt__buf_printf(b, "\n%llu samples, %.2f%%</title><rect x=\"%.2f"
+    rc |= tfmt__buf_printf(b,
+                           "\n%llu samples, %.2f%%</title><rect x=\"%.2f"
                            "\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-                           "rx=\"2\" fill=\"", (unsigned long long)total,
-                           share, x * c->scale, y, w, FRAME_H - 1);
+                           "rx=\"2\" fill=\"",
+                           (unsigned long long)total, share, x * c->scale, y, w,
+                           FRAME_H - 1);
     rc |= put_color(b, p, f);
     rc |= tfmt__buf_printf(b, "\"/><text x=\"%.2f\" y=\"%.1f\">",
                            x * c->scale + 3, y + FRAME_H - 4.5);
@@ -163,7 +165,7 @@ static int put_tree(vctx *c)
         uint32_t level = n->depth + 1;
         uint64_t total = c->o.tree.total[node];
         if (level >= c->levels)
-            continue;   /* below the deepest box drawn: too narrow */
+            continue; /* below the deepest box drawn: too narrow */
         double x = c->next[level];
         c->next[level] += (double)total;
         c->next[level + 1] = x;
@@ -186,34 +188,47 @@ static int put_head(vctx *c, const char *title)
 {
     tfmt_buf *b = &c->out;
     double w = WIDTH - 2 * MARGIN;
-    int rc = c->embedded ? tfmt__buf_printf(b,
-        "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
-        "width=\"100%%\" viewBox=\"0 0 %.0f %.0f\" data-w=\"%.0f\">\n",
-        WIDTH, c->height, w) : tfmt__buf_printf(b,
-        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-        "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
-        "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-        "data-w=\"%.0f\">\n", WIDTH, c->height, WIDTH, c->height, w);
+    int rc =
+        c->embedded
+            ? tfmt__buf_printf(
+                  b,
+                  "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+                  "width=\"100%%\" viewBox=\"0 0 %.0f %.0f\" "
+                  "data-w=\"%.0f\">\n",
+                  WIDTH, c->height, w)
+            : tfmt__buf_printf(
+                  b,
+                  "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                  "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+                  "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                  "data-w=\"%.0f\">\n",
+                  WIDTH, c->height, WIDTH, c->height, w);
     rc |= tfmt__buf_puts(b, tfmt__svg_style);
     rc |= tfmt__buf_puts(b, tfmt__svg_script);
-    rc |= tfmt__buf_printf(b, "<rect width=\"100%%\" height=\"100%%\" "
+    rc |= tfmt__buf_printf(b,
+                           "<rect width=\"100%%\" height=\"100%%\" "
                            "fill=\"#f7f7f2\"/>\n<text id=\"title\" "
-                           "x=\"%.0f\" y=\"24\">", WIDTH / 2);
+                           "x=\"%.0f\" y=\"24\">",
+                           WIDTH / 2);
     rc |= put_xml(b, title, strlen(title));
-    rc |= tfmt__buf_printf(b, "</text>\n<text x=\"%.0f\" y=\"40\">%llu "
+    rc |= tfmt__buf_printf(
+        b,
+        "</text>\n<text x=\"%.0f\" y=\"40\">%llu "
         "samples, %zu threads, interval %llu us (click a box to zoom, "
-        "Ctrl-F or Search to find)</text>\n", MARGIN,
-        (unsigned long long)c->p->samples_total, c->p->nthreads,
+        "Ctrl-F or Search to find)</text>\n",
+        MARGIN, (unsigned long long)c->p->samples_total, c->p->nthreads,
         (unsigned long long)c->p->interval_us);
-    rc |= tfmt__buf_printf(b, "<text id=\"unzoom\" class=\"btn hide\" "
+    rc |= tfmt__buf_printf(
+        b,
+        "<text id=\"unzoom\" class=\"btn hide\" "
         "x=\"%.0f\" y=\"24\">Reset Zoom</text>\n<text id=\"search\" "
         "class=\"btn\" x=\"%.0f\" y=\"24\">Search</text>\n"
         "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
         "<text id=\"matched\" x=\"%.0f\" y=\"%.0f\"> </text>\n",
-        MARGIN, WIDTH - MARGIN - 60, MARGIN, TOP_PAD - 8,
-        WIDTH - MARGIN - 130, TOP_PAD - 8);
-    return rc | tfmt__buf_printf(b, "<g transform=\"translate(%.0f,0)\">\n",
-                                 MARGIN);
+        MARGIN, WIDTH - MARGIN - 60, MARGIN, TOP_PAD - 8, WIDTH - MARGIN - 130,
+        TOP_PAD - 8);
+    return rc |
+           tfmt__buf_printf(b, "<g transform=\"translate(%.0f,0)\">\n", MARGIN);
 }
 
 /*
@@ -230,7 +245,7 @@ static uint32_t drawn_levels(const vctx *c)
         if (total && (double)total >= min && p->nodes[i].depth > maxd)
             maxd = p->nodes[i].depth;
     }
-    return maxd + 2;    /* "all", then threads at depth 0 */
+    return maxd + 2; /* "all", then threads at depth 0 */
 }
 
 static int write_svg(vctx *c, const char *title)

@@ -19,8 +19,8 @@ typedef struct trow {
 typedef struct tctx {
     tfmt_profile *p;
     tfmt_xorder o;
-    uint32_t *ffn;          /* profile frame -> function */
-    uint32_t *fn_frame;     /* function -> a frame of it (for names) */
+    uint32_t *ffn;      /* profile frame -> function */
+    uint32_t *fn_frame; /* function -> a frame of it (for names) */
     uint32_t nfn;
     uint64_t *self, *cum;
     uint32_t *active;
@@ -79,7 +79,7 @@ static int row_cmp(const void *va, const void *vb)
         return a->self > b->self ? -1 : 1;
     if (a->cum != b->cum)
         return a->cum > b->cum ? -1 : 1;
-    return a->f < b->f ? -1 : a->f > b->f;  /* ids are in content order */
+    return a->f < b->f ? -1 : a->f > b->f; /* ids are in content order */
 }
 
 static int put_row(tctx *c, uint32_t f, uint64_t total)
@@ -89,10 +89,12 @@ static int put_row(tctx *c, uint32_t f, uint64_t total)
     tfmt_str file = tfmt__profile_str(c->p, fr->filename);
     double d = total ? 100.0 * (double)c->self[f] / (double)total : 0;
     double k = total ? 100.0 * (double)c->cum[f] / (double)total : 0;
-    return tfmt__buf_printf(&c->out, "%6.1f%% %10llu %6.1f%% %10llu  %.*s"
-                            "  %.*s\n", d, (unsigned long long)c->self[f], k,
-                            (unsigned long long)c->cum[f], (int)fn.len,
-                            fn.ptr, (int)file.len, file.ptr);
+    return tfmt__buf_printf(&c->out,
+                            "%6.1f%% %10llu %6.1f%% %10llu  %.*s"
+                            "  %.*s\n",
+                            d, (unsigned long long)c->self[f], k,
+                            (unsigned long long)c->cum[f], (int)fn.len, fn.ptr,
+                            (int)file.len, file.ptr);
 }
 
 static int put_table(tctx *c, uint64_t total, uint32_t limit)
@@ -107,7 +109,7 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
     }
     qsort(c->rows, n, sizeof *c->rows, row_cmp);
     int rc = tfmt__buf_puts(&c->out, "  self%       self  cumul%"
-                            "      cumul  function  file\n");
+                                     "      cumul  function  file\n");
     for (uint32_t i = 0; i < n && i < limit && rc == TFMT_OK; i++)
         rc = put_row(c, c->rows[i].f, total);
     if (rc == TFMT_OK && n > limit)
@@ -122,12 +124,14 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
 static int put_header(tctx *c)
 {
     const tfmt_profile *p = c->p;
-    int rc = tfmt__buf_printf(&c->out, "%llu samples, %zu threads, "
+    int rc = tfmt__buf_printf(&c->out,
+                              "%llu samples, %zu threads, "
                               "interval %llu us\n",
-                              (unsigned long long)p->samples_total,
-                              p->nthreads, (unsigned long long)p->interval_us);
+                              (unsigned long long)p->samples_total, p->nthreads,
+                              (unsigned long long)p->interval_us);
     if (rc == TFMT_OK && p->agg_inputs)
-        rc = tfmt__buf_printf(&c->out, "%llu of them from JSONL exports, "
+        rc = tfmt__buf_printf(&c->out,
+                              "%llu of them from JSONL exports, "
                               "without threads or stacks: their cumulative "
                               "counts are sums over each function's lines, "
                               "so recursion counts more than once\n",
@@ -163,7 +167,8 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
     tfmt__free(p->alloc, cum);
     for (size_t t = 0; o && o->per_thread && t < p->nthreads && !rc; t++) {
         const tfmt_pthread *th = &p->threads[c->o.threads[t]];
-        rc = tfmt__buf_printf(&c->out, "\nthread %llu (interpreter %u): "
+        rc = tfmt__buf_printf(&c->out,
+                              "\nthread %llu (interpreter %u): "
                               "%llu samples\n",
                               (unsigned long long)th->thread_id,
                               th->interpreter_id,
@@ -192,8 +197,8 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
     c.cum = tfmt__malloc(p->alloc, n * sizeof *c.cum);
     c.active = tfmt__calloc(p->alloc, n, sizeof *c.active);
     c.rows = tfmt__malloc(p->alloc, n * sizeof *c.rows);
-    if (rc == TFMT_OK && (!c.ffn || !c.fn_frame || !c.self || !c.cum ||
-                          !c.active || !c.rows))
+    if (rc == TFMT_OK &&
+        (!c.ffn || !c.fn_frame || !c.self || !c.cum || !c.active || !c.rows))
         rc = TFMT_ENOMEM;
     if (rc == TFMT_OK) {
         number_functions(&c);

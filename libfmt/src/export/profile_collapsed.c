@@ -292,7 +292,7 @@ static char *u64_digits(char *buf, uint64_t v)
  * never empty, so n == 0 means "at a chunk boundary".
  */
 typedef struct ccur {
-    size_t base, depth, level;      /* frames at paths[base + level..] */
+    size_t base, depth, level; /* frames at paths[base + level..] */
     const char *p;
     size_t n;
     char dec[20];
@@ -324,8 +324,7 @@ static bool cur_next(const cctx *c, ccur *u)
 static void cur_skip_same(const cctx *c, ccur *a, ccur *b)
 {
     while (a->level < a->depth && b->level < b->depth &&
-           path_get(c, a->base + a->level) ==
-               path_get(c, b->base + b->level)) {
+           path_get(c, a->base + a->level) == path_get(c, b->base + b->level)) {
         a->level++;
         b->level++;
     }
@@ -372,8 +371,8 @@ static int cmp_lines(const cctx *c, const cline *x, const cline *y)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static void merge(const cctx *c, const uint32_t *src, uint32_t *dst,
-                  size_t lo, size_t mid, size_t hi)
+static void merge(const cctx *c, const uint32_t *src, uint32_t *dst, size_t lo,
+                  size_t mid, size_t hi)
 {
     size_t i = lo, j = mid, k = lo;
     while (i < mid && j < hi) {
@@ -428,9 +427,9 @@ static int sort_lines(cctx *c)
  */
 typedef struct lwriter {
     tfmt_buf out;
-    const cline *prev;          /* NULL: not in the buffer any more */
-    size_t prev_at;             /* its offset in out */
-    size_t *lvl;                /* deepest line + 1 offsets */
+    const cline *prev; /* NULL: not in the buffer any more */
+    size_t prev_at;    /* its offset in out */
+    size_t *lvl;       /* deepest line + 1 offsets */
 } lwriter;
 
 static size_t common_frames(const cctx *c, const cline *a, const cline *b)

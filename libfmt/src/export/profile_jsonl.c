@@ -17,18 +17,18 @@
 
 typedef struct jkey {
     uint32_t path, func;
-    int32_t line, end_line, col, end_col;   /* absent: 0, 0, -1, -1 */
+    int32_t line, end_line, col, end_col; /* absent: 0, 0, -1, -1 */
 } jkey;
 
 typedef struct jctx {
     tfmt_profile *p;
     tfmt_sink *sink;
     const char *run_id;
-    uint32_t *jstr;         /* profile string -> JSONL string id */
-    uint32_t *strs;         /* JSONL string id -> profile string */
+    uint32_t *jstr; /* profile string -> JSONL string id */
+    uint32_t *strs; /* JSONL string id -> profile string */
     uint32_t nstrs;
-    uint32_t *jframe;       /* profile frame -> JSONL frame id */
-    jkey *keys;             /* per JSONL frame (unless `direct`) */
+    uint32_t *jframe; /* profile frame -> JSONL frame id */
+    jkey *keys;       /* per JSONL frame (unless `direct`) */
     /*
      * A profile of JSONL exports alone: every used frame is a JSONL frame
      * of its own and its figures are its export totals, so frames, keys
@@ -36,12 +36,12 @@ typedef struct jctx {
      * per-frame tables but `order`).
      */
     bool direct;
-    uint32_t *order;        /* direct: JSONL frame id -> profile frame */
+    uint32_t *order; /* direct: JSONL frame id -> profile frame */
     uint32_t nkeys;
     tfmt_idset set;
-    uint64_t *self, *cum;   /* per JSONL frame */
+    uint64_t *self, *cum; /* per JSONL frame */
     tfmt_buf out;
-    bool io_failed;         /* the sink failed (else: out of memory) */
+    bool io_failed; /* the sink failed (else: out of memory) */
 } jctx;
 
 static bool jkey_eq(const void *ctx, uint32_t id, const void *key)
@@ -52,10 +52,10 @@ static bool jkey_eq(const void *ctx, uint32_t id, const void *key)
 static uint64_t jkey_hash(const jkey *k)
 {
     uint64_t h = tfmt__hash_mix(((uint64_t)k->path << 32) | k->func);
-    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)k->line << 32) |
-                            (uint32_t)k->end_line));
-    return tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)k->col << 32) |
-                               (uint32_t)k->end_col));
+    h = tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)k->line << 32) | (uint32_t)k->end_line));
+    return tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)k->col << 32) | (uint32_t)k->end_col));
 }
 
 static uint32_t jstring(jctx *c, uint32_t s)
@@ -72,7 +72,7 @@ static void make_key(jctx *c, const tfmt_frame *f, jkey *k)
     int32_t line, end_line, col, end_col;
     tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
     memset(k, 0, sizeof *k);
-    k->func = jstring(c, f->funcname);      /* funcname first */
+    k->func = jstring(c, f->funcname); /* funcname first */
     k->path = jstring(c, f->filename);
     k->line = line;
     k->end_line = end_line > 0 ? end_line : 0;
@@ -118,7 +118,7 @@ static int map_frames(jctx *c)
     for (size_t i = 0; i < p->nframes && rc == TFMT_OK; i++) {
         if (used[i] && c->direct) {
             jkey k;
-            make_key(c, &p->frames[i], &k);     /* numbers its strings */
+            make_key(c, &p->frames[i], &k); /* numbers its strings */
             c->order[c->nkeys++] = (uint32_t)i;
         } else if (used[i]) {
             rc = map_frame(c, i);

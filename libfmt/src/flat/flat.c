@@ -70,14 +70,14 @@ static int ftab_reserve(tfmt_flat *f, tfmt_ftab *t, size_t want)
     unsigned shift = t->cap ? t->shift : 26;
     while (cap / 2 < want) {
         if (shift == 0)
-            return TFMT_ENOMEM;     /* 2^31 entries: ids run out first */
+            return TFMT_ENOMEM; /* 2^31 entries: ids run out first */
         cap *= 2;
         shift--;
     }
     if (cap == t->cap)
         return TFMT_OK;
-    tfmt_ftab n = {tfmt__calloc(f->alloc, cap, sizeof *n.slots), cap,
-                   t->count, shift};
+    tfmt_ftab n = {tfmt__calloc(f->alloc, cap, sizeof *n.slots), cap, t->count,
+                   shift};
     if (!n.slots)
         return TFMT_ENOMEM;
     tfmt__advise_huge(n.slots, cap * sizeof *n.slots);
@@ -91,8 +91,7 @@ static int ftab_reserve(tfmt_flat *f, tfmt_ftab *t, size_t want)
 
 static int ftab_insert(tfmt_flat *f, tfmt_ftab *t, uint64_t h, uint32_t id)
 {
-    if (t->count + 1 > t->cap / 2 &&
-        ftab_reserve(f, t, t->count + 1) < 0)
+    if (t->count + 1 > t->cap / 2 && ftab_reserve(f, t, t->count + 1) < 0)
         return TFMT_ENOMEM;
     ftab_place(t, (h >> 32 << 32) | ((uint64_t)id + 1));
     t->count++;
@@ -111,8 +110,8 @@ int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out)
     return tfmt__flat_intern_hashed(f, s, n, tfmt__flat_str_hash(s, n), out);
 }
 
-int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
-                             uint64_t h, uint32_t *out)
+int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n, uint64_t h,
+                             uint32_t *out)
 {
     tfmt_str k = {s, n};
     uint32_t id = tfmt__ftab_find(&f->str_set, h, &k, tfmt__flat_str_eq, f);
@@ -140,14 +139,13 @@ int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
     return TFMT_OK;
 }
 
-int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
-                       size_t bytes)
+int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys, size_t bytes)
 {
     if (tfmt__buf_reserve(&f->text, bytes) < 0 ||
         tfmt__grow(f->alloc, (void **)&f->soff, &f->capsoff,
                    f->nstrs + nstrs + 1, sizeof *f->soff) < 0 ||
-        tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys,
-                   f->nkeys + nkeys, sizeof *f->keys) < 0 ||
+        tfmt__grow(f->alloc, (void **)&f->keys, &f->capkeys, f->nkeys + nkeys,
+                   sizeof *f->keys) < 0 ||
         ftab_reserve(f, &f->str_set, f->str_set.count + nstrs) < 0 ||
         ftab_reserve(f, &f->key_set, f->key_set.count + nkeys) < 0)
         return TFMT_ENOMEM;
@@ -208,8 +206,8 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
 }
 
 /* The key of a frame named by two flat strings, as the key option says. */
-static tfmt_fkey key_of(const tfmt_flat *f, uint32_t file_id,
-                        uint32_t func_id, int32_t line)
+static tfmt_fkey key_of(const tfmt_flat *f, uint32_t file_id, uint32_t func_id,
+                        int32_t line)
 {
     tfmt_fkey k = {file_id, func_id, -1, 0, 0, 0};
     if (f->opts.key == TFMT_FLAT_KEY_FUNC)
@@ -227,8 +225,8 @@ int tfmt__flat_key_ids(tfmt_flat *f, uint32_t file_id, uint32_t func_id,
     if (f->opts.match) {
         tfmt_str a = tfmt__flat_str(f, file_id), b = tfmt__flat_str(f, func_id);
         bool keep = true;
-        rc = tfmt_match_filter(f->opts.match, a.ptr, a.len, b.ptr, b.len,
-                               &keep, &f->err);
+        rc = tfmt_match_filter(f->opts.match, a.ptr, a.len, b.ptr, b.len, &keep,
+                               &f->err);
         if (rc < 0 || !keep)
             return rc;
     }
@@ -274,8 +272,7 @@ static bool stack_eq(const tfmt_flat *f, uint32_t id, const void *key)
            memcmp(f->stack_text.data + s->off, k->ptr, k->len) == 0;
 }
 
-int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
-                         uint64_t count)
+int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n, uint64_t count)
 {
     tfmt_str k = {s, n};
     uint64_t h = stack_hash(s, n);
@@ -287,8 +284,8 @@ int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
     if (n > UINT32_MAX || f->nstacks >= UINT32_MAX - 1)
         return tfmt__error(&f->err, TFMT_ELIMIT, "too many stacks");
     uint64_t off = f->stack_text.len;
-    if (tfmt__grow(f->alloc, (void **)&f->stacks, &f->capstacks,
-                   f->nstacks + 1, sizeof *f->stacks) < 0 ||
+    if (tfmt__grow(f->alloc, (void **)&f->stacks, &f->capstacks, f->nstacks + 1,
+                   sizeof *f->stacks) < 0 ||
         tfmt__buf_put(&f->stack_text, s, n) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     if (ftab_insert(f, &f->stack_set, h, (uint32_t)f->nstacks) < 0) {
@@ -333,8 +330,7 @@ int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n)
     return TFMT_OK;
 }
 
-void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
-                        uint64_t total)
+void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n, uint64_t total)
 {
     for (size_t i = 0; i < f->nkeys; i++) {
         uint64_t base = i < n ? snap[i] : 0;
@@ -344,9 +340,8 @@ void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
     tfmt__free(f->alloc, snap);
 }
 
-void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
-                          uint64_t interval_us, double duration_s,
-                          bool exact, bool stacks)
+void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples, uint64_t interval_us,
+                          double duration_s, bool exact, bool stacks)
 {
     tfmt_flat_info *in = &f->info;
     in->inputs++;
@@ -435,8 +430,7 @@ void tfmt_flat_stack_at(const tfmt_flat *f, size_t i, tfmt_str *stack,
     *count = s->count;
 }
 
-size_t tfmt_flat_stack_find(const tfmt_flat *f, const char *stack,
-                            size_t len)
+size_t tfmt_flat_stack_find(const tfmt_flat *f, const char *stack, size_t len)
 {
     tfmt_str k = {stack, len};
     uint64_t h = stack_hash(stack, len);

@@ -15,21 +15,21 @@
 #include "profile_internal.h"
 
 typedef struct bstate {
-    tfmt_import im;         /* bin string -> rewritten flat string; bin
-                               frame -> key or TFMT_FLAT_NONE */
+    tfmt_import im; /* bin string -> rewritten flat string; bin
+                       frame -> key or TFMT_FLAT_NONE */
     tfmt_flat *f;
     tfmt_bin_reader *r;
-    uint32_t *floc;         /* bin frame -> representative frame (only
-                               with opcodes; else each frame is its own) */
-    uint32_t *floc_mark;    /* per representative frame: last batch */
-    uint32_t *key_mark;     /* per key: last batch */
+    uint32_t *floc;      /* bin frame -> representative frame (only
+                            with opcodes; else each frame is its own) */
+    uint32_t *floc_mark; /* per representative frame: last batch */
+    uint32_t *key_mark;  /* per key: last batch */
     size_t cap_key_mark;
-    tfmt_idset locs;        /* representative frames by location */
-    bool opcodes;           /* some frame has an opcode: frames that
-                               differ only in it share a location */
+    tfmt_idset locs; /* representative frames by location */
+    bool opcodes;    /* some frame has an opcode: frames that
+                        differ only in it share a location */
     tfmt_buf scratch;
     size_t nframes;
-    uint32_t batch;         /* marks are 32-bit: cleared when it wraps */
+    uint32_t batch; /* marks are 32-bit: cleared when it wraps */
     uint64_t samples;
 } bstate;
 
@@ -80,10 +80,11 @@ static int intern_table(bstate *s)
             tfmt__ftab_prefetch(&s->f->str_set, h[j]);
         }
         for (uint32_t j = 0; j < m; j++) {
-            int rc = str[j].ptr ? tfmt__flat_intern_hashed(
-                                      s->f, str[j].ptr, str[j].len, h[j],
-                                      &s->im.smap[from + j])
-                                : TFMT_OK;
+            int rc =
+                str[j].ptr
+                    ? tfmt__flat_intern_hashed(s->f, str[j].ptr, str[j].len,
+                                               h[j], &s->im.smap[from + j])
+                    : TFMT_OK;
             if (rc < 0)
                 return rc;
         }
@@ -109,12 +110,11 @@ static int32_t key_line(const tfmt_frame *fr)
  * Import callback: the key and location representative of bin frame
  * `id` (names already flat strings), computed once.
  */
-static int resolve(void *ctx, uint32_t id, const tfmt_frame *mf,
-                   uint32_t *out)
+static int resolve(void *ctx, uint32_t id, const tfmt_frame *mf, uint32_t *out)
 {
     bstate *s = ctx;
-    int rc = tfmt__flat_key_ids(s->f, mf->filename, mf->funcname,
-                                key_line(mf), out);
+    int rc =
+        tfmt__flat_key_ids(s->f, mf->filename, mf->funcname, key_line(mf), out);
     if (rc < 0)
         return rc;
     /* Without opcodes, the writer's frame table is already unique. */
@@ -167,8 +167,8 @@ static int resolve_table(bstate *s)
         }
         for (uint32_t j = 0; j < m; j++) {
             uint32_t key;
-            int rc = ok[j] ? tfmt__import_frame(&s->im, from + j, &key)
-                           : TFMT_OK;
+            int rc =
+                ok[j] ? tfmt__import_frame(&s->im, from + j, &key) : TFMT_OK;
             if (rc < 0)
                 return rc;
         }
@@ -194,7 +194,7 @@ static int count(void *ctx, const tfmt_sample *smp)
     uint32_t b = next_batch(s);
     tfmt_flat *f = s->f;
     if (smp->depth == 0)
-        return TFMT_OK;     /* CPython never counts an empty stack */
+        return TFMT_OK; /* CPython never counts an empty stack */
     s->samples += w;
     for (uint32_t i = 0; i < smp->depth; i++) {
         uint32_t id = smp->stack[i], k;
@@ -242,8 +242,8 @@ static int setup(bstate *s)
     if (s->opcodes)
         s->floc = tfmt__malloc(a, nf * sizeof *s->floc);
     if ((s->opcodes && !s->floc) || !s->floc_mark ||
-        tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark,
-                   s->f->nkeys + 1, sizeof *s->key_mark) < 0)
+        tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark, s->f->nkeys + 1,
+                   sizeof *s->key_mark) < 0)
         return oom(s);
     tfmt__advise_huge(s->key_mark, s->cap_key_mark * sizeof *s->key_mark);
     if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count,
@@ -273,10 +273,10 @@ int tfmt_flat_add_bin(tfmt_flat *f, tfmt_bin_reader *r)
     tfmt__error_clear(&f->err);
     uint64_t *snap = NULL;
     size_t n = 0, keys_before = f->nkeys;
-    int rc = f->opts.stacks
-                 ? tfmt__error(&f->err, TFMT_EINVAL, "folded stacks need "
-                               "tfmt_flat_add_profile")
-                 : setup(&s);
+    int rc = f->opts.stacks ? tfmt__error(&f->err, TFMT_EINVAL,
+                                          "folded stacks need "
+                                          "tfmt_flat_add_profile")
+                            : setup(&s);
     if (rc == TFMT_OK)
         rc = tfmt__flat_cap_begin(f, &snap, &n);
     if (rc == TFMT_OK) {

@@ -15,12 +15,11 @@ static void find_names(const tfmt_flat *in, const tfmt_flat *f,
     const tfmt_fkey *row = &f->keys[i];
     tfmt_str file = tfmt__flat_str(f, row->file);
     tfmt_str func = tfmt__flat_str(f, row->func);
-    k->file = in->opts.key == TFMT_FLAT_KEY_FUNC
-                  ? in->empty
-                  : tfmt__ftab_find(&in->str_set, h[0], &file,
-                                    tfmt__flat_str_eq, in);
-    k->func = tfmt__ftab_find(&in->str_set, h[1], &func, tfmt__flat_str_eq,
-                              in);
+    k->file =
+        in->opts.key == TFMT_FLAT_KEY_FUNC
+            ? in->empty
+            : tfmt__ftab_find(&in->str_set, h[0], &file, tfmt__flat_str_eq, in);
+    k->func = tfmt__ftab_find(&in->str_set, h[1], &func, tfmt__flat_str_eq, in);
     k->line = in->opts.key == TFMT_FLAT_KEY_FILE_FUNC_LINE ? row->line : -1;
 }
 
@@ -50,8 +49,8 @@ static void find_batch(const tfmt_flat *in, const tfmt_flat *f, size_t from,
                                        tfmt__flat_key_eq, in);
 }
 
-void tfmt_flat_find_rows(const tfmt_flat *in, const tfmt_flat *f,
-                         size_t from, size_t to, uint32_t *out)
+void tfmt_flat_find_rows(const tfmt_flat *in, const tfmt_flat *f, size_t from,
+                         size_t to, uint32_t *out)
 {
     for (size_t i = from; i < to; i += BATCH) {
         size_t n = to - i < BATCH ? to - i : BATCH;

@@ -19,13 +19,13 @@ typedef struct tfmt_fspan {
 } tfmt_fspan;
 
 typedef struct tfmt_fkey {
-    uint32_t file;          /* flat string id (the empty string for func
-                               keys) */
+    uint32_t file; /* flat string id (the empty string for func
+                      keys) */
     uint32_t func;
-    int32_t line;           /* -1 unless the key has lines */
+    int32_t line; /* -1 unless the key has lines */
     uint64_t self;
     uint64_t cum;
-    uint64_t cum_frames;    /* JSONL's way: see fmt_flat.h */
+    uint64_t cum_frames; /* JSONL's way: see fmt_flat.h */
 } tfmt_fkey;
 
 /*
@@ -38,15 +38,14 @@ typedef struct tfmt_fkey {
  */
 typedef struct tfmt_ftab {
     uint64_t *slots;
-    size_t cap;                 /* power of two (at most 2^32), or 0 */
+    size_t cap; /* power of two (at most 2^32), or 0 */
     size_t count;
-    unsigned shift;             /* 32 - log2(cap) */
+    unsigned shift; /* 32 - log2(cap) */
 } tfmt_ftab;
 
 #define TFMT_FTAB_EMPTY 0
 
-typedef bool (*tfmt_ftab_eq)(const tfmt_flat *f, uint32_t id,
-                             const void *key);
+typedef bool (*tfmt_ftab_eq)(const tfmt_flat *f, uint32_t id, const void *key);
 
 /* The id whose key equals `key` (eq decides), or TFMT_FLAT_NONE. */
 static inline uint32_t tfmt__ftab_find(const tfmt_ftab *t, uint64_t h,
@@ -67,7 +66,7 @@ static inline uint32_t tfmt__ftab_find(const tfmt_ftab *t, uint64_t h,
 }
 
 typedef struct tfmt_fstack {
-    tfmt_fspan text;        /* in stack_text */
+    tfmt_fspan text; /* in stack_text */
     uint64_t count;
 } tfmt_fstack;
 
@@ -77,12 +76,12 @@ struct tfmt_flat {
     tfmt_error err;
     tfmt_flat_info info;
 
-    tfmt_buf text;              /* string bytes */
-    uint64_t *soff;             /* string i is text[soff[i], soff[i + 1]):
-                                   nstrs + 1 entries */
+    tfmt_buf text;  /* string bytes */
+    uint64_t *soff; /* string i is text[soff[i], soff[i + 1]):
+                       nstrs + 1 entries */
     size_t nstrs, capsoff;
     tfmt_ftab str_set;
-    uint32_t empty;             /* id of "" */
+    uint32_t empty; /* id of "" */
 
     tfmt_fkey *keys;
     size_t nkeys, capkeys;
@@ -133,8 +132,8 @@ static inline bool tfmt__flat_key_eq(const tfmt_flat *f, uint32_t id,
 int tfmt__flat_intern(tfmt_flat *f, const char *s, size_t n, uint32_t *out);
 
 /* As tfmt__flat_intern, with the bytes' tfmt__flat_str_hash given. */
-int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
-                             uint64_t h, uint32_t *out);
+int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n, uint64_t h,
+                             uint32_t *out);
 
 /*
  * Start loading the home slot of hash `h` in table `t`. The tables are far
@@ -145,8 +144,8 @@ int tfmt__flat_intern_hashed(tfmt_flat *f, const char *s, size_t n,
 static inline void tfmt__ftab_prefetch(const tfmt_ftab *t, uint64_t h)
 {
     if (t->cap)
-        __builtin_prefetch(&t->slots[(size_t)((uint32_t)(h >> 32) >>
-                                              t->shift)]);
+        __builtin_prefetch(
+            &t->slots[(size_t)((uint32_t)(h >> 32) >> t->shift)]);
 }
 
 /* Keys and strings prefetched and probed per batch (see above). */
@@ -166,8 +165,7 @@ int tfmt__flat_frame_key(tfmt_flat *f, const char *file, size_t flen,
  * `nkeys` more keys (an input's table sizes), so a large input does not
  * pay for repeated doubling (and its copies and overshoot).
  */
-int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys,
-                       size_t bytes);
+int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys, size_t bytes);
 
 /* Whether rewrite rules apply (names are then not interned as read). */
 static inline bool tfmt__flat_rewrites(const tfmt_flat *f)
@@ -192,8 +190,7 @@ void tfmt__flat_key_prefetch(const tfmt_flat *f, uint32_t file_id,
 int tfmt__flat_key_text(const tfmt_flat *f, uint32_t id, tfmt_buf *b);
 
 /* Add `count` to the folded stack s[0..n). */
-int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n,
-                         uint64_t count);
+int tfmt__flat_add_stack(tfmt_flat *f, const char *s, size_t n, uint64_t count);
 
 /*
  * Remove the keys from id `from` on that have no counts (keys made for
@@ -206,16 +203,14 @@ void tfmt__flat_drop_empty(tfmt_flat *f, size_t from);
  * cap each key's gain from that input at the input's sample total.
  */
 int tfmt__flat_cap_begin(tfmt_flat *f, uint64_t **snap, size_t *n);
-void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n,
-                        uint64_t total);
+void tfmt__flat_cap_end(tfmt_flat *f, uint64_t *snap, size_t n, uint64_t total);
 
 /*
  * Account one input's totals. duration_s < 0: none measured. `exact`: the
  * input had stacks, so cumulative is per stack; `stacks`: folded stacks
  * were collected from it.
  */
-void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples,
-                          uint64_t interval_us, double duration_s,
-                          bool exact, bool stacks);
+void tfmt__flat_add_input(tfmt_flat *f, uint64_t samples, uint64_t interval_us,
+                          double duration_s, bool exact, bool stacks);
 
 #endif

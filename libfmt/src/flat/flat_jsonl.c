@@ -24,10 +24,9 @@ static int add_strings(void *ctx, const tfmt_jsonl_string *js, size_t n,
     }
     for (size_t j = 0; j < n; j++) {
         const tfmt_str *v = &js[j].value;
-        int rc = plain ? tfmt__flat_intern_hashed(f, v->ptr, v->len, h[j],
-                                                  &out[j])
-                       : tfmt__flat_rewrite_intern(f, v->ptr, v->len,
-                                                   &out[j]);
+        int rc =
+            plain ? tfmt__flat_intern_hashed(f, v->ptr, v->len, h[j], &out[j])
+                  : tfmt__flat_rewrite_intern(f, v->ptr, v->len, &out[j]);
         if (rc < 0)
             return rc;
     }
@@ -42,14 +41,13 @@ static int add_frames(void *ctx, const tfmt_jimport_frame *fr, size_t n,
     for (size_t j = 0; j < n; j++)
         tfmt__flat_key_prefetch(f, fr[j].file, fr[j].func, fr[j].line);
     for (size_t j = 0; j < n; j++) {
-        int rc = tfmt__flat_key_ids(f, fr[j].file, fr[j].func, fr[j].line,
-                                    &out[j]);
+        int rc =
+            tfmt__flat_key_ids(f, fr[j].file, fr[j].func, fr[j].line, &out[j]);
         if (rc < 0)
             return rc;
     }
     return TFMT_OK;
 }
-
 
 /* Import callback: self and per-frame cumulative counts by key. */
 static int add_aggs(void *ctx, const tfmt_jsonl_agg *e, const uint32_t *key,
@@ -66,15 +64,14 @@ static int add_aggs(void *ctx, const tfmt_jsonl_agg *e, const uint32_t *key,
     return TFMT_OK;
 }
 
-static const tfmt_jimport_ops flat_jops = {add_strings, add_frames,
-                                           add_aggs};
+static const tfmt_jimport_ops flat_jops = {add_strings, add_frames, add_aggs};
 
 /* JSONL's cumulative is the per-frame one: copy it over once capped. */
 static void sync_cumulative(tfmt_flat *f, const uint64_t *before, size_t n)
 {
     for (size_t i = 0; i < f->nkeys; i++)
-        f->keys[i].cum = tfmt__add_sat(f->keys[i].cum, f->keys[i].cum_frames -
-                                                     (i < n ? before[i] : 0));
+        f->keys[i].cum = tfmt__add_sat(
+            f->keys[i].cum, f->keys[i].cum_frames - (i < n ? before[i] : 0));
 }
 
 int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
@@ -95,12 +92,12 @@ int tfmt_flat_add_jsonl(tfmt_flat *f, tfmt_jsonl_reader *r)
         rc = tfmt__jimport_run(&im);
     }
     if (snap)
-        tfmt__flat_cap_end(f, snap, n, rc == TFMT_OK ? im.samples_total
-                                                     : UINT64_MAX);
+        tfmt__flat_cap_end(f, snap, n,
+                           rc == TFMT_OK ? im.samples_total : UINT64_MAX);
     if (rc == TFMT_OK) {
         sync_cumulative(f, before, n);
-        tfmt__flat_add_input(f, im.samples_total, im.interval_us, -1.0,
-                             false, false);
+        tfmt__flat_add_input(f, im.samples_total, im.interval_us, -1.0, false,
+                             false);
     }
     tfmt__free(f->alloc, before);
     tfmt__jimport_free(&im);

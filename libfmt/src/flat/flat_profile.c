@@ -11,8 +11,8 @@
 #include "profile_internal.h"
 
 typedef struct fold_state {
-    tfmt_buf path;          /* folded text of the current node's path */
-    size_t *len_at;         /* path length before the node at each depth */
+    tfmt_buf path;  /* folded text of the current node's path */
+    size_t *len_at; /* path length before the node at each depth */
     size_t cap_len_at;
 } fold_state;
 
@@ -59,8 +59,8 @@ static int frame_keys(tfmt_flat *f, const tfmt_profile *p, uint32_t **out)
         tfmt_str func = tfmt__profile_str(p, fr->funcname);
         int32_t line, end_line, col, end_col;
         tfmt__profile_norm_loc(fr, &line, &end_line, &col, &end_col);
-        int rc = tfmt__flat_frame_key(f, file.ptr, file.len, func.ptr,
-                                      func.len, line, &keys[i]);
+        int rc = tfmt__flat_frame_key(f, file.ptr, file.len, func.ptr, func.len,
+                                      line, &keys[i]);
         if (rc < 0) {
             tfmt__free(f->alloc, keys);
             return rc;
@@ -117,8 +117,8 @@ static int walk(tfmt_flat *f, const tfmt_profile *p, const tfmt_ptree *t,
     tfmt__pwalk_init(&w, p, t);
     while ((dir = tfmt__pwalk_next(&w, &id)) != 0) {
         const tfmt_pnode *n = &p->nodes[id];
-        uint32_t k = n->frame == TFMT_NO_ID ? TFMT_FLAT_NONE
-                                            : tabs->fkey[n->frame];
+        uint32_t k =
+            n->frame == TFMT_NO_ID ? TFMT_FLAT_NONE : tabs->fkey[n->frame];
         if (dir < 0) {
             if (k != TFMT_FLAT_NONE) {
                 tabs->open_key[k]--;
@@ -139,15 +139,13 @@ static int walk(tfmt_flat *f, const tfmt_profile *p, const tfmt_ptree *t,
     return TFMT_OK;
 }
 
-static int count_tree(tfmt_flat *f, const tfmt_profile *p,
-                      const uint32_t *fkey)
+static int count_tree(tfmt_flat *f, const tfmt_profile *p, const uint32_t *fkey)
 {
     tfmt_ptree t;
     if (tfmt__ptree_build(p, &t) < 0)
         return tfmt__error(&f->err, TFMT_ENOMEM, "out of memory");
     uint32_t *floc = tfmt__malloc(f->alloc, (p->nframes + 1) * 4);
-    walk_tabs tabs = {fkey, floc,
-                      tfmt__calloc(f->alloc, f->nkeys + 1, 4),
+    walk_tabs tabs = {fkey, floc, tfmt__calloc(f->alloc, f->nkeys + 1, 4),
                       tfmt__calloc(f->alloc, p->nframes + 1, 4)};
     fold_state st = {{0}, NULL, 0};
     tfmt__buf_init(&st.path, f->alloc);
@@ -185,7 +183,7 @@ int tfmt_flat_add_profile(tfmt_flat *f, const tfmt_profile *p)
     if (rc < 0)
         return rc;
     double duration = p->stats.present ? p->stats.duration_s : -1.0;
-    tfmt__flat_add_input(f, p->samples_total, p->interval_us, duration,
-                         true, f->opts.stacks);
+    tfmt__flat_add_input(f, p->samples_total, p->interval_us, duration, true,
+                         f->opts.stacks);
     return TFMT_OK;
 }

@@ -34,18 +34,17 @@ typedef struct tfmt_import_ops {
      * Intern reader frame `index`, whose filename and funcname are model
      * string ids already; *out gets the model's id or TFMT_IMPORT_DROP.
      */
-    int (*frame)(void *ctx, uint32_t index, const tfmt_frame *f,
-                 uint32_t *out);
+    int (*frame)(void *ctx, uint32_t index, const tfmt_frame *f, uint32_t *out);
 } tfmt_import_ops;
 
 typedef struct tfmt_import {
     tfmt_bin_reader *r;
     const tfmt_import_ops *ops;
     void *ctx;
-    tfmt_error *err;            /* the model's error record */
+    tfmt_error *err; /* the model's error record */
     const tfmt_allocator *alloc;
-    uint32_t *smap;             /* reader string -> model id, or UNSET */
-    uint32_t *fmap;             /* reader frame -> model id, DROP or UNSET */
+    uint32_t *smap; /* reader string -> model id, or UNSET */
+    uint32_t *fmap; /* reader frame -> model id, DROP or UNSET */
     uint32_t nstrings, nframes;
     /* Fed every 4096 batches with the thread-samples read; may be NULL. */
     void (*progress)(void *ctx, uint64_t samples_read);
@@ -95,8 +94,7 @@ static inline bool tfmt__import_mapped(const tfmt_import *im, uint32_t index)
  * `err` when the reader failed.
  */
 typedef int (*tfmt_import_sample_fn)(void *ctx, const tfmt_sample *s);
-int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn,
-                         void *ctx);
+int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn, void *ctx);
 
 /* ---- JSONL exports (import_jsonl.c) ---- */
 
@@ -106,20 +104,20 @@ int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn,
  */
 typedef struct tfmt_jtable {
     const tfmt_allocator *alloc;
-    uint32_t *direct;           /* id -> slot, UINT32_MAX: absent */
+    uint32_t *direct; /* id -> slot, UINT32_MAX: absent */
     size_t ndirect;
-    tfmt_idset set;             /* other ids, by slot */
-    uint32_t *ids;              /* slot -> id */
+    tfmt_idset set; /* other ids, by slot */
+    uint32_t *ids;  /* slot -> id */
     size_t n, cap;
 } tfmt_jtable;
 
 /* A frame as the aggregates need it: a frame record's fields. */
 typedef struct tfmt_jimport_frame {
-    uint32_t file, func;        /* string ids */
-    int32_t line;               /* 0: no line */
-    int32_t end_line, col, end_col;  /* TFMT_JSONL_ABSENT when absent */
-    bool synthetic;             /* the v1 dialect's `synthetic: true` */
-    uint32_t model;             /* model frame id, DROP, or UNSET */
+    uint32_t file, func;            /* string ids */
+    int32_t line;                   /* 0: no line */
+    int32_t end_line, col, end_col; /* TFMT_JSONL_ABSENT when absent */
+    bool synthetic;                 /* the v1 dialect's `synthetic: true` */
+    uint32_t model;                 /* model frame id, DROP, or UNSET */
 } tfmt_jimport_frame;
 
 /*
@@ -151,11 +149,11 @@ typedef struct tfmt_jimport {
     tfmt_jsonl_reader *r;
     const tfmt_jimport_ops *ops;
     void *ctx;
-    tfmt_error *err;            /* the model's error record */
+    tfmt_error *err; /* the model's error record */
     tfmt_jtable strs, frames;
-    uint32_t *sid;              /* per string slot: model id */
-    tfmt_jimport_frame *fr;     /* per frame slot (lazy) */
-    uint32_t *fmodel;           /* per frame slot: model id (eager) */
+    uint32_t *sid;          /* per string slot: model id */
+    tfmt_jimport_frame *fr; /* per frame slot (lazy) */
+    uint32_t *fmodel;       /* per frame slot: model id (eager) */
     size_t cap_sid, cap_fr, cap_fmodel;
     /*
      * Set by the model before running: frames go to the model as their
@@ -164,9 +162,9 @@ typedef struct tfmt_jimport {
      * reader's rules guarantee the strings a frame names come first.
      */
     bool eager;
-    uint64_t interval_us;       /* meta's sample_interval_usec */
-    uint64_t samples_total;     /* of the agg or end records (the reader's
-                                   rules keep them equal) */
+    uint64_t interval_us;   /* meta's sample_interval_usec */
+    uint64_t samples_total; /* of the agg or end records (the reader's
+                               rules keep them equal) */
 } tfmt_jimport;
 
 void tfmt__jimport_init(tfmt_jimport *im, tfmt_jsonl_reader *r,

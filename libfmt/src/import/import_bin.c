@@ -69,8 +69,8 @@ int tfmt__import_frame_slow(tfmt_import *im, uint32_t index, uint32_t *out)
     const tfmt_frame *f =
         index < im->nframes ? tfmt_bin_frame(im->r, index) : NULL;
     if (!f)
-        return tfmt__error(im->err, TFMT_EFORMAT,
-                           "frame index %u out of range", index);
+        return tfmt__error(im->err, TFMT_EFORMAT, "frame index %u out of range",
+                           index);
     if (im->fmap[index] != TFMT_IMPORT_UNSET) {
         *out = im->fmap[index];
         return TFMT_OK;
@@ -86,8 +86,7 @@ int tfmt__import_frame_slow(tfmt_import *im, uint32_t index, uint32_t *out)
     return rc;
 }
 
-int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn,
-                         void *ctx)
+int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn, void *ctx)
 {
     int rc = TFMT_OK;
     for (uint32_t n = 1; rc == TFMT_OK; n++) {

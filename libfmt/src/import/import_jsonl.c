@@ -52,7 +52,7 @@ static int jtable_add(tfmt_jtable *t, uint32_t id, uint32_t *slot)
 {
     *slot = ABSENT;
     if (jtable_find(t, id) != ABSENT)
-        return TFMT_OK;     /* duplicate ids: the first one wins */
+        return TFMT_OK; /* duplicate ids: the first one wins */
     bool covered;
     if (t->n >= UINT32_MAX - 2 || direct_cover(t, id, &covered) < 0 ||
         tfmt__grow(t->alloc, (void **)&t->ids, &t->cap, t->n + 1,
@@ -60,8 +60,8 @@ static int jtable_add(tfmt_jtable *t, uint32_t id, uint32_t *slot)
         return TFMT_ENOMEM;
     if (covered)
         t->direct[id] = (uint32_t)t->n;
-    else if (tfmt__idset_insert(&t->set, tfmt__hash_mix(id),
-                                (uint32_t)t->n) < 0)
+    else if (tfmt__idset_insert(&t->set, tfmt__hash_mix(id), (uint32_t)t->n) <
+             0)
         return TFMT_ENOMEM;
     t->ids[t->n] = id;
     *slot = (uint32_t)t->n++;
@@ -108,8 +108,7 @@ void tfmt__jimport_free(tfmt_jimport *im)
 /* ---- definitions ---- */
 
 /* One batch of string definitions: the new ids go to the model. */
-static int string_batch(tfmt_jimport *im, const tfmt_jsonl_string *js,
-                        size_t n)
+static int string_batch(tfmt_jimport *im, const tfmt_jsonl_string *js, size_t n)
 {
     tfmt_jsonl_string fresh[TFMT_JIMPORT_BATCH];
     uint32_t slot[TFMT_JIMPORT_BATCH];
@@ -138,8 +137,7 @@ static int add_strings(tfmt_jimport *im, const tfmt_jsonl_record *rec)
     for (size_t i = 0; i < rec->n_strings; i += TFMT_JIMPORT_BATCH) {
         size_t n = rec->n_strings - i;
         int rc = string_batch(im, rec->strings + i,
-                              n < TFMT_JIMPORT_BATCH ? n
-                                                     : TFMT_JIMPORT_BATCH);
+                              n < TFMT_JIMPORT_BATCH ? n : TFMT_JIMPORT_BATCH);
         if (rc < 0)
             return rc;
     }
@@ -168,9 +166,8 @@ static int keep_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
                        (size_t)slot + 1, sizeof *im->fr) < 0)
             return TFMT_ENOMEM;
         im->fr[slot] = (tfmt_jimport_frame){
-            jf->path_str_id, jf->func_str_id, jf->line,
-            jf->end_line,    jf->col,         jf->end_col,
-            jf->synthetic,   TFMT_IMPORT_UNSET};
+            jf->path_str_id, jf->func_str_id, jf->line,      jf->end_line,
+            jf->col,         jf->end_col,     jf->synthetic, TFMT_IMPORT_UNSET};
     }
     return TFMT_OK;
 }
@@ -184,15 +181,15 @@ static int model_names(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
     if (a == ABSENT || b == ABSENT)
         return unknown(im, "frame refers to unknown str_id",
                        a == ABSENT ? jf->path_str_id : jf->func_str_id, line);
-    *out = (tfmt_jimport_frame){im->sid[a], im->sid[b], jf->line,
-                                jf->end_line, jf->col, jf->end_col,
+    *out = (tfmt_jimport_frame){im->sid[a],    im->sid[b],       jf->line,
+                                jf->end_line,  jf->col,          jf->end_col,
                                 jf->synthetic, TFMT_IMPORT_UNSET};
     return TFMT_OK;
 }
 
 /* One batch of frame definitions straight to the model (eager). */
-static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
-                       size_t n, uint64_t line)
+static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf, size_t n,
+                       uint64_t line)
 {
     tfmt_jimport_frame pend[TFMT_JIMPORT_BATCH];
     uint32_t slot[TFMT_JIMPORT_BATCH], model[TFMT_JIMPORT_BATCH];
@@ -203,9 +200,8 @@ static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
             return TFMT_ENOMEM;
         if (s == ABSENT)
             continue;
-        if (tfmt__grow(im->frames.alloc, (void **)&im->fmodel,
-                       &im->cap_fmodel, (size_t)s + 1,
-                       sizeof *im->fmodel) < 0)
+        if (tfmt__grow(im->frames.alloc, (void **)&im->fmodel, &im->cap_fmodel,
+                       (size_t)s + 1, sizeof *im->fmodel) < 0)
             return TFMT_ENOMEM;
         int rc = model_names(im, &jf[j], line, &pend[m]);
         if (rc < 0)
@@ -239,15 +235,14 @@ static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
  * The frame slot of entry `e`; a frame not mapped yet is queued in
  * `pend` (its names as model strings) unless already queued.
  */
-static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e,
-                       uint64_t line, uint32_t *slot,
-                       tfmt_jimport_frame *pend, uint32_t *pslot,
-                       size_t *np)
+static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e, uint64_t line,
+                       uint32_t *slot, tfmt_jimport_frame *pend,
+                       uint32_t *pslot, size_t *np)
 {
     *slot = jtable_find(&im->frames, e->frame_id);
     if (*slot == ABSENT)
-        return unknown(im, "agg entry refers to unknown frame_id",
-                       e->frame_id, line);
+        return unknown(im, "agg entry refers to unknown frame_id", e->frame_id,
+                       line);
     if (im->eager)
         return TFMT_OK;
     tfmt_jimport_frame *fr = &im->fr[*slot];
@@ -311,17 +306,11 @@ static int add_record(tfmt_jimport *im, const tfmt_jsonl_record *rec)
     case TFMT_JREC_META:
         im->interval_us = rec->sample_interval_usec;
         return TFMT_OK;
-    case TFMT_JREC_STRINGS:
-        return add_strings(im, rec);
-    case TFMT_JREC_FRAMES:
-        return add_frames(im, rec);
-    case TFMT_JREC_AGG:
-        return add_agg(im, rec);
-    case TFMT_JREC_END:
-        im->samples_total = rec->samples_total;
-        return TFMT_OK;
-    default:
-        return TFMT_OK;
+    case TFMT_JREC_STRINGS: return add_strings(im, rec);
+    case TFMT_JREC_FRAMES: return add_frames(im, rec);
+    case TFMT_JREC_AGG: return add_agg(im, rec);
+    case TFMT_JREC_END: im->samples_total = rec->samples_total; return TFMT_OK;
+    default: return TFMT_OK;
     }
 }
 

@@ -18,8 +18,7 @@ int tfmt__source_seekable(tfmt_source *src, uint64_t *size, tfmt_error *err);
 int tfmt__source_pread(tfmt_source *src, void *buf, size_t n, uint64_t offset,
                        tfmt_error *err);
 /* Borrow a pointer to [offset, offset+n) if the source is in memory. */
-const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset,
-                                   size_t n);
+const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset, size_t n);
 
 /*
  * Copy up to `cap` bytes from the current position into `buf` without
@@ -38,9 +37,8 @@ int tfmt__source_peek(tfmt_source *src, void *buf, size_t cap, bool decode,
  * (tfmt_source_set_limits). Returns TFMT_OK, or TFMT_ELIMIT with `err`
  * located at `at` and saying "<what> exceeds ...".
  */
-int tfmt__source_check_growth(const tfmt_source *src, uint64_t out,
-                              uint64_t in, const char *what, uint64_t at,
-                              tfmt_error *err);
+int tfmt__source_check_growth(const tfmt_source *src, uint64_t out, uint64_t in,
+                              const char *what, uint64_t at, tfmt_error *err);
 
 /*
  * Open an unlinked temporary file (read-write, close-on-exec) in $TMPDIR

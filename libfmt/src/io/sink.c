@@ -4,8 +4,8 @@
  * A path is written to a temporary file in the same directory (an
  * anonymous one where the system allows, sink_tmp.c) that gets the path's
  * name in tfmt_sink_finish, so a failed or interrupted run never leaves a
- * partial or clobbered file. Writes are buffered, because exporters append small
- * pieces. A .gz/.zst/.xz/.bz2 path is compressed through libarchive (raw
+ * partial or clobbered file. Writes are buffered, because exporters append
+ * small pieces. A .gz/.zst/.xz/.bz2 path is compressed through libarchive (raw
  * format, no padding, no gzip timestamp, so output is reproducible). When
  * the writer must patch earlier bytes and the destination cannot seek (a
  * pipe, or compressed output), the bytes go to an unlinked spool file that
@@ -29,19 +29,19 @@ struct tfmt_sink {
     tfmt_allocator alloc;
     tfmt_error err;
     unsigned flags;
-    char *path;             /* destination path, NULL for stdout */
-    bool has_tmp;           /* out_fd is `tmp`, committed at finish */
+    char *path;   /* destination path, NULL for stdout */
+    bool has_tmp; /* out_fd is `tmp`, committed at finish */
     tfmt_sink_tmp tmp;
-    int out_fd;             /* the destination (temporary file or stdout) */
+    int out_fd; /* the destination (temporary file or stdout) */
     bool own_out;
-    uint64_t out_base;      /* offset of byte 0 in out_fd */
-    int spool_fd;           /* -1 unless bytes are spooled */
-    struct archive *ar;     /* compression, NULL for plain output */
-    bool discard;           /* free without finish: drop libarchive output */
+    uint64_t out_base;  /* offset of byte 0 in out_fd */
+    int spool_fd;       /* -1 unless bytes are spooled */
+    struct archive *ar; /* compression, NULL for plain output */
+    bool discard;       /* free without finish: drop libarchive output */
     uint8_t *buf;
     size_t used;
-    uint64_t written;       /* bytes appended, buffered ones included */
-    int status;             /* sticky: first failure, or OK */
+    uint64_t written; /* bytes appended, buffered ones included */
+    int status;       /* sticky: first failure, or OK */
     bool finished;
 };
 
@@ -198,8 +198,8 @@ int tfmt_sink_pwrite(tfmt_sink *sink, const void *buf, size_t len,
     uint64_t base = sink->spool_fd >= 0 ? 0 : sink->out_base;
     const uint8_t *p = buf;
     while (len > 0) {
-        ssize_t w = pwrite(fd, p, len < IO_MAX ? len : IO_MAX,
-                           (off_t)(base + offset));
+        ssize_t w =
+            pwrite(fd, p, len < IO_MAX ? len : IO_MAX, (off_t)(base + offset));
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0)
@@ -236,7 +236,10 @@ int tfmt_sink_sync(tfmt_sink *sink)
 static const char *filter_for(const char *path)
 {
     static const char *const map[][2] = {
-        {".gz", "gzip"}, {".zst", "zstd"}, {".xz", "xz"}, {".bz2", "bzip2"},
+        {".gz", "gzip"},
+        {".zst", "zstd"},
+        {".xz", "xz"},
+        {".bz2", "bzip2"},
     };
     size_t len = path ? strlen(path) : 0;
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
@@ -339,7 +342,7 @@ static bool dest_patchable(tfmt_sink *sink)
         return false;
     int fl = fcntl(sink->out_fd, F_GETFL);
     if (fl < 0 || (fl & O_APPEND))
-        return false;   /* pwrite would append on Linux */
+        return false; /* pwrite would append on Linux */
     off_t cur = lseek(sink->out_fd, 0, SEEK_CUR);
     if (cur < 0)
         return false;
@@ -364,8 +367,7 @@ static int sink_setup(tfmt_sink *sink, const char *path)
         if (rc != TFMT_OK)
             return rc;
     }
-    if ((sink->flags & TFMT_SINK_SEEKABLE) &&
-        (filter || !dest_patchable(sink)))
+    if ((sink->flags & TFMT_SINK_SEEKABLE) && (filter || !dest_patchable(sink)))
         return spool_open(sink);
     return TFMT_OK;
 }
@@ -440,8 +442,8 @@ static int finish_output(tfmt_sink *sink)
     int rc = flush(sink);
     if (rc == TFMT_OK && sink->spool_fd >= 0)
         rc = spool_drain(sink);
-    if (rc == TFMT_OK && sink->ar && archive_write_close(sink->ar) !=
-        ARCHIVE_OK)
+    if (rc == TFMT_OK && sink->ar &&
+        archive_write_close(sink->ar) != ARCHIVE_OK)
         rc = archive_fail(sink);
     if (rc != TFMT_OK || !sink->own_out || sink->has_tmp)
         return rc;

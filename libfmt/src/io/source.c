@@ -31,7 +31,7 @@ struct tfmt_source {
     tfmt_allocator alloc;
     src_kind kind;
     const char *compression;
-    uint64_t pos;           /* sequential position, decompressed bytes */
+    uint64_t pos; /* sequential position, decompressed bytes */
     /* SRC_MEMORY */
     const uint8_t *mem;
     size_t mem_size;
@@ -39,13 +39,13 @@ struct tfmt_source {
     /* SRC_FILE (a regular file or the spool) and the fd under a stream */
     int fd;
     bool own_fd;
-    uint64_t base;          /* offset of byte 0 in fd (redirected stdin) */
+    uint64_t base; /* offset of byte 0 in fd (redirected stdin) */
     uint64_t size;
     /* SRC_STREAM */
     struct archive *ar;
-    uint8_t *rbuf;          /* compressed bytes read for libarchive */
+    uint8_t *rbuf; /* compressed bytes read for libarchive */
     bool sniffed;
-    const uint8_t *blk;     /* undelivered rest of the last data block */
+    const uint8_t *blk; /* undelivered rest of the last data block */
     size_t blk_len;
     bool eof;
     /*
@@ -106,16 +106,14 @@ static void size_text(uint64_t v, char *buf, size_t cap)
     snprintf(buf, cap, "%llu bytes", (unsigned long long)v);
 }
 
-int tfmt__source_check_growth(const tfmt_source *src, uint64_t out,
-                              uint64_t in, const char *what, uint64_t at,
-                              tfmt_error *err)
+int tfmt__source_check_growth(const tfmt_source *src, uint64_t out, uint64_t in,
+                              const char *what, uint64_t at, tfmt_error *err)
 {
     if (src->max_size && out > src->max_size) {
         char lim[32];
         size_text(src->max_size, lim, sizeof lim);
         return tfmt__error_at(err, TFMT_ELIMIT, at,
-                              "%s exceeds the max input size (%s)", what,
-                              lim);
+                              "%s exceeds the max input size (%s)", what, lim);
     }
     uint64_t r = src->max_ratio;
     if (in && r && out > TFMT_SOURCE_RATIO_FLOOR && in <= UINT64_MAX / r &&
@@ -141,9 +139,8 @@ void tfmt_source_free(tfmt_source *src)
     tfmt__free(&alloc, src);
 }
 
-int tfmt_source_open_memory(tfmt_source **out, const void *data,
-                            size_t size, size_t chunk,
-                            const tfmt_allocator *alloc)
+int tfmt_source_open_memory(tfmt_source **out, const void *data, size_t size,
+                            size_t chunk, const tfmt_allocator *alloc)
 {
     if (!out)
         return TFMT_EINVAL;
@@ -375,8 +372,7 @@ static int stream_fail(tfmt_source *src, int rc, const tfmt_error *err,
 }
 
 /* Count a block libarchive delivered against the source's limits. */
-static int count_block(tfmt_source *src, size_t n, uint64_t at,
-                       tfmt_error *err)
+static int count_block(tfmt_source *src, size_t n, uint64_t at, tfmt_error *err)
 {
     src->out_bytes += n;
     bool packed = strcmp(src->compression, "none") != 0;
@@ -431,8 +427,8 @@ static int keep_head(tfmt_source *src, const uint8_t *p, size_t n,
     return TFMT_OK;
 }
 
-static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap,
-                       size_t *got, tfmt_error *err)
+static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap, size_t *got,
+                       tfmt_error *err)
 {
     if (src->pos < src->head_len) {
         /* Peeked before (tfmt__source_peek): deliver the kept bytes. */
@@ -462,8 +458,8 @@ static int stream_read(tfmt_source *src, uint8_t *buf, size_t cap,
     return TFMT_OK;
 }
 
-static int file_read(tfmt_source *src, uint8_t *buf, size_t cap,
-                     size_t *got, tfmt_error *err)
+static int file_read(tfmt_source *src, uint8_t *buf, size_t cap, size_t *got,
+                     tfmt_error *err)
 {
     if (cap > IO_MAX)
         cap = IO_MAX;
@@ -526,8 +522,7 @@ int tfmt__source_peek(tfmt_source *src, void *buf, size_t cap, bool decode,
         if (src->kind == SRC_STREAM && !decode && !stream_in_hand(src))
             break;
         size_t n = 0;
-        rc = tfmt_source_read(src, (uint8_t *)buf + *got, cap - *got, &n,
-                              err);
+        rc = tfmt_source_read(src, (uint8_t *)buf + *got, cap - *got, &n, err);
         if (n == 0)
             break;
         *got += n;
@@ -553,8 +548,8 @@ static int write_all(int fd, const uint8_t *p, size_t n, tfmt_error *err)
 }
 
 /* Copy the rest of the stream into `fd` through a 1 MiB buffer. */
-static int spool_copy(tfmt_source *src, int fd, uint8_t *buf,
-                      uint64_t *total, tfmt_error *err)
+static int spool_copy(tfmt_source *src, int fd, uint8_t *buf, uint64_t *total,
+                      tfmt_error *err)
 {
     size_t used = 0;
     for (;;) {
@@ -645,8 +640,8 @@ int tfmt__source_seekable(tfmt_source *src, uint64_t *size, tfmt_error *err)
     return TFMT_OK;
 }
 
-static int file_pread(tfmt_source *src, uint8_t *buf, size_t n,
-                      uint64_t offset, tfmt_error *err)
+static int file_pread(tfmt_source *src, uint8_t *buf, size_t n, uint64_t offset,
+                      tfmt_error *err)
 {
     size_t done = 0;
     while (done < n) {
@@ -667,8 +662,8 @@ static int file_pread(tfmt_source *src, uint8_t *buf, size_t n,
     return TFMT_OK;
 }
 
-int tfmt__source_pread(tfmt_source *src, void *buf, size_t n,
-                       uint64_t offset, tfmt_error *err)
+int tfmt__source_pread(tfmt_source *src, void *buf, size_t n, uint64_t offset,
+                       tfmt_error *err)
 {
     if (!src || (!buf && n > 0))
         return tfmt__error(err, TFMT_EINVAL, "invalid read arguments");
@@ -688,8 +683,7 @@ int tfmt__source_pread(tfmt_source *src, void *buf, size_t n,
     return TFMT_OK;
 }
 
-const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset,
-                                   size_t n)
+const uint8_t *tfmt__source_memory(tfmt_source *src, uint64_t offset, size_t n)
 {
     if (!src || src->kind != SRC_MEMORY || offset > src->mem_size ||
         n > src->mem_size - (size_t)offset)

@@ -99,9 +99,9 @@ typedef struct entries {
     size_t elem;
     size_t *n;
     member_fn member;
-    unsigned required;      /* bits every entry must have seen */
+    unsigned required; /* bits every entry must have seen */
     void (*init)(void *entry);
-    bool (*canon)(fparse *x, void *entry);  /* CPython's exact form */
+    bool (*canon)(fparse *x, void *entry); /* CPython's exact form */
 } entries;
 
 static void frame_init(void *entry)
@@ -175,8 +175,8 @@ static bool canon_string(fparse *x, void *out)
     tfmt_jsonl_string *s = out;
     size_t mark = x->r->fast_text.len;
     bool ok = LIT(x, "{\"str_id\":") && id_digits(x, &s->id) &&
-              LIT(x, ",\"value\":") &&
-              string_value(x, &s->value) == TFMT_OK && LIT(x, "}");
+              LIT(x, ",\"value\":") && string_value(x, &s->value) == TFMT_OK &&
+              LIT(x, "}");
     if (!ok)
         x->r->fast_text.len = mark;
     return ok;
@@ -238,8 +238,8 @@ static int array(fparse *x, const entries *e)
     return expect(x, ']') ? TFMT_OK : DECLINE;
 }
 
-static int payload(fparse *x, void **arr, size_t *cap, size_t elem,
-                   size_t *n, member_fn member, unsigned required)
+static int payload(fparse *x, void **arr, size_t *cap, size_t elem, size_t *n,
+                   member_fn member, unsigned required)
 {
     entries e = {arr, cap, elem, n, member, required, NULL, NULL};
     if (member == frame_member) {
@@ -270,8 +270,8 @@ static int type_member(fparse *x, tfmt_str k, unsigned *seen)
     case TFMT_JREC_STRINGS:
         if (key_is(k, "strings") && first_time(seen, 4))
             return payload(x, (void **)&r->strings, &r->strings_cap,
-                           sizeof *r->strings, &rec->n_strings,
-                           string_member, 1 | 2);
+                           sizeof *r->strings, &rec->n_strings, string_member,
+                           1 | 2);
         break;
     case TFMT_JREC_FRAMES:
         if (key_is(k, "frames") && first_time(seen, 4))
@@ -299,7 +299,7 @@ static int record_member(fparse *x, tfmt_str k, unsigned *seen)
 {
     uint64_t v;
     if (key_is(k, "v") && first_time(seen, 1))
-        return uint_value(x, 0, 0, &v);     /* rec->v stays 0 */
+        return uint_value(x, 0, 0, &v); /* rec->v stays 0 */
     if (key_is(k, "run_id") && first_time(seen, 2))
         return string_value(x, &x->r->rec.run_id);
     return type_member(x, k, seen);

@@ -14,23 +14,23 @@
 /* Splits a source into lines without holding more than one line. */
 typedef struct tfmt_lines {
     tfmt_source *src;
-    uint8_t *block;         /* read buffer */
+    uint8_t *block; /* read buffer */
     size_t cap;
     size_t pos;
     size_t len;
-    tfmt_buf carry;         /* a line that spans reads, at most max_line */
+    tfmt_buf carry; /* a line that spans reads, at most max_line */
     size_t max_line;
-    uint64_t line;          /* number of the line last returned */
+    uint64_t line; /* number of the line last returned */
     bool eof;
-    bool skipping;          /* discarding the rest of an over-long line */
-    bool no_newline;        /* the line last returned ended at EOF */
-    bool src_failed;        /* the source failed (its error is final; a
-                               TFMT_ELIMIT is then an input limit, not a
-                               line too long) */
+    bool skipping;   /* discarding the rest of an over-long line */
+    bool no_newline; /* the line last returned ended at EOF */
+    bool src_failed; /* the source failed (its error is final; a
+                        TFMT_ELIMIT is then an input limit, not a
+                        line too long) */
 } tfmt_lines;
 
-int tfmt__lines_init(tfmt_lines *l, tfmt_source *src,
-                     const tfmt_allocator *a, size_t max_line);
+int tfmt__lines_init(tfmt_lines *l, tfmt_source *src, const tfmt_allocator *a,
+                     size_t max_line);
 void tfmt__lines_free(tfmt_lines *l, const tfmt_allocator *a);
 /*
  * The next line, without its '\n', in [*ptr, *ptr + *len) (borrowed until
@@ -47,18 +47,18 @@ int tfmt__lines_next(tfmt_lines *l, const char **ptr, size_t *len,
  */
 typedef struct tfmt_jrules {
     tfmt_idbits strings, frames, agg;
-    uint64_t records;           /* well-formed records so far */
+    uint64_t records; /* well-formed records so far */
     bool saw_meta, saw_end, first_reported;
-    int64_t v;                  /* the last meta record's version */
+    int64_t v; /* the last meta record's version */
     bool have_total;
-    uint64_t total_line;        /* line of the first samples_total */
-    bool dropped;               /* a line could not be read as a record */
+    uint64_t total_line; /* line of the first samples_total */
+    bool dropped;        /* a line could not be read as a record */
     bool have_run_id;
-    tfmt_buf run_id;            /* the first record's run_id */
+    tfmt_buf run_id; /* the first record's run_id */
     tfmt_jsonl_info info;
-    uint64_t self_sum;          /* of every agg entry, saturating */
-    bool entry_bad;             /* an agg entry broke a rule of its own */
-    bool self_over;             /* TFMT_JCHK_SELF_SUM reported */
+    uint64_t self_sum; /* of every agg entry, saturating */
+    bool entry_bad;    /* an agg entry broke a rule of its own */
+    bool self_over;    /* TFMT_JCHK_SELF_SUM reported */
 } tfmt_jrules;
 
 struct json_object;
@@ -69,7 +69,7 @@ struct tfmt_jsonl_reader {
     tfmt_jsonl_options opts;
     tfmt_lines lines;
     struct json_tokener *tok;
-    struct json_object *obj;    /* tree behind the current record */
+    struct json_object *obj; /* tree behind the current record */
     tfmt_jsonl_record rec;
     tfmt_jsonl_string *strings;
     size_t strings_cap;
@@ -77,11 +77,11 @@ struct tfmt_jsonl_reader {
     size_t frames_cap;
     tfmt_jsonl_agg *entries;
     size_t entries_cap;
-    tfmt_buf fast_text;         /* strings decoded by jsonl_fast.c */
+    tfmt_buf fast_text; /* strings decoded by jsonl_fast.c */
     tfmt_jrules rules;
     tfmt_error err;
     bool saw_end;
-    int final;                  /* nonzero: every later call returns it */
+    int final; /* nonzero: every later call returns it */
 };
 
 /*

@@ -10,8 +10,8 @@
 
 #define LINES_BLOCK ((size_t)64 << 10)
 
-int tfmt__lines_init(tfmt_lines *l, tfmt_source *src,
-                     const tfmt_allocator *a, size_t max_line)
+int tfmt__lines_init(tfmt_lines *l, tfmt_source *src, const tfmt_allocator *a,
+                     size_t max_line)
 {
     memset(l, 0, sizeof *l);
     l->src = src;
@@ -73,8 +73,7 @@ static int skip_rest(tfmt_lines *l, tfmt_error *err)
 }
 
 /* Report the line being assembled as too long and arrange to skip it. */
-static int too_long(tfmt_lines *l, const uint8_t *nl, size_t n,
-                    tfmt_error *err)
+static int too_long(tfmt_lines *l, const uint8_t *nl, size_t n, tfmt_error *err)
 {
     l->line++;
     l->carry.len = 0;

@@ -55,8 +55,8 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
     r->opts.max_line = clamp_max_line(opts->max_line);
     tfmt__buf_init(&r->fast_text, r->alloc);
     r->tok = json_tokener_new_ex(JSONL_MAX_DEPTH);
-    if (!r->tok || tfmt__lines_init(&r->lines, src, r->alloc,
-                                    r->opts.max_line) < 0) {
+    if (!r->tok ||
+        tfmt__lines_init(&r->lines, src, r->alloc, r->opts.max_line) < 0) {
         tfmt_jsonl_free(r);
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     }
@@ -213,8 +213,7 @@ static int at_end(tfmt_jsonl_reader *r)
 static int source_failed(tfmt_jsonl_reader *r, int rc)
 {
     r->err.line = r->lines.line + 1;
-    r->err.check = rc == TFMT_ELIMIT ? TFMT_JCHK_INPUT_LIMIT
-                                     : TFMT_JCHK_INPUT;
+    r->err.check = rc == TFMT_ELIMIT ? TFMT_JCHK_INPUT_LIMIT : TFMT_JCHK_INPUT;
     r->final = rc;
     return rc;
 }
@@ -249,8 +248,7 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
     if (rc < 0 && (rc != TFMT_ELIMIT || r->lines.src_failed))
         return source_failed(r, rc);
     if (rc == TFMT_OK && r->lines.no_newline)
-        tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE,
-                         "no newline at end of file");
+        tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE, "no newline at end of file");
     if (rc == TFMT_OK)
         rc = tfmt__jsonl_fast(r, p, n);
     if (rc == 1)

@@ -14,9 +14,9 @@
 typedef struct field_ctx {
     tfmt_jsonl_reader *r;
     const char *rtype;
-    const char *array;      /* NULL: top level */
+    const char *array; /* NULL: top level */
     size_t index;
-    bool one_based;         /* dialect v 1 ids */
+    bool one_based; /* dialect v 1 ids */
 } field_ctx;
 
 static const char *json_kind(json_object *o)
@@ -34,11 +34,10 @@ static const char *json_kind(json_object *o)
 }
 
 /* Fail with "<type>: <path>: <problem>" located at the current line. */
-static int field_error(const field_ctx *c, int code, int check,
-                       const char *key, const char *fmt, ...)
-    TFMT_PRINTF(5, 6);
-static int field_error(const field_ctx *c, int code, int check,
-                       const char *key, const char *fmt, ...)
+static int field_error(const field_ctx *c, int code, int check, const char *key,
+                       const char *fmt, ...) TFMT_PRINTF(5, 6);
+static int field_error(const field_ctx *c, int code, int check, const char *key,
+                       const char *fmt, ...)
 {
     char what[160];
     va_list ap;
@@ -47,11 +46,11 @@ static int field_error(const field_ctx *c, int code, int check,
     va_end(ap);
     tfmt_error *e = &c->r->err;
     if (c->array && key)
-        tfmt__error(e, code, "%s: %s[%zu].%s: %s", c->rtype, c->array,
-                    c->index, key, what);
+        tfmt__error(e, code, "%s: %s[%zu].%s: %s", c->rtype, c->array, c->index,
+                    key, what);
     else if (c->array)
-        tfmt__error(e, code, "%s: %s[%zu]: %s", c->rtype, c->array,
-                    c->index, what);
+        tfmt__error(e, code, "%s: %s[%zu]: %s", c->rtype, c->array, c->index,
+                    what);
     else
         tfmt__error(e, code, "%s: %s: %s", c->rtype, key, what);
     e->line = c->r->lines.line;
@@ -76,7 +75,7 @@ static int member(const field_ctx *c, json_object *o, const char *key,
     }
     if (!json_object_is_type(v, want)) {
         static const char *names[] = {
-            [json_type_null] = "null", [json_type_boolean] = "boolean",
+            [json_type_null] = "null",     [json_type_boolean] = "boolean",
             [json_type_double] = "number", [json_type_int] = "integer",
             [json_type_object] = "object", [json_type_array] = "array",
             [json_type_string] = "string"};
@@ -89,8 +88,7 @@ static int member(const field_ctx *c, json_object *o, const char *key,
 
 /* An integer field within [min, max]. Returns 1, 0 (absent) or < 0. */
 static int get_uint(const field_ctx *c, json_object *o, const char *key,
-                    bool required, uint64_t min, uint64_t max,
-                    uint64_t *out)
+                    bool required, uint64_t min, uint64_t max, uint64_t *out)
 {
     json_object *v;
     int rc = member(c, o, key, json_type_int, required, &v);
@@ -164,7 +162,8 @@ static void note_unknown(const field_ctx *c, json_object *o,
 {
     if (!c->r->opts.on_note)
         return;
-    json_object_object_foreach(o, key, val) {
+    json_object_object_foreach(o, key, val)
+    {
         (void)val;
         size_t i = 0;
         while (known[i] && strcmp(known[i], key) != 0)
@@ -230,11 +229,11 @@ static int frame_entry(const field_ctx *c, json_object *e, size_t i)
 {
     /* `synthetic` is known only in the v 1 dialect (last entry). */
     static const char *const known_v1[] = {
-        "frame_id", "path_str_id", "func_str_id", "line", "end_line", "col",
-        "end_col", "synthetic", NULL};
+        "frame_id", "path_str_id", "func_str_id", "line", "end_line",
+        "col",      "end_col",     "synthetic",   NULL};
     static const char *const known_v0[] = {
-        "frame_id", "path_str_id", "func_str_id", "line", "end_line", "col",
-        "end_col", NULL};
+        "frame_id", "path_str_id", "func_str_id", "line",
+        "end_line", "col",         "end_col",     NULL};
     tfmt_jsonl_frame *f = &c->r->frames[i];
     int rc = get_id(c, e, "frame_id", &f->id);
     if (rc >= 0)
@@ -262,8 +261,7 @@ static int frame_entry(const field_ctx *c, json_object *e, size_t i)
 
 static int agg_entry(const field_ctx *c, json_object *e, size_t i)
 {
-    static const char *const known[] = {"frame_id", "self", "cumulative",
-                                        NULL};
+    static const char *const known[] = {"frame_id", "self", "cumulative", NULL};
     tfmt_jsonl_agg *a = &c->r->entries[i];
     int rc = get_id(c, e, "frame_id", &a->frame_id);
     if (rc >= 0)
@@ -278,8 +276,8 @@ static int agg_entry(const field_ctx *c, json_object *e, size_t i)
 
 static int convert_meta(field_ctx *c, json_object *o)
 {
-    static const char *const known[] = {"type", "v", "run_id",
-                                        "sample_interval_usec", "mode", NULL};
+    static const char *const known[] = {
+        "type", "v", "run_id", "sample_interval_usec", "mode", NULL};
     tfmt_jsonl_record *rec = &c->r->rec;
     int rc = get_uint(c, o, "sample_interval_usec", true, 0, UINT64_MAX - 1,
                       &rec->sample_interval_usec);
@@ -323,16 +321,15 @@ static int get_const(field_ctx *c, json_object *o, const char *key,
         return rc;
     if (out->len != strlen(want) || memcmp(out->ptr, want, out->len) != 0)
         return field_error(c, TFMT_ESCHEMA, TFMT_JCHK_RANGE, key,
-                           "expected \"%s\", got \"%.40s\"", want,
-                           out->ptr);
+                           "expected \"%s\", got \"%.40s\"", want, out->ptr);
     return TFMT_OK;
 }
 
 static int convert_agg(field_ctx *c, json_object *o)
 {
-    static const char *const known[] = {"type", "v", "run_id", "kind",
-                                        "scope", "samples_total", "entries",
-                                        NULL};
+    static const char *const known[] = {"type",    "v",     "run_id",
+                                        "kind",    "scope", "samples_total",
+                                        "entries", NULL};
     tfmt_jsonl_reader *r = c->r;
     int rc = get_const(c, o, "kind", "frame", &r->rec.kind);
     if (rc >= 0)
@@ -351,8 +348,8 @@ static int convert_agg(field_ctx *c, json_object *o)
 
 static int convert_end(field_ctx *c, json_object *o)
 {
-    static const char *const known[] = {"type", "v", "run_id",
-                                        "samples_total", NULL};
+    static const char *const known[] = {"type", "v", "run_id", "samples_total",
+                                        NULL};
     int rc = get_uint(c, o, "samples_total", true, 0, UINT64_MAX - 1,
                       &c->r->rec.samples_total);
     if (rc >= 0)
@@ -438,9 +435,7 @@ int tfmt__jsonl_convert(tfmt_jsonl_reader *r, json_object *o)
     case TFMT_JREC_FRAMES: return convert_frames(&c, o, t->array);
     case TFMT_JREC_AGG: return convert_agg(&c, o);
     case TFMT_JREC_END: return convert_end(&c, o);
-    default:
-        tfmt__jsonl_unknown_type(r);
-        return TFMT_OK;
+    default: tfmt__jsonl_unknown_type(r); return TFMT_OK;
     }
 }
 

@@ -287,8 +287,8 @@ static int check_entry(tfmt_jsonl_reader *r, const tfmt_jsonl_record *rec,
     const tfmt_jsonl_agg *e = &rec->entries[i];
     tfmt_jrules *s = &r->rules;
     s->self_sum = tfmt__add_sat(s->self_sum, e->self);
-    s->entry_bad |= e->self > e->cumulative ||
-                    e->cumulative > rec->samples_total;
+    s->entry_bad |=
+        e->self > e->cumulative || e->cumulative > rec->samples_total;
     if (!s->dropped && !tfmt__idbits_has(&s->frames, e->frame_id))
         TRY(FIND(r, rec, TFMT_JCHK_FRAME_REF,
                  "entries[%zu].frame_id: frame %llu is not defined earlier", i,

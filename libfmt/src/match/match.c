@@ -25,9 +25,9 @@ typedef struct rule {
     tfmt_match_kind kind;
     pcre2_code *re;
     pcre2_match_data *md;
-    char *repl;                 /* rewrite replacement, NUL-terminated */
+    char *repl; /* rewrite replacement, NUL-terminated */
     size_t repl_len;
-    char *pattern;              /* for messages */
+    char *pattern; /* for messages */
 } rule;
 
 struct tfmt_match {
@@ -35,10 +35,10 @@ struct tfmt_match {
     pcre2_general_context *gctx;
     pcre2_compile_context *cctx;
     pcre2_match_context *mctx;
-    pcre2_jit_stack *jit_stack;     /* NULL: JIT unavailable */
+    pcre2_jit_stack *jit_stack; /* NULL: JIT unavailable */
     rule *rules;
     size_t nrules, caprules;
-    tfmt_buf out[2];                /* rewrite results, used alternately */
+    tfmt_buf out[2]; /* rewrite results, used alternately */
 };
 
 static void *gctx_malloc(PCRE2_SIZE size, void *ctx)
@@ -54,8 +54,8 @@ static void gctx_free(void *ptr, void *ctx)
 static int make_contexts(tfmt_match *m)
 {
     /* PCRE2 keeps the data pointer; the allocator outlives the handle. */
-    m->gctx = pcre2_general_context_create(gctx_malloc, gctx_free,
-                                           (void *)m->alloc);
+    m->gctx =
+        pcre2_general_context_create(gctx_malloc, gctx_free, (void *)m->alloc);
     if (!m->gctx)
         return TFMT_ENOMEM;
     m->cctx = pcre2_compile_context_create(m->gctx);
@@ -67,8 +67,8 @@ static int make_contexts(tfmt_match *m)
     uint32_t jit = 0;
     pcre2_config(PCRE2_CONFIG_JIT, &jit);
     if (jit) {
-        m->jit_stack = pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX,
-                                              m->gctx);
+        m->jit_stack =
+            pcre2_jit_stack_create(32 * 1024, JIT_STACK_MAX, m->gctx);
         if (!m->jit_stack)
             return TFMT_ENOMEM;
         pcre2_jit_stack_assign(m->mctx, NULL, m->jit_stack);
@@ -142,9 +142,9 @@ static int compile_rule(tfmt_match *m, rule *r, const char *pat, size_t n,
 {
     int code = 0;
     PCRE2_SIZE off = 0;
-    r->re = pcre2_compile((PCRE2_SPTR)pat, n,
-                          PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &code, &off,
-                          m->cctx);
+    r->re =
+        pcre2_compile((PCRE2_SPTR)pat, n, PCRE2_UTF | PCRE2_MATCH_INVALID_UTF,
+                      &code, &off, m->cctx);
     if (!r->re) {
         if (code == PCRE2_ERROR_HEAP_FAILED || code == PCRE2_ERROR_NOMEMORY)
             return tfmt__error(err, TFMT_ENOMEM, "out of memory");
@@ -170,30 +170,33 @@ static bool is_name_char(char c)
 }
 
 /* Check that group reference g[0..n) names a group of `re`. */
-static int check_group(const pcre2_code *re, const char *g, size_t n,
-                       size_t at, tfmt_error *err)
+static int check_group(const pcre2_code *re, const char *g, size_t n, size_t at,
+                       tfmt_error *err)
 {
     char name[64];
     if (n == 0 || n >= sizeof name)
-        return tfmt__error(err, TFMT_EINVAL, "replacement: invalid group "
-                           "reference at offset %zu", at);
+        return tfmt__error(err, TFMT_EINVAL,
+                           "replacement: invalid group "
+                           "reference at offset %zu",
+                           at);
     memcpy(name, g, n);
     name[n] = '\0';
     if (name[0] == '*')
-        return TFMT_OK;     /* ${*MARK} */
+        return TFMT_OK; /* ${*MARK} */
     if (strspn(name, "0123456789") == n) {
         uint32_t count = 0;
         pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &count);
         if (strtoul(name, NULL, 10) <= count)
             return TFMT_OK;
-        return tfmt__error(err, TFMT_EINVAL, "replacement: no group %s in "
-                           "the pattern (it has %u)", name, (unsigned)count);
+        return tfmt__error(err, TFMT_EINVAL,
+                           "replacement: no group %s in "
+                           "the pattern (it has %u)",
+                           name, (unsigned)count);
     }
     if (pcre2_substring_number_from_name(re, (PCRE2_SPTR)name) >= 0)
         return TFMT_OK;
     return tfmt__error(err, TFMT_EINVAL,
-                       "replacement: no group named '%s' in the pattern",
-                       name);
+                       "replacement: no group named '%s' in the pattern", name);
 }
 
 /*
@@ -214,8 +217,10 @@ static int check_replacement(const pcre2_code *re, const char *s, size_t n,
         if (i < n && s[i] == '{') {
             const char *close = memchr(s + i, '}', n - i);
             if (!close)
-                return tfmt__error(err, TFMT_EINVAL, "replacement: missing "
-                                   "'}' after offset %zu", at);
+                return tfmt__error(err, TFMT_EINVAL,
+                                   "replacement: missing "
+                                   "'}' after offset %zu",
+                                   at);
             start = i + 1;
             end = (size_t)(close - s);
             i = end;
@@ -261,8 +266,8 @@ int tfmt_match_add(tfmt_match *m, tfmt_match_kind kind, const char *spec,
 {
     if (kind < TFMT_MATCH_INCLUDE || kind > TFMT_MATCH_REWRITE || !spec)
         return tfmt__error(err, TFMT_EINVAL, "invalid match rule");
-    if (tfmt__grow(m->alloc, (void **)&m->rules, &m->caprules,
-                   m->nrules + 1, sizeof *m->rules) < 0)
+    if (tfmt__grow(m->alloc, (void **)&m->rules, &m->caprules, m->nrules + 1,
+                   sizeof *m->rules) < 0)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     rule r = {.kind = kind};
     int rc;
@@ -300,8 +305,8 @@ static int match_error(const rule *r, int prc, tfmt_error *err)
 static int rule_test(tfmt_match *m, const rule *r, const char *s, size_t n,
                      tfmt_error *err)
 {
-    int prc = pcre2_match(r->re, (PCRE2_SPTR)(s ? s : ""), n, 0, 0, r->md,
-                          m->mctx);
+    int prc =
+        pcre2_match(r->re, (PCRE2_SPTR)(s ? s : ""), n, 0, 0, r->md, m->mctx);
     if (prc >= 0)
         return 1;
     if (prc == PCRE2_ERROR_NOMATCH)
@@ -365,10 +370,9 @@ static int rule_substitute(tfmt_match *m, const rule *r, const char *s,
         if (tfmt__buf_reserve(b, want) < 0)
             return tfmt__error(err, TFMT_ENOMEM, "out of memory");
         PCRE2_SIZE outlen = b->cap;
-        int prc = pcre2_substitute(r->re, (PCRE2_SPTR)(s ? s : ""), n, 0,
-                                   opts, r->md, m->mctx,
-                                   (PCRE2_SPTR)r->repl, r->repl_len,
-                                   (PCRE2_UCHAR *)b->data, &outlen);
+        int prc = pcre2_substitute(
+            r->re, (PCRE2_SPTR)(s ? s : ""), n, 0, opts, r->md, m->mctx,
+            (PCRE2_SPTR)r->repl, r->repl_len, (PCRE2_UCHAR *)b->data, &outlen);
         if (prc >= 0) {
             b->len = outlen;
             return too_long(r, n, outlen, err) < 0 ? TFMT_EINVAL : prc;
@@ -383,14 +387,14 @@ static int rule_substitute(tfmt_match *m, const rule *r, const char *s,
     return tfmt__error(err, TFMT_ENOMEM, "out of memory");
 }
 
-int tfmt_match_rewrite(tfmt_match *m, tfmt_match_field field,
-                       const char *name, size_t len, const char **out,
-                       size_t *out_len, tfmt_error *err)
+int tfmt_match_rewrite(tfmt_match *m, tfmt_match_field field, const char *name,
+                       size_t len, const char **out, size_t *out_len,
+                       tfmt_error *err)
 {
     const char *cur = name;
     size_t cur_len = len;
     int which = 0;
-    (void)field;    /* every rewrite rule applies to both names */
+    (void)field; /* every rewrite rule applies to both names */
     for (size_t i = 0; i < m->nrules; i++) {
         const rule *r = &m->rules[i];
         if (r->kind != TFMT_MATCH_REWRITE)

@@ -121,8 +121,8 @@ static int store_string(tfmt_profile *p, const char *s, size_t len,
     return TFMT_OK;
 }
 
-static int add_string(tfmt_profile *p, const char *s, size_t len,
-                      uint64_t h, uint32_t *out)
+static int add_string(tfmt_profile *p, const char *s, size_t len, uint64_t h,
+                      uint32_t *out)
 {
     int rc = store_string(p, s, len, out);
     if (rc == TFMT_OK && tfmt__idset_insert(&p->string_set, h, *out) < 0)
@@ -144,8 +144,8 @@ static int decoded(tfmt_profile *p, const char **s, size_t *len)
 }
 
 /* Intern valid UTF-8 `s` whose hash is `h`. */
-static int intern_hashed(tfmt_profile *p, const char *s, size_t len,
-                         uint64_t h, uint32_t *out)
+static int intern_hashed(tfmt_profile *p, const char *s, size_t len, uint64_t h,
+                         uint32_t *out)
 {
     strkey k = {s, len};
     uint32_t id = tfmt__idset_find(&p->string_set, h, &k, string_eq, p);
@@ -165,14 +165,13 @@ int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
         rc = decoded(p, &s, &len);
     if (rc != TFMT_OK)
         return rc;
-    return intern_hashed(p, s, len, tfmt__hash_bytes(s, len, STRING_SEED),
-                         out);
+    return intern_hashed(p, s, len, tfmt__hash_bytes(s, len, STRING_SEED), out);
 }
 
 #define BATCH 16
 
-int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
-                                 size_t n, uint32_t *out)
+int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
+                                 uint32_t *out)
 {
     int irc = tfmt__profile_index(p);
     if (irc != TFMT_OK)
@@ -188,8 +187,7 @@ int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
         }
         for (size_t j = 0; j < m; j++) {
             const tfmt_str *x = &s[i + j];
-            int rc = ok[j] ? intern_hashed(p, x->ptr, x->len, h[j],
-                                           &out[i + j])
+            int rc = ok[j] ? intern_hashed(p, x->ptr, x->len, h[j], &out[i + j])
                            : tfmt__profile_intern_string(p, x->ptr, x->len,
                                                          &out[i + j]);
             if (rc != TFMT_OK)
@@ -204,10 +202,10 @@ int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
 static uint64_t frame_hash(const tfmt_frame *f)
 {
     uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
-    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->lineno << 32) |
-                            (uint32_t)f->end_lineno));
-    h = tfmt__hash_mix(h ^ (((uint64_t)(uint32_t)f->column << 32) |
-                            (uint32_t)f->end_column));
+    h = tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)f->lineno << 32) | (uint32_t)f->end_lineno));
+    h = tfmt__hash_mix(
+        h ^ (((uint64_t)(uint32_t)f->column << 32) | (uint32_t)f->end_column));
     return tfmt__hash_mix(h ^ f->opcode);
 }
 
@@ -221,8 +219,8 @@ static bool frame_eq(const void *ctx, uint32_t id, const void *key)
            a->opcode == b->opcode;
 }
 
-static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f,
-                               uint64_t h, uint32_t *out)
+static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f, uint64_t h,
+                               uint32_t *out)
 {
     uint32_t id = tfmt__idset_find(&p->frame_set, h, f, frame_eq, p);
     if (id != TFMT_NO_ID) {
@@ -231,8 +229,8 @@ static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f,
     }
     if (p->nframes >= TFMT_NO_ID - 1)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many frames");
-    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes,
-                   p->nframes + 1, sizeof *p->frames) != TFMT_OK)
+    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes, p->nframes + 1,
+                   sizeof *p->frames) != TFMT_OK)
         return nomem(p);
     id = (uint32_t)p->nframes;
     if (tfmt__idset_insert(&p->frame_set, h, id) != TFMT_OK)
@@ -246,12 +244,16 @@ static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f,
 int tfmt__profile_trunc_frame(tfmt_profile *p, uint32_t *out)
 {
     if (p->trunc_frame == TFMT_NO_ID) {
-        tfmt_frame f = {0, 0, TFMT_NO_LOCATION, TFMT_NO_LOCATION,
-                        TFMT_NO_LOCATION, TFMT_NO_LOCATION, TFMT_NO_OPCODE};
+        tfmt_frame f = {0,
+                        0,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_LOCATION,
+                        TFMT_NO_OPCODE};
         int rc = tfmt__profile_intern_string(p, "~", 1, &f.filename);
         if (rc == TFMT_OK)
-            rc = tfmt__profile_intern_string(p, "<truncated>", 11,
-                                             &f.funcname);
+            rc = tfmt__profile_intern_string(p, "<truncated>", 11, &f.funcname);
         if (rc == TFMT_OK)
             rc = tfmt__profile_intern_frame(p, &f, &p->trunc_frame);
         if (rc != TFMT_OK)
@@ -270,8 +272,8 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
     return intern_frame_hashed(p, f, frame_hash(f), out);
 }
 
-int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
-                                size_t n, uint32_t *out)
+int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
+                                uint32_t *out)
 {
     int irc = tfmt__profile_index(p);
     if (irc != TFMT_OK)
@@ -294,8 +296,8 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
 
 /* ---- tables without their index (a first JSONL export) ---- */
 
-int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s,
-                                 size_t n, uint32_t *out)
+int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
+                                 uint32_t *out)
 {
     for (size_t j = 0; j < n; j++) {
         const char *x = s[j].ptr;
@@ -310,13 +312,13 @@ int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s,
     return TFMT_OK;
 }
 
-int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f,
-                                size_t n, uint32_t *out)
+int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
+                                uint32_t *out)
 {
     if (p->nframes + n >= TFMT_NO_ID - 1)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many frames");
-    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes,
-                   p->nframes + n, sizeof *p->frames) != TFMT_OK)
+    if (tfmt__grow(p->alloc, (void **)&p->frames, &p->capframes, p->nframes + n,
+                   sizeof *p->frames) != TFMT_OK)
         return nomem(p);
     for (size_t j = 0; j < n; j++) {
         out[j] = (uint32_t)p->nframes;
@@ -345,8 +347,8 @@ static int index_strings(tfmt_profile *p)
             strkey k = {x.ptr, x.len};
             if (tfmt__idset_find(&p->string_set, h[j], &k, string_eq, p) ==
                     TFMT_NO_ID &&
-                tfmt__idset_insert(&p->string_set, h[j],
-                                   (uint32_t)(i + j)) != TFMT_OK)
+                tfmt__idset_insert(&p->string_set, h[j], (uint32_t)(i + j)) !=
+                    TFMT_OK)
                 return nomem(p);
         }
     }
@@ -366,8 +368,8 @@ static int index_frames(tfmt_profile *p)
             const tfmt_frame *f = &p->frames[i + j];
             if (tfmt__idset_find(&p->frame_set, h[j], f, frame_eq, p) ==
                     TFMT_NO_ID &&
-                tfmt__idset_insert(&p->frame_set, h[j],
-                                   (uint32_t)(i + j)) != TFMT_OK)
+                tfmt__idset_insert(&p->frame_set, h[j], (uint32_t)(i + j)) !=
+                    TFMT_OK)
                 return nomem(p);
         }
     }
@@ -455,8 +457,8 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
     if (p->nnodes >= TFMT_NO_ID)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many call paths");
     if (p->nnodes == p->capnodes &&
-        tfmt__grow(p->alloc, (void **)&p->nodes, &p->capnodes,
-                   p->nnodes + 1, sizeof *p->nodes) != TFMT_OK)
+        tfmt__grow(p->alloc, (void **)&p->nodes, &p->capnodes, p->nnodes + 1,
+                   sizeof *p->nodes) != TFMT_OK)
         return nomem(p);
     uint32_t id = (uint32_t)p->nnodes++;
     tfmt_pnode *n = &p->nodes[id];
@@ -501,13 +503,12 @@ static int node_reindex(tfmt_profile *p)
 }
 
 /* The child of `parent` for `frame`, created when absent. */
-int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
-                             uint32_t frame, uint32_t *out)
+int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent, uint32_t frame,
+                             uint32_t *out)
 {
     uint64_t key = ((uint64_t)parent << 32) | frame;
     size_t slot;
-    if (!p->node_cap && p->nnodes > p->nthreads &&
-        node_reindex(p) != TFMT_OK)
+    if (!p->node_cap && p->nnodes > p->nthreads && node_reindex(p) != TFMT_OK)
         return nomem(p);
     if ((p->node_count + 1) * 2 > p->node_cap && node_rehash(p) != TFMT_OK)
         return nomem(p);
@@ -572,15 +573,14 @@ static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
  * new; status is 0 unless the profile splits by status.
  */
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
-                         uint32_t interpreter_id, uint8_t status,
-                         uint32_t *out)
+                         uint32_t interpreter_id, uint8_t status, uint32_t *out)
 {
     if (!p->opts.split_status)
         status = 0;
     threadkey k = {thread_id, interpreter_id, status};
     uint64_t h = tfmt__hash_mix(
-        thread_id ^ tfmt__hash_mix(((uint64_t)status << 32 | interpreter_id) +
-                                   1));
+        thread_id ^
+        tfmt__hash_mix(((uint64_t)status << 32 | interpreter_id) + 1));
     uint32_t id = tfmt__idset_find(&p->thread_set, h, &k, thread_eq, p);
     if (id != TFMT_NO_ID) {
         *out = id;
@@ -609,8 +609,7 @@ int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
     /* CPython's collectors never count an empty stack. */
     if (depth == 0 || weight == 0)
         return TFMT_OK;
-    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, status,
-                                  thread);
+    int rc = tfmt__profile_thread(p, thread_id, interpreter_id, status, thread);
     if (rc != TFMT_OK)
         return rc;
     uint32_t node = p->threads[*thread].root;

@@ -13,7 +13,7 @@ typedef struct agg_import {
     tfmt_profile *p;
     tfmt_pfilter *filter;
     tfmt_jimport im;
-    bool append;                /* tables appended, not interned */
+    bool append; /* tables appended, not interned */
 } agg_import;
 
 /*
@@ -59,11 +59,12 @@ static int add_strings(void *ctx, const tfmt_jsonl_string *js, size_t n,
  */
 static tfmt_frame profile_frame(const tfmt_jimport_frame *j)
 {
-    bool none = j->synthetic ||
-                (j->line == 0 && j->end_line == TFMT_JSONL_ABSENT &&
-                 j->col == TFMT_JSONL_ABSENT && j->end_col == TFMT_JSONL_ABSENT);
-    tfmt_frame f = {j->file,     j->func,    j->line,       j->end_line,
-                    j->col,      j->end_col, TFMT_NO_OPCODE};
+    bool none =
+        j->synthetic ||
+        (j->line == 0 && j->end_line == TFMT_JSONL_ABSENT &&
+         j->col == TFMT_JSONL_ABSENT && j->end_col == TFMT_JSONL_ABSENT);
+    tfmt_frame f = {j->file, j->func,    j->line,       j->end_line,
+                    j->col,  j->end_col, TFMT_NO_OPCODE};
     if (none)
         f.lineno = f.end_lineno = f.column = f.end_column = TFMT_NO_LOCATION;
     return f;
@@ -94,8 +95,8 @@ static tfmt_pagg *agg_of(tfmt_profile *p, uint32_t f)
         size_t old = p->capaggs, oldl = p->caplisted;
         if (tfmt__grow(p->alloc, (void **)&p->aggs, &p->capaggs, need,
                        sizeof *p->aggs) != TFMT_OK ||
-            tfmt__grow(p->alloc, (void **)&p->agg_listed, &p->caplisted,
-                       need, 1) != TFMT_OK)
+            tfmt__grow(p->alloc, (void **)&p->agg_listed, &p->caplisted, need,
+                       1) != TFMT_OK)
             return NULL;
         memset(p->aggs + old, 0, (p->capaggs - old) * sizeof *p->aggs);
         memset(p->agg_listed + oldl, 0, p->caplisted - oldl);

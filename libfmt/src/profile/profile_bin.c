@@ -13,17 +13,17 @@
 
 /* Per reader thread (indexed by tfmt_sample.thread_index). */
 typedef struct tstate {
-    uint32_t thread;    /* profile thread; TFMT_NO_ID until counted */
-    uint32_t valid;     /* outermost path entries that still equal the
-                           reader's previous stack of this thread */
-    bool trunc;         /* the path starts with the "<truncated>" node */
+    uint32_t thread; /* profile thread; TFMT_NO_ID until counted */
+    uint32_t valid;  /* outermost path entries that still equal the
+                        reader's previous stack of this thread */
+    bool trunc;      /* the path starts with the "<truncated>" node */
     size_t cap;
-    uint32_t *path;     /* node ids of the last counted stack, root first
-                           (after the "<truncated>" node when trunc) */
+    uint32_t *path; /* node ids of the last counted stack, root first
+                       (after the "<truncated>" node when trunc) */
 } tstate;
 
 typedef struct binctx {
-    tfmt_pimport pi;    /* reader tables -> profile ids, filters */
+    tfmt_pimport pi; /* reader tables -> profile ids, filters */
     tfmt_profile *p;
     tstate *ts;
     size_t nts, capts;
@@ -116,8 +116,7 @@ static int reserve_path(tfmt_profile *p, tstate *t, uint32_t depth)
  * With t->trunc, path[0] is the "<truncated>" node under the thread root
  * and frame i's node is path[i + 1].
  */
-static int build_path(binctx *c, tstate *t, const tfmt_sample *s,
-                      uint32_t k)
+static int build_path(binctx *c, tstate *t, const tfmt_sample *s, uint32_t k)
 {
     tfmt_profile *p = c->p;
     int rc = reserve_path(p, t, s->depth);
@@ -155,7 +154,7 @@ static int timeline(binctx *c, const tstate *t, const tfmt_sample *s,
                     uint32_t leaf)
 {
     if (!c->p->opts.timeline || t->thread == TFMT_NO_ID)
-        return TFMT_OK;     /* no timeline, or before the first count */
+        return TFMT_OK; /* no timeline, or before the first count */
     return tfmt__profile_tl_add(c->p, t->thread, leaf, s->timestamps,
                                 s->weight);
 }

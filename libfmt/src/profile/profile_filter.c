@@ -14,11 +14,11 @@
 struct tfmt_pfilter {
     tfmt_profile *p;
     tfmt_match *rules, *focus;
-    bool rewrite;               /* rules has REWRITE rules */
-    bool names;                 /* there are include or exclude rules */
-    uint32_t *smap[2];          /* per field: string -> rewritten string */
+    bool rewrite;      /* rules has REWRITE rules */
+    bool names;        /* there are include or exclude rules */
+    uint32_t *smap[2]; /* per field: string -> rewritten string */
     size_t capsmap[2];
-    uint8_t *flags;             /* per profile frame: F_* */
+    uint8_t *flags; /* per profile frame: F_* */
     size_t capflags;
 };
 
@@ -62,8 +62,7 @@ void tfmt__pfilter_free(tfmt_pfilter *f)
 bool tfmt__pfilter_sample(const tfmt_profile_options *o, uint64_t thread_id,
                           uint8_t status)
 {
-    if (o->skip_idle &&
-        !(status & (TFMT_STATUS_HAS_GIL | TFMT_STATUS_ON_CPU)))
+    if (o->skip_idle && !(status & (TFMT_STATUS_HAS_GIL | TFMT_STATUS_ON_CPU)))
         return false;
     if ((status & o->status_all) != o->status_all ||
         (status & o->status_none) != 0)
@@ -103,8 +102,7 @@ static int rewrite_one(tfmt_pfilter *f, int field, uint32_t *id)
     tfmt_str s = tfmt__profile_str(p, *id);
     const char *out;
     size_t len;
-    rc = tfmt_match_rewrite(f->rules,
-                            field ? TFMT_MATCH_FUNC : TFMT_MATCH_FILE,
+    rc = tfmt_match_rewrite(f->rules, field ? TFMT_MATCH_FUNC : TFMT_MATCH_FILE,
                             s.ptr, s.len, &out, &len, &p->err);
     uint32_t to = *id;
     if (rc == TFMT_OK && out != s.ptr)
@@ -149,8 +147,8 @@ static int frame_flags(tfmt_pfilter *f, uint32_t frame, uint8_t *out)
                                    func.len, &keep, &p->err);
         if (rc != TFMT_OK)
             return rc;
-        f->flags[frame] = F_DONE | (inc ? F_INCLUDED : 0) |
-                          (keep ? 0 : F_EXCLUDED);
+        f->flags[frame] =
+            F_DONE | (inc ? F_INCLUDED : 0) | (keep ? 0 : F_EXCLUDED);
     }
     *out = f->flags[frame];
     return TFMT_OK;

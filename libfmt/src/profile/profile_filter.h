@@ -48,7 +48,7 @@ int tfmt__pfilter_stack(tfmt_pfilter *f, uint32_t *stack, uint32_t *depth,
 typedef struct tfmt_pimport {
     tfmt_import im;
     tfmt_profile *p;
-    tfmt_pfilter *filter;       /* NULL: no name or stack filters */
+    tfmt_pfilter *filter; /* NULL: no name or stack filters */
 } tfmt_pimport;
 
 int tfmt__profile_import_open(tfmt_pimport *pi, tfmt_profile *p,

@@ -8,8 +8,7 @@
  */
 #include "profile_filter.h"
 
-static int intern_string(void *ctx, const char *s, size_t len,
-                         uint32_t *out)
+static int intern_string(void *ctx, const char *s, size_t len, uint32_t *out)
 {
     tfmt_pimport *pi = ctx;
     return tfmt__profile_intern_string(pi->p, s, len, out);
@@ -38,8 +37,7 @@ int tfmt__profile_import_open(tfmt_pimport *pi, tfmt_profile *p,
 {
     memset(pi, 0, sizeof *pi);
     pi->p = p;
-    int rc = tfmt__import_open(&pi->im, r, &profile_ops, pi, p->alloc,
-                               &p->err);
+    int rc = tfmt__import_open(&pi->im, r, &profile_ops, pi, p->alloc, &p->err);
     pi->im.progress = p->opts.progress;
     pi->im.progress_ctx = p->opts.progress_ctx;
     return rc == TFMT_OK ? tfmt__pfilter_new(p, &pi->filter) : rc;

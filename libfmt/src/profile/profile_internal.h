@@ -35,19 +35,19 @@
 #define TFMT_NO_ID UINT32_MAX
 
 typedef struct tfmt_pstring {
-    uint64_t off;               /* into profile.strbuf */
+    uint64_t off; /* into profile.strbuf */
     uint32_t len;
 } tfmt_pstring;
 
 typedef struct tfmt_pnode {
-    uint32_t parent;            /* TFMT_NO_ID for a thread root */
-    uint32_t frame;             /* profile frame id; TFMT_NO_ID for roots */
-    uint32_t thread;            /* index into profile.threads */
-    uint32_t depth;             /* 0 for roots, 1 for outermost frames */
-    uint64_t self;              /* weight of samples ending here */
-    uint32_t leaf_seq;          /* order in which nodes first got self > 0
-                                   (TFMT_NO_ID while self == 0): the
-                                   first-seen order of Python's Counters */
+    uint32_t parent;   /* TFMT_NO_ID for a thread root */
+    uint32_t frame;    /* profile frame id; TFMT_NO_ID for roots */
+    uint32_t thread;   /* index into profile.threads */
+    uint32_t depth;    /* 0 for roots, 1 for outermost frames */
+    uint64_t self;     /* weight of samples ending here */
+    uint32_t leaf_seq; /* order in which nodes first got self > 0
+                          (TFMT_NO_ID while self == 0): the
+                          first-seen order of Python's Counters */
 } tfmt_pnode;
 
 /* A node-table slot: key = parent << 32 | frame; id TFMT_NO_ID = empty. */
@@ -59,9 +59,9 @@ typedef struct tfmt_pslot {
 /* The open run of a thread's timeline (profile_timeline.c). */
 typedef struct tfmt_prun {
     bool open;
-    uint32_t node;              /* leaf node; TFMT_NO_ID: not counted */
-    uint64_t start, last;       /* timestamps of its first and last sample */
-    uint64_t n;                 /* samples in the run */
+    uint32_t node;        /* leaf node; TFMT_NO_ID: not counted */
+    uint64_t start, last; /* timestamps of its first and last sample */
+    uint64_t n;           /* samples in the run */
 } tfmt_prun;
 
 /*
@@ -72,22 +72,22 @@ typedef struct tfmt_prun {
  * profile that has any (tfmt_profile_has_jsonl).
  */
 typedef struct tfmt_pagg {
-    uint64_t self, cum;         /* summed over the exports (frames that a
-                                   rewrite or the v1 dialect's twins merge
-                                   have their cum summed; writers cap it
-                                   at the exports' samples) */
+    uint64_t self, cum; /* summed over the exports (frames that a
+                           rewrite or the v1 dialect's twins merge
+                           have their cum summed; writers cap it
+                           at the exports' samples) */
 } tfmt_pagg;
 
 typedef struct tfmt_pthread {
     uint64_t thread_id;
     uint32_t interpreter_id;
-    uint8_t status;             /* the samples' status byte with
-                                   opts.split_status, else 0 */
-    uint32_t root;              /* node id of this thread's root */
-    uint64_t samples;           /* weight counted in this thread */
-    tfmt_sstream tl;            /* timeline runs (opts.timeline) */
+    uint8_t status;   /* the samples' status byte with
+                         opts.split_status, else 0 */
+    uint32_t root;    /* node id of this thread's root */
+    uint64_t samples; /* weight counted in this thread */
+    tfmt_sstream tl;  /* timeline runs (opts.timeline) */
     tfmt_prun run;
-    uint64_t tl_weight;         /* sum of the weights written to tl */
+    uint64_t tl_weight; /* sum of the weights written to tl */
 } tfmt_pthread;
 
 struct tfmt_profile {
@@ -95,12 +95,12 @@ struct tfmt_profile {
     tfmt_profile_options opts;
     tfmt_error err;
 
-    tfmt_buf strbuf;            /* string bytes, back to back */
+    tfmt_buf strbuf; /* string bytes, back to back */
     tfmt_pstring *strings;
     size_t nstrings, capstrings;
     tfmt_idset string_set;
 
-    tfmt_frame *frames;         /* filename/funcname are profile ids */
+    tfmt_frame *frames; /* filename/funcname are profile ids */
     size_t nframes, capframes;
     tfmt_idset frame_set;
 
@@ -109,37 +109,37 @@ struct tfmt_profile {
 
     tfmt_pthread *threads;
     size_t nthreads, capthreads;
-    tfmt_idset thread_set;      /* keyed on (thread_id, interpreter_id,
-                                   status) */
+    tfmt_idset thread_set; /* keyed on (thread_id, interpreter_id,
+                              status) */
 
-    uint64_t samples_total;     /* counted weight */
+    uint64_t samples_total; /* counted weight */
     uint64_t interval_us;
-    int mode;                   /* tfmt_mode */
-    bool have_input;            /* interval/mode were set by an input */
-    uint8_t python_version[3];  /* of the first binary log (0.0.0: none) */
-    bool python_mixed;          /* a later log had another major.minor */
-    tfmt_stats stats;           /* of the first input, if it had any */
-    uint64_t start_time_us;     /* of the first input */
+    int mode;                  /* tfmt_mode */
+    bool have_input;           /* interval/mode were set by an input */
+    uint8_t python_version[3]; /* of the first binary log (0.0.0: none) */
+    bool python_mixed;         /* a later log had another major.minor */
+    tfmt_stats stats;          /* of the first input, if it had any */
+    uint64_t start_time_us;    /* of the first input */
 
-    tfmt_spool tl_spool;        /* the timelines' file (opts.timeline) */
-    uint32_t trunc_frame;       /* the "<truncated>" frame; TFMT_NO_ID
-                                   until first needed */
+    tfmt_spool tl_spool;  /* the timelines' file (opts.timeline) */
+    uint32_t trunc_frame; /* the "<truncated>" frame; TFMT_NO_ID
+                             until first needed */
 
-    tfmt_pagg *aggs;            /* per frame below naggs; NULL: no JSONL */
-    uint8_t *agg_listed;        /* per frame below naggs: an export listed
-                                   it (1), else 0 */
+    tfmt_pagg *aggs;     /* per frame below naggs; NULL: no JSONL */
+    uint8_t *agg_listed; /* per frame below naggs: an export listed
+                            it (1), else 0 */
     size_t naggs, capaggs, caplisted;
-    uint32_t agg_inputs;        /* JSONL exports added */
-    uint64_t agg_samples;       /* their samples_total, summed (also in
-                                   samples_total) */
+    uint32_t agg_inputs;  /* JSONL exports added */
+    uint64_t agg_samples; /* their samples_total, summed (also in
+                             samples_total) */
 
-    uint32_t nleaves;           /* next tfmt_pnode.leaf_seq */
-    struct tfmt_pslot *node_slots;  /* open addressing on (parent, frame) */
+    uint32_t nleaves;              /* next tfmt_pnode.leaf_seq */
+    struct tfmt_pslot *node_slots; /* open addressing on (parent, frame) */
     size_t node_cap, node_count;
-    unsigned node_shift;        /* 64 - log2(node_cap) */
-    tfmt_buf scratch;           /* string repair space */
-    bool unindexed;             /* string_set and frame_set not built yet
-                                   (tfmt__profile_append_*) */
+    unsigned node_shift; /* 64 - log2(node_cap) */
+    tfmt_buf scratch;    /* string repair space */
+    bool unindexed;      /* string_set and frame_set not built yet
+                            (tfmt__profile_append_*) */
 };
 
 /* Borrow profile string `id`. */
@@ -185,8 +185,7 @@ int tfmt__profile_tl_add(tfmt_profile *p, uint32_t thread, uint32_t node,
 int tfmt__profile_tl_close(tfmt_profile *p, uint64_t interval_us);
 /* fn(ctx, node, weight) for each run of `thread`, in order. */
 int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
-                          int (*fn)(void *ctx, uint32_t node,
-                                    uint64_t weight),
+                          int (*fn)(void *ctx, uint32_t node, uint64_t weight),
                           void *ctx);
 
 /*
@@ -205,8 +204,8 @@ static inline size_t tfmt__profile_slot(const tfmt_profile *p, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->node_shift);
 }
 
-int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent,
-                             uint32_t frame, uint32_t *out);
+int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent, uint32_t frame,
+                             uint32_t *out);
 static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
                                       uint32_t frame, uint32_t *out)
 {
@@ -259,10 +258,10 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
  * The same in batches (a JSONL export's tables): hashed and prefetched
  * first, then interned, so the table waits for memory once per batch.
  */
-int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s,
-                                 size_t n, uint32_t *out);
-int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
-                                size_t n, uint32_t *out);
+int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
+                                 uint32_t *out);
+int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
+                                uint32_t *out);
 /*
  * Append without looking up or indexing (the tables of a first JSONL
  * export, whose entries CPython writes once each, into an empty profile):
@@ -270,12 +269,11 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f,
  * the index (tfmt__profile_index; equal entries map to the first). So a
  * single export costs no hash table at all.
  */
-int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s,
-                                 size_t n, uint32_t *out);
-int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f,
-                                size_t n, uint32_t *out);
+int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
+                                 uint32_t *out);
+int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
+                                uint32_t *out);
 int tfmt__profile_index(tfmt_profile *p);
-
 
 /* The JSONL totals of frame `f`, or NULL when no export listed it. */
 static inline const tfmt_pagg *tfmt__profile_agg(const tfmt_profile *p,
@@ -299,17 +297,16 @@ static inline uint64_t tfmt__sat_add(uint64_t a, uint64_t b)
  */
 void tfmt__profile_used(const tfmt_profile *p, uint8_t *used);
 
-
 /*
  * Child lists and subtree totals of the call tree, derived in O(nodes)
  * from the parent links. Children (and the thread roots) are chained in
  * node-id order, i.e. in the order the samples first showed them.
  */
 typedef struct tfmt_ptree {
-    uint32_t *first_child;      /* per node; TFMT_NO_ID for a leaf */
-    uint32_t *next_sibling;     /* per node; TFMT_NO_ID for the last */
-    uint32_t first_root;        /* first thread root; TFMT_NO_ID if none */
-    uint64_t *total;            /* per node: self plus all descendants */
+    uint32_t *first_child;  /* per node; TFMT_NO_ID for a leaf */
+    uint32_t *next_sibling; /* per node; TFMT_NO_ID for the last */
+    uint32_t first_root;    /* first thread root; TFMT_NO_ID if none */
+    uint64_t *total;        /* per node: self plus all descendants */
 } tfmt_ptree;
 
 int tfmt__ptree_build(const tfmt_profile *p, tfmt_ptree *out);
@@ -337,8 +334,8 @@ int tfmt__pwalk_next(tfmt_pwalk *w, uint32_t *node);
  * nodes[node].depth, at most `cap`); returns the depth, or 0 when the path
  * does not fit.
  */
-uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
-                            uint32_t *out, uint32_t cap);
+uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node, uint32_t *out,
+                            uint32_t cap);
 
 /*
  * The location CPython's collectors see for a frame: a frame whose lineno

@@ -20,8 +20,8 @@ static void link_children(const tfmt_profile *p, tfmt_ptree *t)
     t->first_root = TFMT_NO_ID;
     for (size_t i = p->nnodes; i-- > 0;) {
         uint32_t parent = p->nodes[i].parent;
-        uint32_t *head = parent == TFMT_NO_ID ? &t->first_root
-                                              : &t->first_child[parent];
+        uint32_t *head =
+            parent == TFMT_NO_ID ? &t->first_root : &t->first_child[parent];
         t->next_sibling[i] = *head;
         *head = (uint32_t)i;
     }
@@ -55,8 +55,7 @@ int tfmt__ptree_build(const tfmt_profile *p, tfmt_ptree *out)
     return TFMT_OK;
 }
 
-void tfmt__pwalk_init(tfmt_pwalk *w, const tfmt_profile *p,
-                      const tfmt_ptree *t)
+void tfmt__pwalk_init(tfmt_pwalk *w, const tfmt_profile *p, const tfmt_ptree *t)
 {
     w->p = p;
     w->t = t;
@@ -88,8 +87,8 @@ int tfmt__pwalk_next(tfmt_pwalk *w, uint32_t *node)
     return -1;
 }
 
-uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
-                            uint32_t *out, uint32_t cap)
+uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node, uint32_t *out,
+                            uint32_t cap)
 {
     uint32_t depth = p->nodes[node].depth;
     if (depth > cap)
@@ -100,7 +99,6 @@ uint32_t tfmt__profile_path(const tfmt_profile *p, uint32_t node,
     }
     return depth;
 }
-
 
 void tfmt__profile_used(const tfmt_profile *p, uint8_t *used)
 {

@@ -3,11 +3,11 @@
  *
  * Each batch the reader delivers is one collect() call of CPython's replay
  * (one thread, one status, `weight` timestamps), or the rest of the
- * previous one (tfmt_sample.continued: a long REPEAT run the reader cut). Times are milliseconds
- * after the first replayed timestamp. Threads are keyed on the thread id
- * alone, in first-seen order; per thread, functions are keyed on (file,
- * function), frames on (function, line, column or None), stacks on (frame,
- * prefix), each numbered in creation order, and the global string array
+ * previous one (tfmt_sample.continued: a long REPEAT run the reader cut). Times
+ * are milliseconds after the first replayed timestamp. Threads are keyed on the
+ * thread id alone, in first-seen order; per thread, functions are keyed on
+ * (file, function), frames on (function, line, column or None), stacks on
+ * (frame, prefix), each numbered in creation order, and the global string array
  * grows in CPython's interning order. Reader frames are interned into a
  * private profile ("tab"), which also applies the profile filters.
  */
@@ -34,15 +34,14 @@ static bool str_eq(const void *ctx, uint32_t id, const void *key)
            memcmp(g->strbuf.data + g->strs[id].off, k->s, k->len) == 0;
 }
 
-int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len,
-                       uint32_t *out)
+int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len, uint32_t *out)
 {
     skey k = {s, len};
     uint64_t h = tfmt__hash_bytes(s, len, 0x6765636b6fULL);
     uint32_t id = tfmt__idset_find(&g->str_set, h, &k, str_eq, g);
     if (id == TFMT_NO_ID) {
-        if (tfmt__grow(g->alloc, (void **)&g->strs, &g->capstrs,
-                       g->nstrs + 1, sizeof *g->strs) != TFMT_OK)
+        if (tfmt__grow(g->alloc, (void **)&g->strs, &g->capstrs, g->nstrs + 1,
+                       sizeof *g->strs) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         id = (uint32_t)g->nstrs;
         g->strs[id].off = g->strbuf.len;
@@ -88,8 +87,8 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
 
 static void thread_free(const tfmt_allocator *a, gthread *t)
 {
-    void *v[] = {t->funcs, t->frames, t->stacks, t->res, t->last_tab,
-                 t->last_stack};
+    void *v[] = {t->funcs, t->frames,   t->stacks,
+                 t->res,   t->last_tab, t->last_stack};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(a, v[i]);
     tfmt__idset_free(&t->func_set);
@@ -161,7 +160,7 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, uint32_t *index)
 
 typedef struct gin {
     tfmt_gecko *g;
-    tfmt_pimport pi;            /* reader tables -> tab ids, filters */
+    tfmt_pimport pi; /* reader tables -> tab ids, filters */
     gmapper mapper;
     uint32_t *tmap; /* reader thread index -> thread */
     size_t captmap;
@@ -261,9 +260,8 @@ static int tab_stack(gin *c, gthread *t, const tfmt_sample *s,
  * A stack at the 256-frame cap, when the options mark it: a copy in
  * stackbuf after the "<truncated>" frame (fmt_profile.h).
  */
-static int mark_truncated(gin *c, const tfmt_sample *s,
-                          const uint32_t **stack, uint32_t *depth,
-                          uint32_t *hint)
+static int mark_truncated(gin *c, const tfmt_sample *s, const uint32_t **stack,
+                          uint32_t *depth, uint32_t *hint)
 {
     tfmt_gecko *g = c->g;
     if (*depth == 0 || !tfmt__profile_truncated(g->tab, s->depth))
@@ -293,7 +291,7 @@ static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
         uint8_t *in = tfmt__spool_room(&t->samples, G_SAMPLE_MAX);
         if (in) {
             tfmt__spool_commit(&t->samples,
-                          gsample_encode(in, &rec, &t->samples.prev));
+                               gsample_encode(in, &rec, &t->samples.prev));
             continue;
         }
         uint8_t buf[G_SAMPLE_MAX];
@@ -350,9 +348,9 @@ static int collect(void *ctx, const tfmt_sample *s)
     tfmt_gecko *g = c->g;
     const tfmt_profile_options *o = &g->tab->opts;
     if (s->weight == 0)
-        return TFMT_OK;     /* an empty REPEAT: no collect() call */
+        return TFMT_OK; /* an empty REPEAT: no collect() call */
     if (!thread_kept(o, s->thread_id))
-        return TFMT_OK;     /* another thread: as if not in the input */
+        return TFMT_OK; /* another thread: as if not in the input */
     note_times(g, s);
     gthread *t = NULL;
     int rc = batch_thread(c, s, &t);

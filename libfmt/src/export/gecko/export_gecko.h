@@ -14,7 +14,7 @@
 #include "profile_filter.h"
 #include "spool.h"
 
-#define G_NONE_LINE INT64_MIN     /* Python None as a line number */
+#define G_NONE_LINE INT64_MIN /* Python None as a line number */
 
 /* Categories (GECKO_CATEGORIES indices). */
 enum {
@@ -33,8 +33,19 @@ enum {
  * marker (export_gecko_opcode.c) is spooled as the pseudo-state G_OPCODE,
  * closed after all of them.
  */
-enum { G_HAS_GIL, G_NO_GIL, G_ON_CPU, G_OFF_CPU, G_PY_CODE, G_NATIVE_CODE,
-       G_GIL_WAIT, G_GC, G_EXC, G_NO_EXC, G_NSTATES };
+enum {
+    G_HAS_GIL,
+    G_NO_GIL,
+    G_ON_CPU,
+    G_OFF_CPU,
+    G_PY_CODE,
+    G_NATIVE_CODE,
+    G_GIL_WAIT,
+    G_GC,
+    G_EXC,
+    G_NO_EXC,
+    G_NSTATES
+};
 #define G_OPCODE G_NSTATES
 
 /* Record streams spooled to a shared temporary file (io/spool.h). */
@@ -54,9 +65,9 @@ typedef struct gsample {
 } gsample;
 
 typedef struct gmarker {
-    uint32_t name;              /* global string index */
-    uint32_t state;             /* G_* or G_OPCODE */
-    uint64_t start, end;        /* timestamps */
+    uint32_t name;       /* global string index */
+    uint32_t state;      /* G_* or G_OPCODE */
+    uint64_t start, end; /* timestamps */
     /* G_OPCODE only: the leaf frame's opcode and where it ran */
     uint8_t op, major, minor; /* opcode byte, the input's Python */
     int64_t line;             /* G_NONE_LINE: None */
@@ -184,36 +195,36 @@ static inline bool gmarker_decode(const uint8_t **pp, const uint8_t *end,
 
 /* ---- per-thread tables ---- */
 typedef struct gfunc {
-    uint32_t file, func;        /* tab string ids (key) */
-    uint32_t name, fname;       /* global strings; fname TFMT_NO_ID: null */
+    uint32_t file, func;  /* tab string ids (key) */
+    uint32_t name, fname; /* global strings; fname TFMT_NO_ID: null */
     uint32_t resource;
-    int64_t line;               /* lineNumber; G_NONE_LINE: null */
+    int64_t line; /* lineNumber; G_NONE_LINE: null */
     bool py;
 } gfunc;
 
 typedef struct gframe {
     uint32_t func;
-    int64_t line;               /* key line; G_NONE_LINE: None */
-    int32_t col;                /* -1: None */
+    int64_t line; /* key line; G_NONE_LINE: None */
+    int32_t col;  /* -1: None */
 } gframe;
 
 typedef struct gstack {
-    uint32_t frame, prefix;     /* prefix TFMT_NO_ID: null */
-    uint32_t child_frame;       /* the last child looked up under this */
-    uint32_t child;             /* ... stack: a lookup that needs no table */
+    uint32_t frame, prefix; /* prefix TFMT_NO_ID: null */
+    uint32_t child_frame;   /* the last child looked up under this */
+    uint32_t child;         /* ... stack: a lookup that needs no table */
     uint8_t cat;
 } gstack;
 
 typedef struct gres {
-    uint32_t file;              /* tab string id (key) */
-    uint32_t name;              /* global string */
+    uint32_t file; /* tab string id (key) */
+    uint32_t name; /* global string */
 } gres;
 
 typedef struct gthread {
     uint64_t tid;
     bool main, initialized;
-    bool open[G_NSTATES];       /* state interval started */
-    uint64_t start[G_NSTATES];  /* ... at this timestamp */
+    bool open[G_NSTATES];      /* state interval started */
+    uint64_t start[G_NSTATES]; /* ... at this timestamp */
     gfunc *funcs;
     size_t nfuncs, capfuncs;
     gframe *frames;
@@ -223,13 +234,13 @@ typedef struct gthread {
     gres *res;
     size_t nres, capres;
     tfmt_idset func_set, frame_set, stack_set, res_set;
-    tfmt_tidmap tabframe;       /* tab frame id -> frame index (a cache:
-                                   a map, not an array as long as the
-                                   tab's frames, so a thread costs what
-                                   it uses) */
-    uint32_t *last_tab;         /* the last stack added: tab frames */
-    uint32_t *last_stack;       /* ... and its stack index per depth */
-    uint32_t root_child_frame;  /* gstack.child_frame of the root */
+    tfmt_tidmap tabframe;      /* tab frame id -> frame index (a cache:
+                                  a map, not an array as long as the
+                                  tab's frames, so a thread costs what
+                                  it uses) */
+    uint32_t *last_tab;        /* the last stack added: tab frames */
+    uint32_t *last_stack;      /* ... and its stack index per depth */
+    uint32_t root_child_frame; /* gstack.child_frame of the root */
     uint32_t root_child;
     uint32_t last_depth;
     size_t caplast;
@@ -252,7 +263,7 @@ typedef struct gthread {
 struct tfmt_gecko {
     const tfmt_allocator *alloc;
     tfmt_error err;
-    tfmt_profile *tab;          /* string/frame interning and filters */
+    tfmt_profile *tab; /* string/frame interning and filters */
     /* global string array */
     tfmt_buf strbuf;
     tfmt_pstring *strs;
@@ -275,15 +286,15 @@ struct tfmt_gecko {
     /* collect()'s interval, computed at the end from what it saw */
     bool iv_set;
     uint64_t iv_ts, iv_prev_ts, iv_count;
-    uint32_t ninputs;              /* inputs added (view_input serials) */
-    int opcodes; /* opcode markers: -1 not decided yet, 0 no, 1 yes */
+    uint32_t ninputs; /* inputs added (view_input serials) */
+    int opcodes;      /* opcode markers: -1 not decided yet, 0 no, 1 yes */
     uint8_t in_major, in_minor;    /* the current input's Python version */
     uint32_t op_serials;           /* threads whose opcode state opened */
     uint32_t state_str[G_NSTATES]; /* marker names' string ids ... */
     uint16_t state_named;          /* ... interned: bit per state */
-    uint32_t *stackbuf;         /* a filtered stack */
+    uint32_t *stackbuf;            /* a filtered stack */
     size_t capstackbuf;
-    uint8_t *gc;                /* per tab frame: 0 unknown, 1 no, 2 <GC> */
+    uint8_t *gc; /* per tab frame: 0 unknown, 1 no, 2 <GC> */
     size_t capgc;
 };
 
@@ -303,8 +314,7 @@ static inline double gecko_ms(const tfmt_gecko *g, uint64_t ts)
 }
 
 int tfmt__gecko_nomem(tfmt_gecko *g);
-int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len,
-                       uint32_t *out);
+int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len, uint32_t *out);
 /* Each state's marker name ("Has GIL") and category (G_CAT_*). */
 extern const char *const tfmt__gecko_state_name[G_NSTATES];
 extern const uint8_t tfmt__gecko_state_cat[G_NSTATES];

@@ -17,8 +17,8 @@ const char *const tfmt__gecko_state_name[G_NSTATES] = {
 
 /* The category of each state's markers. */
 const uint8_t tfmt__gecko_state_cat[G_NSTATES] = {
-    G_CAT_GIL, G_CAT_GIL, G_CAT_CPU, G_CAT_CPU, G_CAT_CODE, G_CAT_CODE,
-    G_CAT_GIL, G_CAT_GC, G_CAT_EXC, G_CAT_EXC,
+    G_CAT_GIL,  G_CAT_GIL, G_CAT_CPU, G_CAT_CPU, G_CAT_CODE,
+    G_CAT_CODE, G_CAT_GIL, G_CAT_GC,  G_CAT_EXC, G_CAT_EXC,
 };
 
 /* The state's name in the string array, interned when first needed. */
@@ -117,19 +117,19 @@ static int track_span(tfmt_gecko *g, gthread *t, bool cond, int state,
 int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status, bool has_gc,
                       uint64_t first)
 {
-    int rc = track(g, t, status & TFMT_STATUS_HAS_GIL, G_HAS_GIL, G_NO_GIL,
-                   first);
+    int rc =
+        track(g, t, status & TFMT_STATUS_HAS_GIL, G_HAS_GIL, G_NO_GIL, first);
     if (rc == TFMT_OK)
         rc = track(g, t, status & TFMT_STATUS_ON_CPU, G_ON_CPU, G_OFF_CPU,
                    first);
     if (rc == TFMT_OK)
         rc = track_code(g, t, status, first);
     if (rc == TFMT_OK)
-        rc = track_span(g, t, status & TFMT_STATUS_GIL_REQUESTED,
-                        G_GIL_WAIT, first);
+        rc = track_span(g, t, status & TFMT_STATUS_GIL_REQUESTED, G_GIL_WAIT,
+                        first);
     if (rc == TFMT_OK)
-        rc = track(g, t, status & TFMT_STATUS_HAS_EXCEPTION, G_EXC,
-                   G_NO_EXC, first);
+        rc = track(g, t, status & TFMT_STATUS_HAS_EXCEPTION, G_EXC, G_NO_EXC,
+                   first);
     if (rc == TFMT_OK)
         rc = track_span(g, t, has_gc, G_GC, first);
     t->initialized = true;

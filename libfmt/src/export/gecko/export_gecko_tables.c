@@ -30,14 +30,13 @@ static bool is_python(tfmt_str f)
            (f.len == 8 && memcmp(f.ptr, "<string>", 8) == 0);
 }
 
-static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file,
-                        uint32_t *out)
+static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file, uint32_t *out)
 {
     uint64_t h = tfmt__hash_mix(file);
     uint32_t id = tfmt__idset_find_key(&t->res_set, h);
     if (id == TFMT_NO_ID) {
-        if (tfmt__grow_small(g->alloc, (void **)&t->res, &t->capres, t->nres + 1,
-                       sizeof *t->res) != TFMT_OK)
+        if (tfmt__grow_small(g->alloc, (void **)&t->res, &t->capres,
+                             t->nres + 1, sizeof *t->res) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         tfmt_str base = tfmt__pstr_basename(g->tab, file);
         gres *r = &t->res[t->nres];
@@ -57,7 +56,7 @@ static int new_func(tfmt_gecko *g, gthread *t, const uint32_t key[2],
                     int64_t line)
 {
     if (tfmt__grow_small(g->alloc, (void **)&t->funcs, &t->capfuncs,
-                   t->nfuncs + 1, sizeof *t->funcs) != TFMT_OK)
+                         t->nfuncs + 1, sizeof *t->funcs) != TFMT_OK)
         return tfmt__gecko_nomem(g);
     gfunc *f = &t->funcs[t->nfuncs];
     memset(f, 0, sizeof *f);
@@ -96,8 +95,7 @@ static int get_func(tfmt_gecko *g, gthread *t, const tfmt_frame *tf,
     return TFMT_OK;
 }
 
-static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
-                     uint32_t *out)
+static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
 {
     const tfmt_frame *tf = &g->tab->frames[tabid];
     bool none = tf->lineno == TFMT_NO_LOCATION;
@@ -108,13 +106,13 @@ static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid,
     int rc = get_func(g, t, tf, k.line, &k.func);
     if (rc != TFMT_OK)
         return rc;
-    uint64_t h = tfmt__hash_mix(((uint64_t)k.func << 32) ^
-                                tfmt__hash_mix((uint64_t)k.line) ^
-                                (uint32_t)k.col);
+    uint64_t h =
+        tfmt__hash_mix(((uint64_t)k.func << 32) ^
+                       tfmt__hash_mix((uint64_t)k.line) ^ (uint32_t)k.col);
     uint32_t id = tfmt__idset_find(&t->frame_set, h, &k, frame_eq, t);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow_small(g->alloc, (void **)&t->frames, &t->capframes,
-                       t->nframes + 1, sizeof *t->frames) != TFMT_OK)
+                             t->nframes + 1, sizeof *t->frames) != TFMT_OK)
             return tfmt__gecko_nomem(g);
         id = (uint32_t)t->nframes++;
         t->frames[id].func = k.func;
@@ -144,8 +142,8 @@ int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
 static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
                      uint64_t h, uint32_t *out)
 {
-    if (tfmt__grow_small(g->alloc, (void **)&t->stacks, &t->capstacks, t->nstacks + 1,
-                   sizeof *t->stacks) != TFMT_OK)
+    if (tfmt__grow_small(g->alloc, (void **)&t->stacks, &t->capstacks,
+                         t->nstacks + 1, sizeof *t->stacks) != TFMT_OK)
         return tfmt__gecko_nomem(g);
     uint32_t id = (uint32_t)t->nstacks++;
     gstack *s = &t->stacks[id];
@@ -166,8 +164,8 @@ static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
  * looked up under it, which spares a probe of the per-thread table (on
  * the bench log 47% of lookups end there, and a run takes 8% less CPU).
  */
-static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame,
-                     uint32_t prefix, uint32_t *out)
+static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
+                     uint32_t *out)
 {
     bool root = prefix == TFMT_NO_ID;
     uint32_t cf = root ? t->root_child_frame : t->stacks[prefix].child_frame;
@@ -204,9 +202,9 @@ int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
     if (depth > t->caplast) {
         size_t cap = t->caplast;
         if (tfmt__grow_small(g->alloc, (void **)&t->last_tab, &cap, depth,
-                       sizeof *t->last_tab) != TFMT_OK ||
+                             sizeof *t->last_tab) != TFMT_OK ||
             tfmt__grow_small(g->alloc, (void **)&t->last_stack, &t->caplast,
-                       depth, sizeof *t->last_stack) != TFMT_OK)
+                             depth, sizeof *t->last_stack) != TFMT_OK)
             return tfmt__gecko_nomem(g);
     }
     uint32_t k = hint;

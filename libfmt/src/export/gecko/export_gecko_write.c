@@ -29,8 +29,7 @@ typedef gwriter wctx;
 
 int tfmt__gwriter_flush(gwriter *w, bool all)
 {
-    int rc = tfmt__profile_flush(&w->b, w->sink,
-                                 all ? 0 : TFMT_EXPORT_FLUSH);
+    int rc = tfmt__profile_flush(&w->b, w->sink, all ? 0 : TFMT_EXPORT_FLUSH);
     if (rc != TFMT_OK) {
         w->sink_failed = true;
         rc = tfmt__error_take(&w->g->err, tfmt_sink_error(w->sink), rc);
@@ -233,13 +232,15 @@ static int put_resources(wctx *w)
 static int put_thread(wctx *w, size_t i)
 {
     gthread *t = w->t = w->g->threads[i];
-    int rc = tfmt__buf_printf(&w->b, "%s{\"name\":\"Thread-%llu\","
+    int rc = tfmt__buf_printf(
+        &w->b,
+        "%s{\"name\":\"Thread-%llu\","
         "\"isMainThread\":%s,\"processStartupTime\":0,"
         "\"processShutdownTime\":null,\"registerTime\":0,"
         "\"unregisterTime\":null,\"pausedRanges\":[],\"pid\":\"%ld\","
         "\"tid\":%llu,\"processType\":\"default\","
-        "\"processName\":\"Python Process\",", i ? "," : "",
-        (unsigned long long)t->tid, t->main ? "true" : "false",
+        "\"processName\":\"Python Process\",",
+        i ? "," : "", (unsigned long long)t->tid, t->main ? "true" : "false",
         (long)getpid(), (unsigned long long)t->tid);
     if (rc == TFMT_OK)
         rc = tfmt__gecko_put_samples(w);
@@ -268,8 +269,9 @@ static int put_strings(wctx *w)
         if (rc == TFMT_OK)
             rc = flush(w, false);
     }
-    return rc ? rc : tfmt__buf_puts(&w->b, "],\"sources\":{\"length\":0,"
-                                    "\"uuid\":[],\"filename\":[]}}}");
+    return rc ? rc
+              : tfmt__buf_puts(&w->b, "],\"sources\":{\"length\":0,"
+                                      "\"uuid\":[],\"filename\":[]}}}");
 }
 
 int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
