@@ -29,8 +29,11 @@ static void bin_error(bstate *s, int rc, const tfmt_error *e)
     const char *what = rc == TFMT_ETRUNC    ? "truncated: "
                        : rc == TFMT_EFORMAT ? "corrupt: "
                                             : "";
+    /* A limit of the input (size, ratio) is TV005; the thread limit is a
+     * rule of the log's records (TV228). */
+    bool input_limit = rc == TFMT_ELIMIT && e->check != TFMT_BCHK_THREAD_LIMIT;
     const char *rule =
-        rc == TFMT_ELIMIT ? R_INPUT_LIMIT : tv_bin_check_rule(e->check);
+        input_limit ? R_INPUT_LIMIT : tv_bin_check_rule(e->check);
     tv_add(s->rep, s->f, rule, 0, e->has_offset, e->offset, "%s%s", what,
            e->msg);
 }
