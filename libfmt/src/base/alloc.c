@@ -78,3 +78,20 @@ int tfmt__grow_small(const tfmt_allocator *a, void **ptr, size_t *cap,
 {
     return grow_from(a, ptr, cap, need, elem, 4);
 }
+
+int tfmt__reserve_stack(const tfmt_allocator *a, uint32_t **stack,
+                        uint32_t *cap, uint32_t depth)
+{
+    if (depth <= *cap)
+        return TFMT_OK;
+    uint32_t n = *cap ? *cap : 8;
+    while (n < depth)
+        n *= 2;
+    n = n < TFMT_MAX_DEPTH ? n : TFMT_MAX_DEPTH;
+    uint32_t *s = tfmt__realloc(a, *stack, n * sizeof *s);
+    if (!s)
+        return TFMT_ENOMEM;
+    *stack = s;
+    *cap = n;
+    return TFMT_OK;
+}

@@ -29,6 +29,11 @@ int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,
 /* The same from 4 elements (not 16): for tables kept per thread. */
 int tfmt__grow_small(const tfmt_allocator *a, void **ptr, size_t *cap,
                      size_t need, size_t elem);
+/* Room for `depth` (at most TFMT_MAX_DEPTH) frame ids in a thread's stack,
+ * contents kept: grown by doubling from 8, so a thread's stack is as deep
+ * as its deepest sample, not the format's cap. */
+int tfmt__reserve_stack(const tfmt_allocator *a, uint32_t **stack,
+                        uint32_t *cap, uint32_t depth);
 
 /* ---- errors (error.c) ---- */
 #if defined(__GNUC__)
@@ -91,6 +96,10 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
     x ^= x >> 33;
     return x;
 }
+
+/* ---- frames as keys (model.c): every field, ids compared as ids ---- */
+uint64_t tfmt__frame_hash(const tfmt_frame *f);
+bool tfmt__frame_same(const tfmt_frame *a, const tfmt_frame *b);
 
 /*
  * An open-addressing table of uint32 ids. The caller owns the keyed items

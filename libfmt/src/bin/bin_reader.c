@@ -204,18 +204,7 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
 /* Room for `depth` frames in t's stack, kept. */
 static int reserve_stack(tfmt_bin_reader *r, bin_thread *t, uint32_t depth)
 {
-    if (depth <= t->cap)
-        return TFMT_OK;
-    uint32_t cap = t->cap ? t->cap : 8;
-    while (cap < depth)
-        cap *= 2;
-    cap = cap < TFMT_MAX_DEPTH ? cap : TFMT_MAX_DEPTH;
-    uint32_t *s = tfmt__realloc(r->alloc, t->stack, cap * sizeof *s);
-    if (!s)
-        return TFMT_ENOMEM;
-    t->stack = s;
-    t->cap = cap;
-    return TFMT_OK;
+    return tfmt__reserve_stack(r->alloc, &t->stack, &t->cap, depth);
 }
 
 /* ---- open / accessors ---- */

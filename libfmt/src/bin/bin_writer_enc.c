@@ -47,17 +47,8 @@ int tfmt__bw_thread(tfmt_bin_writer *w, uint64_t thread_id,
 /* Room for `depth` frames in t's stack, kept. */
 static int reserve_stack(tfmt_bin_writer *w, tfmt_bw_thread *t, uint32_t depth)
 {
-    if (depth <= t->cap)
-        return TFMT_OK;
-    uint32_t cap = t->cap ? t->cap : 8;
-    while (cap < depth)
-        cap *= 2;
-    cap = cap < TFMT_MAX_DEPTH ? cap : TFMT_MAX_DEPTH;
-    uint32_t *s = tfmt__realloc(w->alloc, t->stack, cap * sizeof *s);
-    if (!s)
+    if (tfmt__reserve_stack(w->alloc, &t->stack, &t->cap, depth) != TFMT_OK)
         return tfmt__error(&w->err, TFMT_ENOMEM, "out of memory");
-    t->stack = s;
-    t->cap = cap;
     return TFMT_OK;
 }
 

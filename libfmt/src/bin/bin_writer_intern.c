@@ -5,7 +5,6 @@
 #include "bin_writer.h"
 
 #define SEED_STR 0x5354524eULL
-#define SEED_FRAME 0x46524d45ULL
 
 int tfmt__bw_intern_init(tfmt_bin_writer *w)
 {
@@ -90,27 +89,9 @@ int tfmt_bin_writer_string(tfmt_bin_writer *w, const char *s, size_t len,
     return TFMT_OK;
 }
 
-static uint64_t frame_hash(const tfmt_frame *f)
-{
-    uint8_t k[25];
-    tfmt__store32(k, f->filename);
-    tfmt__store32(k + 4, f->funcname);
-    tfmt__store32(k + 8, (uint32_t)f->lineno);
-    tfmt__store32(k + 12, (uint32_t)f->end_lineno);
-    tfmt__store32(k + 16, (uint32_t)f->column);
-    tfmt__store32(k + 20, (uint32_t)f->end_column);
-    k[24] = f->opcode;
-    return tfmt__hash_bytes(k, sizeof k, SEED_FRAME);
-}
-
 static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 {
-    const tfmt_frame *a = &((const tfmt_bin_writer *)ctx)->frames[id];
-    const tfmt_frame *b = key;
-    return a->filename == b->filename && a->funcname == b->funcname &&
-           a->lineno == b->lineno && a->end_lineno == b->end_lineno &&
-           a->column == b->column && a->end_column == b->end_column &&
-           a->opcode == b->opcode;
+    return tfmt__frame_same(&((const tfmt_bin_writer *)ctx)->frames[id], key);
 }
 
 /* Append `f` as a new frame; `h` goes into the dedup set unless 0. */
@@ -138,7 +119,7 @@ int tfmt__bw_frame_intern(tfmt_bin_writer *w, const tfmt_frame *f,
     if (f->filename >= w->str_count || f->funcname >= w->str_count)
         return tfmt__error(&w->err, TFMT_EINVAL,
                            "frame names an unknown string");
-    uint64_t h = frame_hash(f) | 1;
+    uint64_t h = tfmt__frame_hash(f) | 1;
     uint32_t id = tfmt__idset_find(&w->frame_set, h, f, frame_eq, w);
     if (id == UINT32_MAX)
         return append_frame(w, f, h, out);

@@ -199,24 +199,9 @@ int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
 
 /* ---- frames ---- */
 
-static uint64_t frame_hash(const tfmt_frame *f)
-{
-    uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
-    h = tfmt__hash_mix(
-        h ^ (((uint64_t)(uint32_t)f->lineno << 32) | (uint32_t)f->end_lineno));
-    h = tfmt__hash_mix(
-        h ^ (((uint64_t)(uint32_t)f->column << 32) | (uint32_t)f->end_column));
-    return tfmt__hash_mix(h ^ f->opcode);
-}
-
 static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 {
-    const tfmt_frame *a = &((const tfmt_profile *)ctx)->frames[id];
-    const tfmt_frame *b = key;
-    return a->filename == b->filename && a->funcname == b->funcname &&
-           a->lineno == b->lineno && a->end_lineno == b->end_lineno &&
-           a->column == b->column && a->end_column == b->end_column &&
-           a->opcode == b->opcode;
+    return tfmt__frame_same(&((const tfmt_profile *)ctx)->frames[id], key);
 }
 
 static int intern_frame_hashed(tfmt_profile *p, const tfmt_frame *f, uint64_t h,
@@ -269,7 +254,7 @@ int tfmt__profile_intern_frame(tfmt_profile *p, const tfmt_frame *f,
     int rc = tfmt__profile_index(p);
     if (rc != TFMT_OK)
         return rc;
-    return intern_frame_hashed(p, f, frame_hash(f), out);
+    return intern_frame_hashed(p, f, tfmt__frame_hash(f), out);
 }
 
 int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
@@ -282,7 +267,7 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
         size_t m = n - i < BATCH ? n - i : BATCH;
         uint64_t h[BATCH];
         for (size_t j = 0; j < m; j++) {
-            h[j] = frame_hash(&f[i + j]);
+            h[j] = tfmt__frame_hash(&f[i + j]);
             tfmt__idset_prefetch(&p->frame_set, h[j]);
         }
         for (size_t j = 0; j < m; j++) {
@@ -361,7 +346,7 @@ static int index_frames(tfmt_profile *p)
         size_t m = p->nframes - i < BATCH ? p->nframes - i : BATCH;
         uint64_t h[BATCH];
         for (size_t j = 0; j < m; j++) {
-            h[j] = frame_hash(&p->frames[i + j]);
+            h[j] = tfmt__frame_hash(&p->frames[i + j]);
             tfmt__idset_prefetch(&p->frame_set, h[j]);
         }
         for (size_t j = 0; j < m; j++) {

@@ -50,30 +50,15 @@ int tfmt__rows_intern_string(tfmt_rows_reader *r, const char *s, size_t len,
     return TFMT_OK;
 }
 
-static uint64_t frame_hash(const tfmt_frame *f)
-{
-    uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
-    h = tfmt__hash_mix(
-        h ^ (((uint64_t)(uint32_t)f->lineno << 32) | (uint32_t)f->end_lineno));
-    h = tfmt__hash_mix(
-        h ^ (((uint64_t)(uint32_t)f->column << 32) | (uint32_t)f->end_column));
-    return tfmt__hash_mix(h ^ f->opcode);
-}
-
 static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 {
-    const tfmt_frame *a = &((const tfmt_rows_reader *)ctx)->frames[id];
-    const tfmt_frame *b = key;
-    return a->filename == b->filename && a->funcname == b->funcname &&
-           a->lineno == b->lineno && a->end_lineno == b->end_lineno &&
-           a->column == b->column && a->end_column == b->end_column &&
-           a->opcode == b->opcode;
+    return tfmt__frame_same(&((const tfmt_rows_reader *)ctx)->frames[id], key);
 }
 
 int tfmt__rows_intern_frame(tfmt_rows_reader *r, const tfmt_frame *f,
                             uint32_t *out)
 {
-    uint64_t h = frame_hash(f);
+    uint64_t h = tfmt__frame_hash(f);
     uint32_t id = tfmt__idset_find(&r->frame_set, h, f, frame_eq, r);
     if (id != UINT32_MAX) {
         *out = id;
