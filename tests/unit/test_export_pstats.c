@@ -121,6 +121,53 @@ TEST(big_counts)
     tfmt_profile_free(p);
 }
 
+static int write_compat(tfmt_profile *p, tfmt_sink *s)
+{
+    return tfmt_profile_write_pstats_compat(p, s);
+}
+
+/*
+ * --pstats-compat on the stacks of recursion_hand_derived: the same
+ * figures, no marker, callers as (n, n, tt, ct). tt is the callee's self
+ * weight under that caller: a<-b holds the inner a's 2 leaf samples, b<-a
+ * none (b is never a leaf), c<-a c's 1. pstats.Stats of this python3
+ * (Debian's 3.11) loads it and counts 3 + 2 + 1 calls.
+ */
+TEST(compat_hand_derived)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    p->interval_us = 1000;
+    uint32_t a = add_frame(p, "/t.py", 5, "a", 1);
+    uint32_t b = add_frame(p, "/t.py", 5, "b", 2);
+    uint32_t c = add_frame(p, "/t.py", 5, "c", 3);
+    uint32_t s1[3] = {a, b, a}, s2[2] = {a, c};
+    CHECK(tfmt__profile_add_stack(p, 7, 0, s1, 3, 2) == TFMT_OK, "add");
+    CHECK(tfmt__profile_add_stack(p, 7, 0, s2, 2, 1) == TFMT_OK, "add");
+    char out[256], cmd[2048];
+    tmp_path(out, sizeof out, "pstats_compat");
+    REQUIRE(export_to(p, write_compat, out) == TFMT_OK, "export");
+    snprintf(cmd, sizeof cmd,
+             CHECKER "pstats-expect %s "
+                     "\"{('/t.py',1,'a'):(2,3,0.002,0.003,"
+                     "{('/t.py',2,'b'):(2,2,0.002,0.002)}),"
+                     "('/t.py',2,'b'):(0,2,0.0,0.002,"
+                     "{('/t.py',1,'a'):(2,2,0.0,0.002)}),"
+                     "('/t.py',3,'c'):(1,1,0.001,0.001,"
+                     "{('/t.py',1,'a'):(1,1,0.001,0.001)})}\"",
+             out);
+    CHECK(run_cmd(cmd) == 0, "compat counts differ");
+    snprintf(cmd, sizeof cmd,
+             "python3 -c \"import pstats,io,sys; s=pstats.Stats(sys.argv[1],"
+             "stream=io.StringIO()); s.print_callers(); "
+             "sys.exit(s.total_calls != 6)\" %s",
+             out);
+    CHECK(run_cmd(cmd) == 0, "pstats.Stats does not load the compat file");
+    unlink(out);
+    tfmt_profile_free(p);
+}
+
 TEST(merge_order_independent)
 {
     size_t la = 0, lb = 0;
@@ -135,4 +182,5 @@ TEST(merge_order_independent)
 }
 
 TESTS(TCASE(fixtures_equal_cpython), TCASE(recursion_hand_derived),
-      TCASE(big_counts), TCASE(merge_order_independent))
+      TCASE(big_counts), TCASE(compat_hand_derived),
+      TCASE(merge_order_independent))

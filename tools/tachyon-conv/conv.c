@@ -81,7 +81,8 @@ int run_conv(const conv_options *o)
 
     memset(&job, 0, sizeof job);
     job.opts = o;
-    job.format = parse_format(o->to);
+    /* --pstats-compat alone means --to pstats */
+    job.format = !o->to && o->pstats_compat ? CONV_PSTATS : parse_format(o->to);
     job.compression = -1;
     code = cli_input_limits_set(&o->limits);
     if (code == CLI_EXIT_OK)

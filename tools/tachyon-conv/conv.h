@@ -41,7 +41,8 @@ typedef struct conv_options {
     cli_list include, exclude, rewrite, threads;
     const char *drop; /* "samples" (default) or "frames" */
     int gil, on_cpu, exception, skip_idle, collapse_recursion;
-    int no_lines; /* --no-lines (viewer formats) */
+    int no_lines;      /* --no-lines (viewer formats) */
+    int pstats_compat; /* --pstats-compat: pstats for Python < 3.15 */
     /* --to clickhouse (conv_clickhouse.c) */
     cli_list labels;         /* KEY=VALUE */
     const char *time;        /* Unix seconds */

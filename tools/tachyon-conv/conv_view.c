@@ -65,6 +65,9 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
         if (!eq || eq == m)
             return cli_usage("option '--path-map' needs FROM=TO, not '%s'", m);
     }
+    if (o->pstats_compat && f != CONV_PSTATS)
+        return cli_usage("option '--pstats-compat' applies only to --to "
+                         "pstats");
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
     return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;
@@ -188,7 +191,10 @@ int conv_view_write(tfmt_profile *p, const conv_job *job, tfmt_sink *sink)
     case CONV_SPEEDSCOPE: return tfmt_profile_write_speedscope(p, sink, &xo);
     case CONV_PPROF: return tfmt_profile_write_pprof(p, sink, &xo);
     case CONV_SVG: return tfmt_profile_write_svg(p, sink, &xo);
-    case CONV_PSTATS: return tfmt_profile_write_pstats(p, sink);
+    case CONV_PSTATS:
+        return job->opts->pstats_compat
+                   ? tfmt_profile_write_pstats_compat(p, sink)
+                   : tfmt_profile_write_pstats(p, sink);
     case CONV_TOP: return tfmt_profile_write_top(p, sink, &xo);
     case CONV_HTML: return tfmt_profile_write_html(p, sink, &xo);
     default: return TFMT_EINVAL;

@@ -53,6 +53,8 @@ static const cli_option options[] = {
      "merge directly recursive frames of one function", NULL, NULL},
     {"no-lines", 0, CLI_ARG_NONE, &opts.no_lines,
      "viewer formats: one frame per function (lines dropped)", NULL, NULL},
+    {"pstats-compat", 0, CLI_ARG_NONE, &opts.pstats_compat,
+     "pstats for pstats.Stats of Python < 3.15 and snakeviz", NULL, NULL},
     {"label", 'l', CLI_ARG_REPEATABLE, &opts.labels,
      "clickhouse: label each row (repeatable)", "KEY=VALUE", NULL},
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
@@ -88,13 +90,18 @@ static const char epilog[] =
     "Formats: jsonl and collapsed (CPython's, byte for byte), bin (newest\n"
     "binary layout), speedscope (speedscope.app JSON), gecko (Firefox\n"
     "Profiler, as CPython's --gecko), pprof (gzipped profile.proto), svg\n"
-    "(interactive flame graph, no network needed), pstats (CPython's marshal\n"
-    "file, for pstats.SampledStats), top (table of the hottest functions),\n"
-    "html (the flame graph and the top tables on one page), clickhouse\n"
-    "(JSONEachRow rows for schemas/clickhouse/tachyon_stacks.sql: one row\n"
-    "per thread, status and stack, each input its own run), heatmap\n"
+    "(interactive flame graph, no network needed), pstats (CPython 3.15's\n"
+    "marshal file, for pstats.SampledStats), top (table of the hottest\n"
+    "functions), html (the flame graph and the top tables on one page),\n"
+    "clickhouse (JSONEachRow rows for schemas/clickhouse/tachyon_stacks.sql:\n"
+    "one row per thread, status and stack, each input its own run), heatmap\n"
     "(CPython's line heatmap: -o DIR gets index.html and a page per source\n"
     "file).\n"
+    "\n"
+    "--pstats-compat (alone, it means --to pstats) writes the same figures\n"
+    "for pstats.Stats of Python 3.8 to 3.14 and snakeviz: without 3.15's\n"
+    "(\"__sampled__\",) marker, each caller as cProfile's (calls, calls,\n"
+    "tottime, cumtime) tuple.\n"
     "\n"
     "heatmap reads each file's source at its recorded path, as rewritten by\n"
     "each --path-map FROM=TO whose FROM starts it, and below --source-root\n"

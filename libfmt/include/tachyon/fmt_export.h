@@ -57,6 +57,15 @@ TFMT_API int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
 TFMT_API int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink);
 
 /*
+ * The same statistics for pstats.Stats before Python 3.15 and the tools
+ * built on it (snakeviz): no ("__sampled__",) marker, and each caller's
+ * value is cProfile's tuple (calls, primitive calls, tottime, cumtime) =
+ * (count, count, the callee's self samples under that caller x interval,
+ * count x interval) instead of the bare count.
+ */
+TFMT_API int tfmt_profile_write_pstats_compat(tfmt_profile *p, tfmt_sink *sink);
+
+/*
  * A self-contained interactive flame graph SVG (hover, click to zoom,
  * regex search; no network needed), all threads under one root.
  */

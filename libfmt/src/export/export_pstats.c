@@ -13,9 +13,13 @@
  * The per-frame totals of JSONL exports add to direct and cumulative;
  * having no stacks, they add no callers.
  *
- * Marshal (version 4 and later read it): '{' pairs '0', ')' small tuples,
- * 'z'/'a'/'u' strings, 'i'/'l' ints, 'g' binary floats, 'T'. Entries are in
- * content order; marshal.load gives a dict equal to CPython's.
+ * The compat file (tfmt_profile_write_pstats_compat) leaves out the
+ * ("__sampled__",) marker, which pstats.Stats before 3.15 cannot unpack,
+ * and gives each caller cProfile's 4-tuple instead of a bare count.
+ *
+ * Marshal (version 4 and later read it, so Python 3.4 on): '{' pairs '0', ')'
+ * small tuples, 'z'/'a'/'u' strings, 'i'/'l' ints, 'g' binary floats, 'T'.
+ * Entries are in content order; marshal.load gives a dict equal to CPython's.
  */
 #include <stdlib.h>
 
@@ -29,6 +33,7 @@ typedef struct pkey {
 typedef struct ppair {
     uint32_t callee, caller;
     uint64_t count;
+    uint64_t self;  /* the callee's self weight under this caller */
     uint64_t order; /* callee rank << 32 | caller rank */
 } ppair;
 
@@ -46,6 +51,7 @@ typedef struct pctx {
     tfmt_idset pset;
     uint32_t *krank; /* key -> rank in content order */
     uint32_t *kbyrank;
+    bool compat; /* no marker, callers as cProfile's 4-tuples */
     tfmt_buf out;
 } pctx;
 
@@ -83,9 +89,10 @@ static int map_keys(pctx *c)
     return TFMT_OK;
 }
 
-static int add_pair(pctx *c, uint32_t callee, uint32_t caller, uint64_t n)
+static int add_pair(pctx *c, uint32_t callee, uint32_t caller, uint64_t n,
+                    uint64_t self)
 {
-    ppair k = {callee, caller, 0, 0};
+    ppair k = {callee, caller, 0, 0, 0};
     uint64_t h = tfmt__hash_mix(((uint64_t)callee << 32) | caller);
     uint32_t id = tfmt__idset_find(&c->pset, h, &k, pair_eq, c);
     if (id == TFMT_NO_ID) {
@@ -98,6 +105,7 @@ static int add_pair(pctx *c, uint32_t callee, uint32_t caller, uint64_t n)
             return TFMT_ENOMEM;
     }
     c->pairs[id].count += n;
+    c->pairs[id].self += self;
     return TFMT_OK;
 }
 
@@ -124,7 +132,7 @@ static int count(pctx *c)
         c->direct[k] += n->self;
         const tfmt_pnode *up = &p->nodes[n->parent];
         if (up->frame != TFMT_NO_ID &&
-            add_pair(c, k, c->kmap[up->frame], total[node]) != TFMT_OK)
+            add_pair(c, k, c->kmap[up->frame], total[node], n->self) != TFMT_OK)
             return TFMT_ENOMEM;
     }
     /* JSONL exports: direct and cumulative, but no callers (no stacks). */
@@ -248,6 +256,25 @@ static int m_key(pctx *c, uint32_t k)
     return rc | m_str(&c->out, fn.ptr, fn.len);
 }
 
+/*
+ * A caller's value: CPython's count, or with compat cProfile's tuple
+ * (calls, primitive calls, tottime, cumtime) as (count, count, the
+ * callee's self samples under this caller and count, in seconds), the
+ * form snakeviz reads (its call tree takes the caller's cumtime, [3]).
+ */
+static int m_caller(pctx *c, const ppair *pr, double sec)
+{
+    tfmt_buf *b = &c->out;
+    if (!c->compat)
+        return m_int(b, pr->count);
+    uint8_t t[2] = {')', 4};
+    int rc = tfmt__buf_put(b, t, 2);
+    rc |= m_int(b, pr->count);
+    rc |= m_int(b, pr->count);
+    rc |= m_float(b, (double)pr->self * sec);
+    return rc | m_float(b, (double)pr->count * sec);
+}
+
 static int m_entry(pctx *c, uint32_t k, size_t *pi, double sec)
 {
     tfmt_buf *b = &c->out;
@@ -261,7 +288,7 @@ static int m_entry(pctx *c, uint32_t k, size_t *pi, double sec)
     rc |= tfmt__buf_putc(b, '{');
     for (; *pi < c->npairs && c->pairs[*pi].callee == k; (*pi)++) {
         rc |= m_key(c, c->pairs[*pi].caller);
-        rc |= m_int(b, c->pairs[*pi].count);
+        rc |= m_caller(c, &c->pairs[*pi], sec);
     }
     return rc | tfmt__buf_putc(b, '0');
 }
@@ -278,6 +305,8 @@ static int write_marshal(pctx *c, tfmt_sink *sink)
     }
     if (rc != TFMT_OK)
         return rc;
+    if (c->compat)
+        return tfmt__buf_putc(&c->out, '0');
     uint8_t marker[] = {')', 1,   'z', 11,  '_', '_', 's', 'a', 'm',
                         'p', 'l', 'e', 'd', '_', '_', 'T', '0'};
     return tfmt__buf_put(&c->out, marker, sizeof marker);
@@ -312,11 +341,12 @@ static void free_all(pctx *c)
     tfmt__xorder_free(c->p, &c->o);
 }
 
-int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink)
+static int write_pstats(tfmt_profile *p, tfmt_sink *sink, bool compat)
 {
     pctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
+    c.compat = compat;
     tfmt__idset_init(&c.kset, p->alloc);
     tfmt__idset_init(&c.pset, p->alloc);
     tfmt__buf_init(&c.out, p->alloc);
@@ -337,4 +367,14 @@ int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink)
         rc = tfmt__xfail(p, rc, NULL);
     free_all(&c);
     return rc;
+}
+
+int tfmt_profile_write_pstats(tfmt_profile *p, tfmt_sink *sink)
+{
+    return write_pstats(p, sink, false);
+}
+
+int tfmt_profile_write_pstats_compat(tfmt_profile *p, tfmt_sink *sink)
+{
+    return write_pstats(p, sink, true);
 }

@@ -1,0 +1,21 @@
+#!/bin/sh
+# pyenv_python.sh VERSION... - print the path of the CPython interpreter of
+# each VERSION (e.g. 3.13.0), found as the record tests find them
+# (tests/record/record_test.sh): $PY311/$PY312/... when set, else pyenv's
+# (`pyenv prefix VERSION`, or $PYENV_ROOT/versions/VERSION). When one is
+# missing: a message on stderr and exit 77, so a CLI case using it skips.
+for ver in "$@"; do
+    minor=${ver%.*}
+    var=PY$(echo "$minor" | tr -d .)
+    eval "py=\${$var:-}"
+    if [ -z "$py" ]; then
+        prefix=$(pyenv prefix "$ver" 2>/dev/null) ||
+            prefix=${PYENV_ROOT:-$HOME/.pyenv}/versions/$ver
+        py=$prefix/bin/python$minor
+    fi
+    if [ ! -x "$py" ]; then
+        echo "CPython $ver not found (set $var or install it with pyenv)" >&2
+        exit 77
+    fi
+    echo "$py"
+done
