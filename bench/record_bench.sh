@@ -89,8 +89,8 @@ bench_one() {
     cbase=$(cut -d' ' -f2 "$tmp/base" | median)
     crecd=$(cut -d' ' -f2 "$tmp/rec" | median)
     hz=$(sed -n 's/.*s (\([0-9.]*\) Hz).*/\1/p' "$tmp/log" | median)
-    us=$(sed -n 's/.*: \([0-9.]*\) us per sample.*/\1/p' "$tmp/log" | median)
-    reads=$(sed -n 's/.*, \([0-9.]*\) reads per sample.*/\1/p' "$tmp/log" |
+    us=$(sed -n 's/.*: \([0-9.]*\) us per tick.*/\1/p' "$tmp/log" | median)
+    reads=$(sed -n 's/.*, \([0-9.]*\) reads per tick.*/\1/p' "$tmp/log" |
             median)
     failed=$(sed -n 's/.*failed (\([0-9.]*\)%).*/\1/p' "$tmp/log" | median)
     miss=$(sed -n 's/.*: \([0-9.]*\)% missed.*/\1/p' "$tmp/log" | median)

@@ -105,6 +105,9 @@ int conv_report_sink(const tfmt_sink *sink, const conv_job *job);
 void conv_summary(const conv_input *in);
 void conv_summary_rows(const conv_input *in);
 
+/* The name of the only input (for messages), or NULL for several. */
+const char *conv_only_input(const conv_options *o);
+
 /* conv_text.c: --to jsonl and --to collapsed (several inputs merged). */
 int conv_text(const conv_job *job);
 
@@ -114,6 +117,14 @@ int conv_bin(const conv_job *job);
 /* conv_view.c */
 int conv_filter_build(conv_filter *f, const conv_options *o);
 void conv_filter_free(conv_filter *f);
+/*
+ * Warn where the filters found nothing to act on: a --thread absent from
+ * the input, a status flag no sample has, an --include or --exclude that
+ * matched no frame, and filters that kept no sample. `name` is the
+ * input's name, or NULL for several inputs.
+ */
+void conv_filter_warn(const conv_options *o, const tfmt_filter_report *r,
+                      const char *name);
 bool conv_filter_any(const conv_options *o);
 /* Any filter that needs samples (all but --rewrite). */
 bool conv_filter_samples(const conv_options *o);

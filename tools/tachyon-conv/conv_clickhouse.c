@@ -174,6 +174,11 @@ static int write_run(tfmt_sink *sink, const conv_job *job, const labels *l,
     run.python = python;
     run.time = run_time(job->opts, path);
     int code = load_input(&p, job, path, run_id, python);
+    if (code == CLI_EXIT_OK) {
+        tfmt_filter_report r;
+        tfmt_profile_filter_report(p, &r);
+        conv_filter_warn(job->opts, &r, cli_input_name(path));
+    }
     if (code == CLI_EXIT_OK && job->opts->run_id)
         code = conv_run_id_parse(job->opts->run_id, run_id);
     if (code == CLI_EXIT_OK && tfmt_profile_write_clickhouse(p, sink, &run) < 0)

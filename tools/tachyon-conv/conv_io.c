@@ -143,6 +143,11 @@ int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33])
     return rc;
 }
 
+const char *conv_only_input(const conv_options *o)
+{
+    return o->inputs.count == 1 ? cli_input_name(o->inputs.items[0]) : NULL;
+}
+
 static const char *sink_path(const conv_job *job)
 {
     const char *p = job->opts->output;

@@ -144,6 +144,11 @@ int conv_text(const conv_job *job)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (code == CLI_EXIT_OK)
         code = add_inputs(p, job, fingerprints);
+    if (code == CLI_EXIT_OK) {
+        tfmt_filter_report r;
+        tfmt_profile_filter_report(p, &r);
+        conv_filter_warn(job->opts, &r, conv_only_input(job->opts));
+    }
     if (code == CLI_EXIT_OK && job->format == CONV_HEATMAP) {
         code = conv_heatmap(p, job);
     } else if (code == CLI_EXIT_OK) {

@@ -5,6 +5,7 @@
  * a per-input progress line is fed by the library's progress callback.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,50 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
                                    f == CONV_HTML;
 }
 
+/* A status filter that no sample's status byte allows. */
+static void warn_status(const conv_options *o, uint8_t seen, const char *name,
+                        const char *where)
+{
+    static const struct {
+        size_t off;
+        uint8_t bit;
+        const char *what;
+    } flags[] = {
+        {offsetof(conv_options, gil), TFMT_STATUS_HAS_GIL,
+         "--gil: no sample's thread held the GIL"},
+        {offsetof(conv_options, on_cpu), TFMT_STATUS_ON_CPU,
+         "--on-cpu: no sample's thread was on CPU"},
+        {offsetof(conv_options, exception), TFMT_STATUS_HAS_EXCEPTION,
+         "--exception: no sample's thread had an exception set"},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        int on = *(const int *)((const char *)o + flags[i].off);
+        if (on && !(seen & flags[i].bit))
+            cli_file_warn(name, "%s %s", flags[i].what, where);
+    }
+}
+
+void conv_filter_warn(const conv_options *o, const tfmt_filter_report *r,
+                      const char *name)
+{
+    const char *where = name ? "in the input" : "in the inputs";
+    for (size_t i = 0; i < o->threads.count; i++)
+        if (!r->thread_seen[i])
+            cli_file_warn(name, "--thread %s: no sample of this thread %s",
+                          o->threads.items[i], where);
+    warn_status(o, r->status_seen, name, where);
+    if (r->passed && o->include.count && !r->include_matched)
+        cli_file_warn(name, "--include: no frame matched, so no sample was "
+                            "kept");
+    if (r->passed && o->exclude.count && !r->exclude_matched)
+        cli_file_warn(name, "--exclude: no frame matched (nothing dropped)");
+    if (conv_filter_samples(o) && r->read && !r->kept)
+        cli_file_warn(name,
+                      "the filters kept none of the %llu samples read: "
+                      "the output holds no samples",
+                      (unsigned long long)r->read);
+}
+
 void conv_filter_free(conv_filter *f)
 {
     tfmt_match_free(f->rules);
@@ -244,8 +289,12 @@ int conv_gecko(const conv_job *job)
     int code = CLI_EXIT_OK;
     for (size_t i = 0; i < job->opts->inputs.count && !code; i++)
         code = gecko_input(g, job, i);
-    if (code == CLI_EXIT_OK)
+    if (code == CLI_EXIT_OK) {
+        tfmt_filter_report r;
+        tfmt_gecko_filter_report(g, &r);
+        conv_filter_warn(job->opts, &r, conv_only_input(job->opts));
         code = gecko_output(g, job);
+    }
     tfmt_gecko_free(g);
     return code;
 }

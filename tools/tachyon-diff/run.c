@@ -301,6 +301,20 @@ static int load_both(diff_ctx *c, const diff_settings *s, tfmt_match **m)
     return code != CLI_EXIT_OK ? code : diff_load_report(&c->new_);
 }
 
+/* --include/--exclude that leave no row of profiles with samples. */
+static void empty_warning(const diff_ctx *c, tfmt_match *m)
+{
+    const tfmt_flat_info *b = tfmt_flat_get_info(c->base.flat);
+    const tfmt_flat_info *n = tfmt_flat_get_info(c->new_.flat);
+    bool names = tfmt_match_count(m, TFMT_MATCH_INCLUDE) ||
+                 tfmt_match_count(m, TFMT_MATCH_EXCLUDE);
+    if (names && c->res.n == 0 && (b->samples || n->samples))
+        cli_warn("--include/--exclude left nothing to report (base %llu "
+                 "samples, new %llu): the report is empty",
+                 (unsigned long long)b->samples,
+                 (unsigned long long)n->samples);
+}
+
 static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
 {
     stamp t = now();
@@ -313,6 +327,7 @@ static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
     if (diff_compare(c) < 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     timing(s, "compare", &t);
+    empty_warning(c, m[0]);
     code = output(c);
     timing(s, "output", &t);
     if (code == CLI_EXIT_OK && c->res.tripped)

@@ -252,7 +252,7 @@ static void header(const live *l, const sampler_result *r, uint64_t now)
                  (unsigned long long)l->tids[l->filter]);
     fprintf(l->out,
             "tachyon-record --live: process %d (CPython %u.%u.%u), "
-            "%.1f s, %llu samples (%.0f Hz), %.1f%% failed\n",
+            "%.1f s, %llu ticks (%.0f Hz), %.1f%% failed\n",
             (int)l->pid, l->hexversion >> 24, (l->hexversion >> 16) & 0xff,
             (l->hexversion >> 8) & 0xff, secs, (unsigned long long)r->attempts,
             secs > 0 ? (double)r->attempts / secs : 0.0,

@@ -22,7 +22,7 @@ static const cli_option options[] = {
     {"output", 'o', CLI_ARG_REQUIRED, &opt_output,
      "write the log to FILE (default tachyon_PID.bin)", "FILE", NULL},
     {"rate", 'r', CLI_ARG_REQUIRED, &opt_rate,
-     "samples per second (default 1000)", "HZ", NULL},
+     "sampling ticks per second (default 1000)", "HZ", NULL},
     {"duration", 'd', CLI_ARG_REQUIRED, &opt_duration,
      "stop after S seconds (default: at the target's exit)", "S", NULL},
     {"mode", 0, CLI_ARG_REQUIRED, &opt_mode,

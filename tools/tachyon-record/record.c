@@ -186,7 +186,7 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
     double per = r->attempts ? (double)r->busy_ns / (double)r->attempts : 0;
     const uint64_t *race = u->counters.races;
     fprintf(stderr,
-            "%s: %.1f us per sample, %.1f reads per sample, "
+            "%s: %.1f us per tick, %.1f reads per tick, "
             "%llu code objects loaded\n",
             cli_program(), per / 1000.0,
             r->attempts ? (double)u->counters.reads / (double)r->attempts : 0.0,
@@ -206,7 +206,7 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_READ]);
     fprintf(stderr,
             "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
-            "max %.0f us; %llu samples late (over half an interval), "
+            "max %.0f us; %llu ticks late (over half an interval), "
             "%llu ticks skipped: %.1f%% missed\n",
             cli_program(), (double)sampler_late_quantile(r, 0.5) / 1e3,
             (double)sampler_late_quantile(r, 0.9) / 1e3,
@@ -222,8 +222,8 @@ static void print_summary(const rec_options *o, const char *path,
     if (o->quiet)
         return;
     fprintf(stderr,
-            "%s: %s: %llu samples in %.2f s (%.1f Hz), "
-            "%llu thread-samples, %llu failed (%.2f%%)\n",
+            "%s: %s: %llu ticks in %.2f s (%.1f Hz), "
+            "%llu samples, %llu ticks failed (%.2f%%)\n",
             cli_program(), path, (unsigned long long)r->attempts, secs,
             achieved_hz(r), (unsigned long long)r->thread_samples,
             (unsigned long long)r->failed,
@@ -246,7 +246,7 @@ static void warn_shortfalls(const rec_options *o, const char *path,
                       hz, o->rate_hz, sampler_missed_pct(r));
     if (r->thread_samples == 0)
         cli_file_warn(path, "the profile is empty: %s",
-                      r->attempts == 0              ? "no sample was taken"
+                      r->attempts == 0              ? "no tick was taken"
                       : o->mode != UNWIND_MODE_WALL ? "no thread matched --mode"
                                                     : "no thread was sampled");
 }
@@ -263,7 +263,7 @@ static int end_status(const sampler_result *r, const target *t,
                         (int)t->pid, hint);
     }
     if (r->end == SAMPLER_LOST)
-        cli_warn("process %d: stopped after %llu failed samples in a row "
+        cli_warn("process %d: stopped after %llu failed ticks in a row "
                  "(did it exec another program?)",
                  (int)t->pid, (unsigned long long)r->failed_in_row);
     if (r->end == SAMPLER_WRITE_ERROR)

@@ -234,6 +234,10 @@ TFMT_API int tfmt_gecko_add_bin(tfmt_gecko *g, tfmt_bin_reader *r);
  */
 TFMT_API int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink);
 
+/* What the filters saw (fmt_profile.h); kept: the samples drawn. */
+TFMT_API void tfmt_gecko_filter_report(const tfmt_gecko *g,
+                                       tfmt_filter_report *out);
+
 /* The error behind the last negative status of a timeline function. */
 TFMT_API const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g);
 

@@ -136,6 +136,28 @@ TFMT_API bool tfmt_profile_has_jsonl(const tfmt_profile *p);
 /* Thread-samples counted (empty stacks and skipped samples excluded). */
 TFMT_API uint64_t tfmt_profile_samples(const tfmt_profile *p);
 
+/*
+ * What the inputs' samples showed the filters of the options, so a tool
+ * can say why a filtered profile is empty. Counts are sample weights.
+ */
+typedef struct tfmt_filter_report {
+    uint64_t read;           /* samples read with a non-empty stack */
+    uint64_t passed;         /* of those, kept by the thread, status and
+                                skip_idle tests (seen by the name
+                                filters) */
+    uint64_t kept;           /* of those, counted after every filter */
+    uint8_t status_seen;     /* OR of the status bytes of all samples */
+    bool include_matched;    /* an include rule matched a frame of a
+                                sample the thread and status tests kept */
+    bool exclude_matched;    /* the same for an exclude rule */
+    const bool *thread_seen; /* per opts.thread_ids entry: a sample of
+                                that thread was read (borrowed) */
+} tfmt_filter_report;
+
+/* The report of the samples added so far (binary logs and rows). */
+TFMT_API void tfmt_profile_filter_report(const tfmt_profile *p,
+                                         tfmt_filter_report *out);
+
 /* Sample interval and mode of the profile (from the first input). */
 TFMT_API uint64_t tfmt_profile_interval_us(const tfmt_profile *p);
 TFMT_API int tfmt_profile_mode(const tfmt_profile *p);

@@ -34,6 +34,14 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     p->trunc_frame = TFMT_NO_ID;
     p->tl_spool.alloc = o.alloc;
     tfmt__buf_init(&p->tl_spool.rd, o.alloc);
+    if (o.nthread_ids) {
+        p->tid_seen = tfmt__calloc(o.alloc, o.nthread_ids, sizeof(bool));
+        if (!p->tid_seen) {
+            tfmt__free(o.alloc, p);
+            return TFMT_ENOMEM;
+        }
+    }
+    p->report.thread_seen = p->tid_seen;
     *out = p;
     return TFMT_OK;
 }
@@ -54,6 +62,7 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__free(p->alloc, p->node_slots);
     tfmt__free(p->alloc, p->aggs);
     tfmt__free(p->alloc, p->agg_listed);
+    tfmt__free(p->alloc, p->tid_seen);
     tfmt__idset_free(&p->string_set);
     tfmt__idset_free(&p->frame_set);
     tfmt__idset_free(&p->thread_set);
@@ -63,6 +72,13 @@ void tfmt_profile_free(tfmt_profile *p)
 uint64_t tfmt_profile_samples(const tfmt_profile *p)
 {
     return p->samples_total;
+}
+
+void tfmt_profile_filter_report(const tfmt_profile *p, tfmt_filter_report *out)
+{
+    *out = p->report;
+    /* JSONL exports come only without sample filters: not in `read` */
+    out->kept = p->samples_total - p->agg_samples;
 }
 
 uint64_t tfmt_profile_interval_us(const tfmt_profile *p)

@@ -82,11 +82,16 @@ static int get_state(binctx *c, uint32_t index, tstate **out)
     return TFMT_OK;
 }
 
-static bool counted(const tfmt_profile *p, const tfmt_sample *s)
+static bool counted(tfmt_profile *p, const tfmt_sample *s)
 {
-    if (s->depth == 0 || s->weight == 0)
+    if (s->weight == 0)
         return false;
-    return tfmt__pfilter_sample(&p->opts, s->thread_id, s->status);
+    tfmt__pfilter_saw(p, s->thread_id, s->status, s->depth, s->weight);
+    if (s->depth == 0 ||
+        !tfmt__pfilter_sample(&p->opts, s->thread_id, s->status))
+        return false;
+    tfmt__pfilter_passed(p, s->weight);
+    return true;
 }
 
 /* Map the frames at [k, depth) to profile ids, innermost first. */

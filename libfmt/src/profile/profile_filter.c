@@ -16,6 +16,7 @@ struct tfmt_pfilter {
     tfmt_match *rules, *focus;
     bool rewrite;      /* rules has REWRITE rules */
     bool names;        /* there are include or exclude rules */
+    bool includes;     /* focus has INCLUDE rules */
     uint32_t *smap[2]; /* per field: string -> rewritten string */
     size_t capsmap[2];
     uint8_t *flags; /* per profile frame: F_* */
@@ -44,6 +45,7 @@ int tfmt__pfilter_new(tfmt_profile *p, tfmt_pfilter **out)
     f->focus = o->focus;
     f->rewrite = rewrite;
     f->names = names;
+    f->includes = count(o->focus, TFMT_MATCH_INCLUDE) > 0;
     *out = f;
     return TFMT_OK;
 }
@@ -57,6 +59,26 @@ void tfmt__pfilter_free(tfmt_pfilter *f)
     tfmt__free(a, f->smap[1]);
     tfmt__free(a, f->flags);
     tfmt__free(a, f);
+}
+
+void tfmt__pfilter_saw(tfmt_profile *p, uint64_t thread_id, uint8_t status,
+                       uint32_t depth, uint64_t weight)
+{
+    const tfmt_profile_options *o = &p->opts;
+    p->report.status_seen |= status;
+    /* saturating: query results can say anything */
+    uint64_t n = p->report.read;
+    if (depth > 0)
+        p->report.read = n > UINT64_MAX - weight ? UINT64_MAX : n + weight;
+    for (size_t i = 0; i < o->nthread_ids; i++)
+        if (o->thread_ids[i] == thread_id)
+            p->tid_seen[i] = true;
+}
+
+void tfmt__pfilter_passed(tfmt_profile *p, uint64_t weight)
+{
+    uint64_t n = p->report.passed;
+    p->report.passed = n > UINT64_MAX - weight ? UINT64_MAX : n + weight;
 }
 
 bool tfmt__pfilter_sample(const tfmt_profile_options *o, uint64_t thread_id,
@@ -149,6 +171,8 @@ static int frame_flags(tfmt_pfilter *f, uint32_t frame, uint8_t *out)
             return rc;
         f->flags[frame] =
             F_DONE | (inc ? F_INCLUDED : 0) | (keep ? 0 : F_EXCLUDED);
+        p->report.include_matched |= inc && f->includes;
+        p->report.exclude_matched |= !keep;
     }
     *out = f->flags[frame];
     return TFMT_OK;

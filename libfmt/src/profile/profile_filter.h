@@ -22,6 +22,16 @@ typedef struct tfmt_pfilter tfmt_pfilter;
 int tfmt__pfilter_new(tfmt_profile *p, tfmt_pfilter **out);
 void tfmt__pfilter_free(tfmt_pfilter *f);
 
+/*
+ * Note a sample batch read from an input in p's filter report, before
+ * any test: its thread, status and (with a stack) weight.
+ */
+void tfmt__pfilter_saw(tfmt_profile *p, uint64_t thread_id, uint8_t status,
+                       uint32_t depth, uint64_t weight);
+
+/* The batch (with a stack) passed the thread and status tests. */
+void tfmt__pfilter_passed(tfmt_profile *p, uint64_t weight);
+
 /* Thread, status and skip_idle tests on one sample batch. */
 bool tfmt__pfilter_sample(const tfmt_profile_options *o, uint64_t thread_id,
                           uint8_t status);

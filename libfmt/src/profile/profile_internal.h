@@ -136,10 +136,12 @@ struct tfmt_profile {
     uint32_t nleaves;              /* next tfmt_pnode.leaf_seq */
     struct tfmt_pslot *node_slots; /* open addressing on (parent, frame) */
     size_t node_cap, node_count;
-    unsigned node_shift; /* 64 - log2(node_cap) */
-    tfmt_buf scratch;    /* string repair space */
-    bool unindexed;      /* string_set and frame_set not built yet
-                            (tfmt__profile_append_*) */
+    unsigned node_shift;       /* 64 - log2(node_cap) */
+    tfmt_buf scratch;          /* string repair space */
+    tfmt_filter_report report; /* kept: filled on request */
+    bool *tid_seen;            /* per opts.thread_ids entry */
+    bool unindexed;            /* string_set and frame_set not built yet
+                                  (tfmt__profile_append_*) */
 };
 
 /* Borrow profile string `id`. */

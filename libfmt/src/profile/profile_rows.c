@@ -87,8 +87,11 @@ static int add_row(rowsctx *c, const tfmt_row *row)
 {
     tfmt_profile *p = c->p;
     take_info(p, tfmt_rows_run_at(c->r, row->run));
+    tfmt__pfilter_saw(p, row->thread_id, row->status, row->depth, row->count);
     if (!tfmt__pfilter_sample(&p->opts, row->thread_id, row->status))
         return TFMT_OK;
+    if (row->depth)
+        tfmt__pfilter_passed(p, row->count);
     int rc = grow_map(p, &c->smap, &c->nsmap, &c->capsmap,
                       tfmt_rows_string_count(c->r));
     if (rc == TFMT_OK)

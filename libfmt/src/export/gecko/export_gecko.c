@@ -121,6 +121,12 @@ void tfmt_gecko_free(tfmt_gecko *g)
     tfmt__free(g->alloc, g);
 }
 
+void tfmt_gecko_filter_report(const tfmt_gecko *g, tfmt_filter_report *out)
+{
+    tfmt_profile_filter_report(g->tab, out);
+    out->kept = g->kept;
+}
+
 const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g)
 {
     return &g->err;
@@ -349,6 +355,7 @@ static int collect(void *ctx, const tfmt_sample *s)
     const tfmt_profile_options *o = &g->tab->opts;
     if (s->weight == 0)
         return TFMT_OK; /* an empty REPEAT: no collect() call */
+    tfmt__pfilter_saw(g->tab, s->thread_id, s->status, s->depth, s->weight);
     if (!thread_kept(o, s->thread_id))
         return TFMT_OK; /* another thread: as if not in the input */
     note_times(g, s);
@@ -364,6 +371,8 @@ static int collect(void *ctx, const tfmt_sample *s)
     if (rc == TFMT_OK && !s->continued) /* no new call, no transition */
         rc = tfmt__gecko_track(g, t, s->status, gc == 1, s->timestamps[0]);
     bool counted = tfmt__pfilter_sample(o, s->thread_id, s->status);
+    if (counted && s->depth > 0)
+        tfmt__pfilter_passed(g->tab, s->weight);
     if (rc == TFMT_OK && counted && depth > 0) {
         uint32_t id;
         rc = tfmt__gecko_stack(g, t, stack, depth, hint, &id);
@@ -373,6 +382,7 @@ static int collect(void *ctx, const tfmt_sample *s)
             rc = tfmt__gecko_opcode_track(g, t, stack[depth - 1],
                                           s->timestamps[0]);
         t->last_is_view = stack == t->view;
+        g->kept += s->weight;
     } else if (t) {
         t->last_is_view = false; /* the view moved on without it */
     }

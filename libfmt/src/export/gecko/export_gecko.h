@@ -279,6 +279,7 @@ struct tfmt_gecko {
     bool have_base;
     uint64_t base_us;
     uint64_t sample_count;
+    uint64_t kept; /* samples drawn (the filter report's kept) */
     double interval, start_ms;
     uint64_t last_ts; /* the last batch's last timestamp */
     /* last_ts and sample_count when the current collect() call began */
