@@ -27,7 +27,12 @@ The index may order files differently (CPython sorts by summed line
 totals, tachyon by samples with the file on the stack), so files are
 matched by path.
 
-usage: check_heatmap.py DIR [--cpython FACTS.json] [--quiet]
+With --same-lines OTHER (another heatmap of the same samples, e.g. of a
+binary log and of its JSONL export): the same files, and per sampled line
+the same self and total counts and heat levels.
+
+usage: check_heatmap.py DIR [--cpython FACTS.json] [--same-lines OTHER]
+       [--quiet]
 """
 import html.parser
 import json
@@ -313,6 +318,29 @@ def fake_sources(facts, root):
             out.write((" " * width + "\n") * last)
 
 
+def same_lines(pages, other):
+    """Every file of either directory in both, and per sampled line (a
+    line with samples in either; a page with its source lists every line)
+    the same self and total counts and heat levels (files by path)."""
+    a, b = by_path(pages), by_path(other)
+    errors = ["%s: only in one directory" % p
+              for p in sorted(set(a) ^ set(b))]
+    n = 0
+    zero = {"self": 0, "total": 0, "self_level": 0, "total_level": 0}
+    for path in sorted(set(a) & set(b)):
+        ra, rb = a[path].rows, b[path].rows
+        for line in sorted(set(ra) | set(rb)):
+            x, y = ra.get(line, zero), rb.get(line, zero)
+            if not (x["self"] or x["total"] or y["self"] or y["total"]):
+                continue
+            n += 1
+            for k in ("self", "total", "self_level", "total_level"):
+                if x[k] != y[k]:
+                    errors.append("%s:%d: %s %d, the other's %d"
+                                  % (path, line, k, x[k], y[k]))
+    return errors, len(set(a) & set(b)), n
+
+
 def main():
     args = sys.argv[1:]
     quiet = "--quiet" in args
@@ -335,7 +363,19 @@ def main():
             print("tachyon-conv exited %d" % code)
             return 1
         args = [out]
+    other = None
+    if "--same-lines" in args:
+        i = args.index("--same-lines")
+        other = args[i + 1]
+        del args[i:i + 2]
     pages, errors = read_dir(args[0])
+    if other is not None:
+        other_pages, other_errors = read_dir(other)
+        diffs, files, lines = same_lines(pages, other_pages)
+        errors += other_errors + diffs
+        if not quiet:
+            print("%d files, %d sampled lines compared with %s"
+                  % (files, lines, os.path.basename(other)))
     if facts is not None:
         index = open(os.path.join(args[0], "index.html")).read()
         version = re.search(r"Python (\d+\.\d+)\.\d+ log", index).group(1)

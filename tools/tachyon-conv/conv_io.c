@@ -20,8 +20,8 @@ static void on_note(void *ctx, tfmt_note kind, const tfmt_error *where)
 
 /*
  * A JSONL export goes where its per-frame totals are enough (jsonl, top,
- * pstats) and with no filter that needs samples; elsewhere one line says
- * why not. Returns an exit code.
+ * pstats, heatmap) and with no filter that needs samples; elsewhere one line
+ * says why not. Returns an exit code.
  */
 static int jsonl_usable(const conv_job *job, const char *name)
 {

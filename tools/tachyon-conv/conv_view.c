@@ -25,7 +25,8 @@ bool conv_filter_any(const conv_options *o)
 
 bool conv_takes_jsonl(conv_format f)
 {
-    return f == CONV_JSONL || f == CONV_TOP || f == CONV_PSTATS;
+    return f == CONV_JSONL || f == CONV_TOP || f == CONV_PSTATS ||
+           f == CONV_HEATMAP;
 }
 
 static int parse_count(const char *s, uint32_t *out)

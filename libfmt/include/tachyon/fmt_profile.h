@@ -128,7 +128,7 @@ TFMT_API int tfmt_profile_add_jsonl(tfmt_profile *p, tfmt_jsonl_reader *r);
 /*
  * True once a JSONL export was added: the profile then holds counts
  * without stacks, which only the writers of per-frame or per-function
- * figures accept (jsonl, pstats, top); the others refuse it with
+ * figures accept (jsonl, pstats, top, the heatmap); the others refuse it with
  * TFMT_EINVAL and the message TFMT_JSONL_NO_STACKS (fmt_jsonl.h).
  */
 TFMT_API bool tfmt_profile_has_jsonl(const tfmt_profile *p);

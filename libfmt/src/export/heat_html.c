@@ -17,6 +17,15 @@ tfmt_str tfmt__heat_path(const tfmt_heatmap *h, uint32_t file)
     return tfmt__profile_str(h->p, h->files[file].name);
 }
 
+int tfmt__heat_origin(tfmt_buf *b, const tfmt_heatmap *h)
+{
+    const uint8_t *v = h->pyver;
+    if (h->jsonl && !v[0]) /* no binary log: no Python version */
+        return tfmt__buf_puts(b, "JSONL export");
+    int rc = tfmt__buf_printf(b, "Python %u.%u.%u log", v[0], v[1], v[2]);
+    return h->jsonl ? rc | tfmt__buf_puts(b, " and JSONL exports") : rc;
+}
+
 void tfmt__heat_page_name(char out[32], uint32_t n)
 {
     snprintf(out, 32, "file_%04u.html", n);

@@ -128,15 +128,21 @@ static int put_meta(hix *x)
     uint32_t missing = 0;
     for (uint32_t i = 0; i < h->npages; i++)
         missing += h->files[h->pages[i]].source == HSRC_MISSING;
-    int rc = tfmt__buf_printf(
-        b,
-        "<p class=\"meta\">Python %u.%u.%u log "
-        "\xc2\xb7 interval %llu \xc2\xb5s \xc2\xb7 mode "
-        "%s \xc2\xb7 %zu thread%s \xc2\xb7 %s",
-        h->pyver[0], h->pyver[1], h->pyver[2],
-        (unsigned long long)p->interval_us, mode ? mode : "unknown",
-        p->nthreads, p->nthreads == 1 ? "" : "s",
-        h->opcodes ? "opcodes recorded" : "no opcodes recorded");
+    int rc = tfmt__buf_puts(b, "<p class=\"meta\">");
+    rc |= tfmt__heat_origin(b, h);
+    rc |= tfmt__buf_printf(b,
+                           " \xc2\xb7 interval %llu \xc2\xb5s \xc2\xb7 mode "
+                           "%s \xc2\xb7 ",
+                           (unsigned long long)p->interval_us,
+                           mode ? mode : "unknown");
+    if (p->nthreads || !h->jsonl) /* an export has no threads */
+        rc |= tfmt__buf_printf(b, "%zu thread%s \xc2\xb7 ", p->nthreads,
+                               p->nthreads == 1 ? "" : "s");
+    rc |= tfmt__buf_puts(b, h->opcodes ? "opcodes recorded"
+                                       : "no opcodes recorded");
+    if (h->jsonl)
+        rc |= tfmt__buf_puts(b, " \xc2\xb7 counts from JSONL exports: no "
+                                "callers, callees or bytecode from them");
     if (missing)
         rc |= tfmt__buf_printf(b, " \xc2\xb7 %u of %u sources not found",
                                missing, h->npages);

@@ -181,6 +181,9 @@ int tfmt__heat_head(tfmt_buf *b, const char *title, size_t title_len,
                     bool file_page);
 /* "file_0012.html" for page `n`. */
 void tfmt__heat_page_name(char out[32], uint32_t n);
+/* What the counts came from: "Python 3.13.0 log", "JSONL export" (no
+ * binary log) or "Python 3.13.0 log and JSONL exports". */
+int tfmt__heat_origin(tfmt_buf *b, const tfmt_heatmap *h);
 /* A file's path, as a profile string. */
 tfmt_str tfmt__heat_path(const tfmt_heatmap *h, uint32_t file);
 /* Record `rc` (a buffer or sink failure) on the heatmap. */

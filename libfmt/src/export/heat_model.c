@@ -79,12 +79,23 @@ static bool file_counts(tfmt_str s, int32_t line)
     return !(line == 0 && s.len == 8 && memcmp(s.ptr, "__init__", 8) == 0);
 }
 
+/* Frames that may have export counts (p->naggs is the array's room). */
+static size_t agg_frames(const tfmt_profile *p)
+{
+    return p->naggs < p->nframes ? p->naggs : p->nframes;
+}
+
 static void mark_frames(hctx *c)
 {
     const tfmt_profile *p = c->p;
     for (size_t i = 0; i < p->nnodes; i++)
         if (p->nodes[i].frame != TFMT_NO_ID)
             c->counts[p->nodes[i].frame] = 1;
+    /* frames with counts from JSONL exports (no nodes of their own) */
+    for (size_t f = 0; f < agg_frames(p); f++)
+        if (p->aggs[f].self || p->aggs[f].cum)
+            c->counts[f] = 1;
+    c->h->jsonl = p->naggs > 0;
     for (size_t f = 0; f < p->nframes; f++) {
         int32_t line, end_line, col, end_col;
         tfmt__profile_norm_loc(&p->frames[f], &line, &end_line, &col, &end_col);
@@ -331,6 +342,85 @@ static int walk(hctx *c)
     return rc;
 }
 
+/* ---- JSONL exports: per-frame totals, no stacks ---- */
+
+static uint64_t cap_add(uint64_t a, uint64_t b, uint64_t cap)
+{
+    uint64_t s = a > UINT64_MAX - b ? UINT64_MAX : a + b;
+    return s < cap ? s : cap;
+}
+
+/*
+ * Line totals from the exports' frames: the frames of one line (they
+ * differ in columns or function) sorted by (line, function); a function's
+ * frames on the line are summed (one activation of a function is at one
+ * column at a time) and the line takes its largest function's sum (a
+ * function defined on the line, a lambda or a generator, runs under the
+ * caller's frame of that line), capped at the exports' samples. Exact
+ * unless a function's columns of the line were on one stack (recursion:
+ * fib(n - 1) + fib(n - 2)), where it counts a sample twice.
+ */
+static int export_lines(hctx *c, uint64_t *lt)
+{
+    const tfmt_profile *p = c->p;
+    tfmt_heatmap *h = c->h;
+    size_t n = 0, nf = agg_frames(p);
+    hkey *k = tfmt__malloc(h->alloc, (nf + 1) * sizeof *k);
+    if (!k)
+        return TFMT_ENOMEM;
+    for (size_t f = 0; f < nf; f++)
+        if (c->fline[f] != TFMT_NO_ID)
+            k[n++] = (hkey){c->fline[f], c->ffn[f], 0, (uint32_t)f};
+    qsort(k, n, sizeof *k, tfmt__heat_key_cmp);
+    uint64_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tfmt_pagg *a = &p->aggs[k[i].id];
+        h->lines[k[i].a].self += a->self;
+        bool same = i > 0 && k[i].a == k[i - 1].a && k[i].b == k[i - 1].b;
+        run = cap_add(same ? run : 0, a->cum, p->agg_samples);
+        lt[k[i].a] = run > lt[k[i].a] ? run : lt[k[i].a];
+    }
+    tfmt__free(h->alloc, k);
+    return TFMT_OK;
+}
+
+/*
+ * An export's frames add their self and cumulative counts to their lines:
+ * self exactly, totals as export_lines says. A file's share (and a
+ * folder's) is its largest line total: a lower bound, exact when one line
+ * of it (a caller's) is on the stack of all its samples. These add to
+ * what the call tree gave (the samples are disjoint).
+ */
+static int add_exports(hctx *c)
+{
+    tfmt_heatmap *h = c->h;
+    if (!h->jsonl)
+        return TFMT_OK;
+    uint64_t *lt = tfmt__calloc(h->alloc, h->nlines + 1, sizeof *lt);
+    uint64_t *ft = tfmt__calloc(h->alloc, h->nfiles + 1, sizeof *ft);
+    uint64_t *dt = tfmt__calloc(h->alloc, h->ndirs + 1, sizeof *dt);
+    int rc = lt && ft && dt ? export_lines(c, lt) : TFMT_ENOMEM;
+    for (uint32_t l = 0; rc == TFMT_OK && l < h->nlines; l++) {
+        uint32_t fi = h->lines[l].file;
+        h->lines[l].total += lt[l];
+        ft[fi] = lt[l] > ft[fi] ? lt[l] : ft[fi];
+    }
+    for (uint32_t fi = 0; rc == TFMT_OK && fi < h->nfiles; fi++) {
+        h->files[fi].total += ft[fi];
+        if (!h->files[fi].shown)
+            continue;
+        for (uint32_t d = h->files[fi].dir; d != TFMT_NO_ID;
+             d = h->dirs[d].parent)
+            dt[d] = ft[fi] > dt[d] ? ft[fi] : dt[d];
+    }
+    for (uint32_t d = 0; rc == TFMT_OK && d < h->ndirs; d++)
+        h->dirs[d].total += dt[d];
+    tfmt__free(h->alloc, lt);
+    tfmt__free(h->alloc, ft);
+    tfmt__free(h->alloc, dt);
+    return rc;
+}
+
 /* ---- edges: merged, indexed by caller line and by callee ---- */
 
 static int edge_cmp(const void *va, const void *vb)
@@ -505,6 +595,8 @@ int tfmt__heat_build(tfmt_heatmap *h)
     }
     if (rc == TFMT_OK)
         rc = walk(&c);
+    if (rc == TFMT_OK)
+        rc = add_exports(&c);
     if (rc == TFMT_OK)
         rc = index_edges(h);
     if (rc == TFMT_OK) {

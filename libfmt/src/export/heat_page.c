@@ -289,6 +289,15 @@ static int put_notes(hpage *pg, const tfmt_heatmap_source *src)
         rc |= tfmt__buf_puts(b, " Only the sampled lines are listed, with "
                                 "their counts.</div>\n");
     }
+    if (h->jsonl)
+        rc |= tfmt__buf_puts(b, "<div class=\"note\">Counts from JSONL "
+                                "exports, which have per-line totals but no "
+                                "stacks and no opcodes: their samples give no "
+                                "callers, callees or bytecode. A line's total "
+                                "from them counts a sample twice when a "
+                                "function was on its stack at two columns of "
+                                "the line (recursion), and the file's total "
+                                "samples are its largest line total.</div>\n");
     if (h->opcodes && h->pymixed)
         rc |= tfmt__buf_printf(b,
                                "<div class=\"note\">The inputs were "
@@ -314,11 +323,9 @@ static int put_notes(hpage *pg, const tfmt_heatmap_source *src)
 static int put_footer(hpage *pg, const tfmt_heatmap_source *src)
 {
     tfmt_buf *b = &pg->b;
-    const uint8_t *v = pg->h->pyver;
-    int rc = tfmt__buf_printf(b,
-                              "<footer>tachyon-conv --to heatmap "
-                              "\xc2\xb7 Python %u.%u.%u log",
-                              v[0], v[1], v[2]);
+    int rc = tfmt__buf_puts(b, "<footer>tachyon-conv --to heatmap "
+                               "\xc2\xb7 ");
+    rc |= tfmt__heat_origin(b, pg->h);
     if (src && src->text && src->origin) {
         rc |= tfmt__buf_puts(b, " \xc2\xb7 source read from ");
         rc |= tfmt__heat_text(b, src->origin, strlen(src->origin));
