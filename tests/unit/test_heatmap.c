@@ -33,6 +33,24 @@ static tfmt_profile *load_edge(const tfmt_profile_options *o)
     return p;
 }
 
+/* Add a JSONL export to `p`. */
+static int add_export(tfmt_profile *p, const char *path)
+{
+    tfmt_source *src;
+    tfmt_jsonl_reader *r;
+    tfmt_error err;
+    int rc = tfmt_source_open_path(&src, path, NULL, &err);
+    if (rc != TFMT_OK)
+        return rc;
+    rc = tfmt_jsonl_open(&r, src, NULL, &err);
+    if (rc == TFMT_OK) {
+        rc = tfmt_profile_add_jsonl(p, r);
+        tfmt_jsonl_free(r);
+    }
+    tfmt_source_free(src);
+    return rc;
+}
+
 static const hline *line_of(const tfmt_heatmap *h, size_t page, int32_t n)
 {
     const hfile *f = &h->files[h->pages[page]];
@@ -129,9 +147,54 @@ static int write_all(tfmt_heatmap *h)
     return TFMT_OK;
 }
 
+/* The page of `path`, or SIZE_MAX. */
+static size_t page_of(tfmt_heatmap *h, const char *path)
+{
+    for (size_t i = 0; i < tfmt_heatmap_pages(h); i++)
+        if (path_is(h, i, path))
+            return i;
+    return SIZE_MAX;
+}
+
+/*
+ * workload's export (testdata/cpython/workload/expected.jsonl) alone:
+ * workload.py line 64 has frames of workload_recursive_sort (cols 8-33,
+ * self 166, cumulative 246) and of a function defined on that line (no
+ * columns, self 80, cumulative 80): self 246, total the larger function's
+ * 246. Line 56 has two columns of fib (cumulative 211 and 212, self 0),
+ * summed per function: 423 (the binary log's heatmap says 212: fib is
+ * recursive, the README's known case). No edges, no instructions; the
+ * file's total is its largest line total.
+ */
+TEST(jsonl_lines)
+{
+    tfmt_profile *p;
+    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    REQUIRE(add_export(p, TESTDATA "/cpython/workload/expected.jsonl") ==
+                TFMT_OK,
+            "add");
+    tfmt_heatmap *h = NULL;
+    REQUIRE(tfmt_heatmap_new(&h, p, NULL) == TFMT_OK, "heatmap");
+    size_t pg = page_of(h, "/srv/app/workload.py");
+    REQUIRE(pg != SIZE_MAX, "no page of workload.py");
+    const hline *l64 = line_of(h, pg, 64), *l56 = line_of(h, pg, 56);
+    REQUIRE(l64 && l56, "lines 56 and 64");
+    CHECK(l64->self == 246 && l64->total == 246, "line 64: %llu/%llu",
+          (unsigned long long)l64->self, (unsigned long long)l64->total);
+    CHECK(l56->self == 0 && l56->total == 423, "line 56: %llu/%llu",
+          (unsigned long long)l56->self, (unsigned long long)l56->total);
+    CHECK(h->jsonl && h->nedges == 0 && h->ninstrs == 0, "edges or opcodes");
+    const hfile *f = &h->files[h->pages[pg]];
+    CHECK(f->total == f->max_total, "file total %llu, max line %llu",
+          (unsigned long long)f->total, (unsigned long long)f->max_total);
+    tfmt_heatmap_free(h);
+    tfmt_profile_free(p);
+}
+
 /*
  * The model, then every page, with the n-th allocation failing for every
- * n: TFMT_ENOMEM with the error recorded, nothing leaked.
+ * n: TFMT_ENOMEM with the error recorded, nothing leaked. The profile
+ * holds edge.bin and workload's JSONL export (so the export's lines too).
  */
 TEST(every_allocation_failing)
 {
@@ -141,6 +204,9 @@ TEST(every_allocation_failing)
     o.alloc = &a;
     tfmt_profile *p = load_edge(&o);
     REQUIRE(p, "load");
+    REQUIRE(add_export(p, TESTDATA "/cpython/workload/expected.jsonl") ==
+                TFMT_OK,
+            "add the export");
     long base = cnt.live;
     bool ok_seen = false;
     for (long n = 0; n < 2000 && !ok_seen; n++) {
@@ -169,4 +235,4 @@ TEST(every_allocation_failing)
     CHECK(cnt.live == 0, "%ld blocks leaked", cnt.live);
 }
 
-TESTS(TCASE(edge_counts), TCASE(every_allocation_failing))
+TESTS(TCASE(edge_counts), TCASE(jsonl_lines), TCASE(every_allocation_failing))
