@@ -51,16 +51,9 @@ for t in idle:
     t.join()
 PY
 
+# The interpreter of CPython $1, found as the tests find it.
 find_python() {
-    ver=$1 minor=${1%.*}
-    var=PY$(echo "$minor" | tr -d .)
-    eval "py=\${$var:-}"
-    if [ -z "$py" ]; then
-        prefix=$(pyenv prefix "$ver" 2>/dev/null) ||
-            prefix=${PYENV_ROOT:-$HOME/.pyenv}/versions/$ver
-        py=$prefix/bin/python$minor
-    fi
-    [ -x "$py" ] && echo "$py"
+    sh "$(dirname "$0")/../tests/tools/pyenv_python.sh" "$1" 2>/dev/null
 }
 
 median() {

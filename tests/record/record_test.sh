@@ -2,7 +2,7 @@
 # record_test.sh VERSION SCRIPT ARGS... - run a record test SCRIPT with the
 # CPython VERSION (e.g. 3.13.0) it is about. The interpreter comes from
 # $PY311/$PY312/$PY313 when set, else from pyenv (`pyenv prefix VERSION`,
-# or $PYENV_ROOT/versions/VERSION). VERSION may also be the path of an
+# or $PYENV_ROOT/versions/VERSION; tests/tools/pyenv_python.sh). VERSION may also be the path of an
 # interpreter (/usr/bin/python3.11). A missing interpreter skips the test
 # (exit 77, ctest's SKIP_RETURN_CODE).
 ver=$1
@@ -16,16 +16,8 @@ case $ver in
     fi
     exec "$ver" "$script" "$@" ;;
 esac
-minor=${ver%.*}
-var=PY$(echo "$minor" | tr -d .)
-eval "py=\${$var:-}"
-if [ -z "$py" ]; then
-    prefix=$(pyenv prefix "$ver" 2>/dev/null) ||
-        prefix=${PYENV_ROOT:-$HOME/.pyenv}/versions/$ver
-    py=$prefix/bin/python$minor
-fi
-if [ ! -x "$py" ]; then
-    echo "SKIP: CPython $ver not found (set $var or install it with pyenv)"
+if ! py=$(sh "$(dirname "$0")/../tools/pyenv_python.sh" "$ver" 2>&1); then
+    echo "SKIP: $py"
     exit 77
 fi
 exec "$py" "$script" "$@"

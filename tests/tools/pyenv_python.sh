@@ -1,9 +1,10 @@
 #!/bin/sh
 # pyenv_python.sh VERSION... - print the path of the CPython interpreter of
-# each VERSION (e.g. 3.13.0), found as the record tests find them
-# (tests/record/record_test.sh): $PY311/$PY312/... when set, else pyenv's
-# (`pyenv prefix VERSION`, or $PYENV_ROOT/versions/VERSION). When one is
-# missing: a message on stderr and exit 77, so a CLI case using it skips.
+# each VERSION (e.g. 3.13.0): $PY311/$PY312/... when set, else pyenv's
+# (`pyenv prefix VERSION`, or $PYENV_ROOT/versions/VERSION). The record
+# tests (tests/record/record_test.sh), CLI cases and bench/record_bench.sh
+# all find them here. When one is missing: a message on stderr and exit
+# 77, so a CLI case using it skips.
 for ver in "$@"; do
     minor=${ver%.*}
     var=PY$(echo "$minor" | tr -d .)

@@ -47,25 +47,37 @@ static uint32_t add_frame(tfmt_profile *p, const char *file, size_t flen,
     return fr;
 }
 
-/*
- * Stacks (root first) a>b>a (x2) and a>c (x1), interval 1000 us. Keys:
- * a, b, c (line 1, 2, 3 of /t.py). Hand-derived: a: direct 2 (the inner
- * a is the leaf of the first stack), cumulative 3 (counted once per
- * sample); b: direct 0, cumulative 2; c: direct 1, cumulative 1. Callers
- * (callee <- caller, every adjacent pair): b<-a 2, a<-b 2, c<-a 1.
- */
-TEST(recursion_hand_derived)
+/* Stacks (root first) a>b>a (x2) and a>c (x1), interval 1000 us. */
+static tfmt_profile *recursion_profile(void)
 {
-    REQUIRE(have_cmd("python3"), "python3 is required");
     tfmt_profile *p;
-    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
+    if (tfmt_profile_new(&p, NULL) != TFMT_OK)
+        return NULL;
     p->interval_us = 1000;
     uint32_t a = add_frame(p, "/t.py", 5, "a", 1);
     uint32_t b = add_frame(p, "/t.py", 5, "b", 2);
     uint32_t c = add_frame(p, "/t.py", 5, "c", 3);
     uint32_t s1[3] = {a, b, a}, s2[2] = {a, c};
-    CHECK(tfmt__profile_add_stack(p, 7, 0, s1, 3, 2) == TFMT_OK, "add");
-    CHECK(tfmt__profile_add_stack(p, 7, 0, s2, 2, 1) == TFMT_OK, "add");
+    if (tfmt__profile_add_stack(p, 7, 0, s1, 3, 2) != TFMT_OK ||
+        tfmt__profile_add_stack(p, 7, 0, s2, 2, 1) != TFMT_OK) {
+        tfmt_profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/*
+ * recursion_profile's keys: a, b, c (line 1, 2, 3 of /t.py).
+ * Hand-derived: a: direct 2 (the inner a is the leaf of the first stack),
+ * cumulative 3 (counted once per sample); b: direct 0, cumulative 2; c:
+ * direct 1, cumulative 1. Callers (callee <- caller, every adjacent
+ * pair): b<-a 2, a<-b 2, c<-a 1.
+ */
+TEST(recursion_hand_derived)
+{
+    REQUIRE(have_cmd("python3"), "python3 is required");
+    tfmt_profile *p = recursion_profile();
+    REQUIRE(p, "profile");
     char out[256], cmd[2048];
     tmp_path(out, sizeof out, "pstats_rec");
     REQUIRE(export_to(p, write_pstats, out) == TFMT_OK, "export");
@@ -127,24 +139,17 @@ static int write_compat(tfmt_profile *p, tfmt_sink *s)
 }
 
 /*
- * --pstats-compat on the stacks of recursion_hand_derived: the same
- * figures, no marker, callers as (n, n, tt, ct). tt is the callee's self
- * weight under that caller: a<-b holds the inner a's 2 leaf samples, b<-a
+ * --pstats-compat on recursion_profile (figures as in recursion_hand_derived):
+ * the same figures, no marker, callers as (n, n, tt, ct). tt is the callee's
+ * self weight under that caller: a<-b holds the inner a's 2 leaf samples, b<-a
  * none (b is never a leaf), c<-a c's 1. pstats.Stats of this python3
  * (Debian's 3.11) loads it and counts 3 + 2 + 1 calls.
  */
 TEST(compat_hand_derived)
 {
     REQUIRE(have_cmd("python3"), "python3 is required");
-    tfmt_profile *p;
-    REQUIRE(tfmt_profile_new(&p, NULL) == TFMT_OK, "new");
-    p->interval_us = 1000;
-    uint32_t a = add_frame(p, "/t.py", 5, "a", 1);
-    uint32_t b = add_frame(p, "/t.py", 5, "b", 2);
-    uint32_t c = add_frame(p, "/t.py", 5, "c", 3);
-    uint32_t s1[3] = {a, b, a}, s2[2] = {a, c};
-    CHECK(tfmt__profile_add_stack(p, 7, 0, s1, 3, 2) == TFMT_OK, "add");
-    CHECK(tfmt__profile_add_stack(p, 7, 0, s2, 2, 1) == TFMT_OK, "add");
+    tfmt_profile *p = recursion_profile();
+    REQUIRE(p, "profile");
     char out[256], cmd[2048];
     tmp_path(out, sizeof out, "pstats_compat");
     REQUIRE(export_to(p, write_compat, out) == TFMT_OK, "export");
