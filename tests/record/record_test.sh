@@ -2,8 +2,8 @@
 # record_test.sh VERSION SCRIPT ARGS... - run a record test SCRIPT with the
 # CPython VERSION (e.g. 3.13.0) it is about. The interpreter comes from
 # $PY311/$PY312/$PY313 when set, else from pyenv (`pyenv prefix VERSION`,
-# or $PYENV_ROOT/versions/VERSION; tests/tools/pyenv_python.sh). VERSION may also be the path of an
-# interpreter (/usr/bin/python3.11). A missing interpreter skips the test
+# or $PYENV_ROOT/versions/VERSION), as tests/tools/pyenv_python.sh finds
+# it. VERSION may also be the path of an interpreter (/usr/bin/python3.11). A missing interpreter skips the test
 # (exit 77, ctest's SKIP_RETURN_CODE).
 ver=$1
 script=$2
