@@ -459,7 +459,8 @@ static int index_callers(tfmt_heatmap *h)
 
 static int index_edges(tfmt_heatmap *h)
 {
-    qsort(h->edges, h->nedges, sizeof *h->edges, edge_cmp);
+    if (h->nedges) /* none from an export alone: edges is NULL */
+        qsort(h->edges, h->nedges, sizeof *h->edges, edge_cmp);
     uint32_t n = 0;
     for (uint32_t i = 0; i < h->nedges; i++) {
         if (n && edge_cmp(&h->edges[n - 1], &h->edges[i]) == 0)
