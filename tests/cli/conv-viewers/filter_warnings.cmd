@@ -16,3 +16,4 @@ tachyon-conv --to clickhouse --time 1 --exception $w single_full/none.bin | wc -
 tachyon-conv --to pstats --thread 1 -o /dev/null $w single_full/none.bin; echo "exit $?"
 tachyon-conv -q --to top --thread 999 $w; echo "exit $?"
 tachyon-conv --to top --skip-idle single_full/none.bin | head -1
+tachyon-conv --to collapsed --gil pop_push/none.bin; echo "exit $?"
