@@ -11,7 +11,7 @@ tachyon-conv --to collapsed --include '^nosuch' $w | wc -l
 tachyon-conv --to collapsed --drop frames --include '^nosuch' $w | wc -l
 tachyon-conv --to collapsed --exclude '^nosuch' $w | wc -l
 tachyon-conv --to collapsed --gil --thread 999 --include x $w | wc -l
-tachyon-conv --to gecko --thread 999 $w | wc -c
+tachyon-conv --to gecko --thread 999 $w >/dev/null; echo "exit $?"
 tachyon-conv --to clickhouse --time 1 --exception $w single_full/none.bin | wc -l
 tachyon-conv --to pstats --thread 1 -o /dev/null $w single_full/none.bin; echo "exit $?"
 tachyon-conv -q --to top --thread 999 $w; echo "exit $?"
