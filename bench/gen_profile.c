@@ -16,7 +16,9 @@
  *                32-ary call tree below it in depth-first order, each
  *                visited once for a run of equal samples
  *   --depth D    stacks about D frames deep (at most 256)
- *   --size MB    write until the log holds about MB megabytes
+ *   --size MB    write until the log holds about MB megabytes (what the
+ *                writer still holds, up to a 16 KiB REPEAT group a
+ *                thread, comes on top)
  *   --threads T  threads (thousands are fine: above 16 the threads share
  *                16 scripted walks, each with its own position)
  *

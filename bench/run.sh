@@ -1,68 +1,92 @@
 #!/usr/bin/env bash
-# bench/run.sh - conversion throughput of tachyon-conv on a generated
-# profile, next to the I/O floor (md5sum of the same file).
+# bench/run.sh - tachyon-conv on a realistic generated profile, every
+# --to target, next to the I/O floor (md5sum of the same file).
 #
 # Usage: bench/run.sh [BUILD_DIR] [SAMPLES]
 #   BUILD_DIR  a configured and built tree (default: build)
-#   SAMPLES    thread-samples to generate (default: 4000000)
+#   SAMPLES    samples to generate (default: 4000000)
+# Environment:
+#   RUNS       rounds (default 5); each case shows its best
+#   VIEWERS    viewer targets on the uncompressed log (default: speedscope
+#              gecko pprof svg html pstats top; "" skips them)
+#   BASE       another built tree (e.g. of an older commit): each case also
+#              runs with its tachyon-conv, in the same rounds, on the same
+#              input; a last table compares the two, output bytes included
+#   BENCH_DIR  where generated logs are kept (default: bench/out)
 #
-# For each case it reports the best of $RUNS runs (default 5): wall time,
-# thread-samples per second, MB/s of input, the ratio to md5sum's time and
-# peak RSS. Reference: CPython 3.15's `replay` converts about 190,000
-# thread-samples per second on this machine kind (23 s for 4.48 million).
-# Other scripts in bench/ add their own cases (diff, record). The viewer
-# formats run too; VIEWERS="" skips them, VIEWERS="svg top" picks some.
+# The log comes from BUILD_DIR's tachyon-gen (bench/README.md says what it
+# looks like). A row gives CPU seconds (user + sys) and wall seconds, the
+# best of the rounds; samples and input MB per CPU second; the CPU
+# ratio to md5sum of the uncompressed log; peak RSS. Reference: CPython
+# 3.15's `replay` converts about 190,000 samples per second on this
+# machine kind (23 s for 4.48 million). bench/scale.sh runs this and the
+# scale cases (unique stacks, threads, depth, JSONL input).
 set -euo pipefail
 
 build=${1:-build}
 samples=${2:-4000000}
-runs=${RUNS:-5}
-top=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+out=${BENCH_DIR:-$here/out}
 conv=$build/tools/tachyon-conv
 gen=$build/bench/tachyon-gen
-out=${BENCH_DIR:-$top/bench/out}
-mkdir -p "$out"
+base=${BASE:-}
+. "$here/lib.sh"
 
-for tool in "$conv" "$gen"; do
+for tool in "$conv" "$gen" ${base:+"$base/tools/tachyon-conv"}; do
     [ -x "$tool" ] || { echo "bench: missing $tool (build first)" >&2; exit 2; }
 done
-[ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+mkdir -p "$out"
+bench_init "$build"
 
 plain=$out/profile.bin
 packed=$out/profile.zst.bin
 if [ ! -f "$plain" ] || [ "$(cat "$out/samples" 2>/dev/null)" != "$samples" ]; then
-    "$gen" -o "$plain.tmp" --samples "$samples" --report && mv "$plain.tmp" "$plain"
+    "$gen" -o "$plain.tmp" --samples "$samples" --report >&2 && mv "$plain.tmp" "$plain"
     "$gen" -o "$packed.tmp" --samples "$samples" --compression zstd && mv "$packed.tmp" "$packed"
     echo "$samples" > "$out/samples"
 fi
 size=$(stat -c %s "$plain")
 
-# best_of CMD...: prints "SECONDS MAXRSS_KB" of the fastest run.
-best_of() {
-    local best="" rss="" t
-    for _ in $(seq "$runs"); do
-        /usr/bin/time -f "%e %M" -o "$out/time.txt" "$@" > /dev/null
-        t=$(cut -d' ' -f1 "$out/time.txt")
-        if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then
-            best=$t
-            rss=$(cut -d' ' -f2 "$out/time.txt")
-        fi
-    done
-    echo "$best $rss"
-}
+targets=(jsonl collapsed bin ${VIEWERS-speedscope gecko pprof svg html pstats top})
+cases=()
+for t in "${targets[@]}"; do cases+=("plain $t"); done
+for t in jsonl collapsed bin; do cases+=("packed $t"); done
 
-read -r floor _ <<< "$(best_of md5sum "$plain")"
-printf '%s thread-samples, %s bytes uncompressed (%s bytes zstd); md5sum %.3f s\n' \
-    "$samples" "$size" "$(stat -c %s "$packed")" "$floor"
-printf '%-22s %8s %14s %9s %8s %9s\n' case seconds samples/s MB/s x_md5 rss_MB
-for input in plain packed; do
-    file=${!input}
-    for to in jsonl collapsed ${VIEWERS-speedscope gecko pprof svg html pstats top}; do
-        read -r secs rss <<< "$(best_of "$conv" "$file" --to "$to")"
-        awk -v c="$input-$to" -v s="$secs" -v n="$samples" -v b="$size" \
-            -v f="$floor" -v r="$rss" 'BEGIN {
-            if (s <= 0) s = 0.001;
-            printf "%-22s %8.3f %14.0f %9.0f %8.2f %9.1f\n",
-                   c, s, n / s, b / s / 1e6, s / (f > 0 ? f : 0.001), r / 1024 }'
-    done
+load_start=$(load_avg)
+case_add md5 md5sum "$plain"
+for c in "${cases[@]}"; do
+    read -r input to <<< "$c"
+    case_add "$input-$to" "$conv" "${!input}" --to "$to"
+    [ -z "$base" ] || case_add "base-$input-$to" "$base/tools/tachyon-conv" "${!input}" --to "$to"
+done
+cases_run
+
+label() { [ "$1" = plain ] && echo "$2" || echo "zstd input, $2"; }
+
+echo "### Realistic profile: $samples samples, $size bytes" \
+     "($(stat -c %s "$packed") bytes zstd)"
+echo
+echo "$(nproc) CPUs; load average $load_start at the start, $(load_avg) at" \
+     "the end; best of ${RUNS:-5} rounds. Ratios are of CPU time."
+echo
+table_head
+case_row md5sum md5 md5 "$samples" "$size"
+for c in "${cases[@]}"; do
+    read -r input to <<< "$c"
+    case_row "$(label "$input" "$to")" "$input-$to" md5 "$samples" "$size"
+    [ -z "$base" ] || case_row "$(label "$input" "$to") (base)" "base-$input-$to" md5 "$samples" "$size"
+done
+[ -n "$base" ] || exit 0
+
+echo
+echo "Against BASE ($base): CPU and RSS of the same case; output: the md5"
+echo "of the bytes each writes."
+echo
+compare_head
+for c in "${cases[@]}"; do
+    read -r input to <<< "$c"
+    a=$(out_md5 "$to" "$conv" "${!input}" --to "$to")
+    b=$(out_md5 "$to" "$base/tools/tachyon-conv" "${!input}" --to "$to")
+    [ "$a" = "$b" ] && same="same ($a)" || same="differs ($b -> $a)"
+    compare_row "$(label "$input" "$to")" "$input-$to" "base-$input-$to" "$same"
 done
