@@ -54,7 +54,10 @@ def main():
         check(n >= 2000, f"only {n} samples")
         check(not bad, f"{nbad} impossible stacks, e.g. "
               f"{[f[0] for f in bad[0][3]] if bad else None}")
-        check(float(stats["error"]) < 15,
+        # Dropped samples are honest (counted in the statistics block),
+        # but a recorder that drops a quarter of them is broken: 0.6-2.4%
+        # with a hog at load 7-11, each sample holding four threads.
+        check(float(stats["error"]) < 25,
               f"failed samples {stats['error']}%")
     return finish()
 

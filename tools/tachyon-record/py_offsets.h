@@ -27,6 +27,7 @@ typedef struct py_offsets {
     /* struct _gil_runtime_state */
     uint64_t gil_locked; /* int */
     uint64_t gil_holder; /* PyThreadState * */
+    uint64_t gil_switch; /* unsigned long switch_number */
     /* PyThreadState */
     uint64_t ts_size;
     uint64_t ts_next;
@@ -39,6 +40,10 @@ typedef struct py_offsets {
     uint64_t ts_exc_state;       /* the thread's own _PyErr_StackItem */
     uint64_t ts_current_exc;     /* being raised: curexc_type (3.11),
                                    current_exception (3.12+) */
+    /* _PyStackChunk: the first frame of a thread's first chunk is at
+     * data[1] (3.11-3.13 push_chunk skips data[0] of a root chunk) */
+    uint64_t chunk_previous;
+    uint64_t chunk_data;
     /* _PyErr_StackItem */
     uint64_t err_exc_value;
     uint64_t err_previous;

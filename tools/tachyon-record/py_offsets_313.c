@@ -97,6 +97,9 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->is_gc_collecting = O313_GC_COLLECTING;
     o->gil_locked = w[W_IS_GIL_LOCKED] - w[W_IS_GIL];
     o->gil_holder = w[W_IS_GIL_HOLDER] - w[W_IS_GIL];
+    /* Not in the table: the word after `locked` (checked against the
+     * DWARF by check_offsets.sh). */
+    o->gil_switch = o->gil_locked + O313_GIL_SWITCH_AFTER_LOCKED;
     o->ts_size = w[W_TS_SIZE];
     o->ts_next = w[W_TS_NEXT];
     o->ts_native_tid = w[W_TS_NATIVE];
@@ -109,6 +112,8 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->ts_exc_info = O313_EXC_INFO;
     o->ts_exc_state = O313_EXC_STATE;
     o->ts_current_exc = O313_CURRENT_EXC;
+    o->chunk_previous = 0;
+    o->chunk_data = O313_CHUNK_DATA;
     o->err_exc_value = 0;
     o->err_previous = 8;
     o->fr_size = w[W_FR_SIZE];

@@ -60,5 +60,8 @@ enum {
 #define O313_CURRENT_EXC 112    /* PyThreadState.current_exception */
 #define O313_COMPACT_SIZE 56    /* sizeof(PyCompactUnicodeObject) */
 #define O313_FRAMESIZE 76       /* PyCodeObject.co_framesize */
+#define O313_CHUNK_DATA 24      /* _PyStackChunk.data */
+/* struct _gil_runtime_state: switch_number follows locked (int, padded). */
+#define O313_GIL_SWITCH_AFTER_LOCKED 8
 
 #endif

@@ -195,7 +195,8 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             "%s: %llu thread walks redone after a race (stack "
             "beyond the copy %llu, frame outside the copy %llu, torn frame "
             "%llu, frames not adjacent %llu, caller not at a call %llu, "
-            "returned %llu, stale read %llu)\n",
+            "returned %llu, stale read %llu, read too slow %llu, moved "
+            "while read %llu, chain cut short %llu)\n",
             cli_program(), (unsigned long long)u->counters.retried,
             (unsigned long long)race[RACE_HEAD],
             (unsigned long long)race[RACE_OUTSIDE],
@@ -203,7 +204,17 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_APART],
             (unsigned long long)race[RACE_CALLSITE],
             (unsigned long long)race[RACE_RETURNED],
-            (unsigned long long)race[RACE_READ]);
+            (unsigned long long)race[RACE_READ],
+            (unsigned long long)race[RACE_SLOW],
+            (unsigned long long)race[RACE_MOVED],
+            (unsigned long long)race[RACE_ROOT]);
+    fprintf(stderr,
+            "%s: %llu thread walks taken: %llu of a thread that did not "
+            "hold the GIL while it was read, %llu of a running thread whose "
+            "stack moved on every try\n",
+            cli_program(), (unsigned long long)u->counters.walks,
+            (unsigned long long)u->counters.frozen,
+            (unsigned long long)u->counters.moved);
     fprintf(stderr,
             "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu ticks late (over half an interval), "

@@ -75,6 +75,7 @@ typedef struct listed_thread {
     uint8_t *ts; /* a copy of its PyThreadState */
     uint32_t interp_id;
     uint64_t gil_holder; /* its interpreter's, 0: GIL free */
+    uint64_t gil;        /* its interpreter's GIL state, 0: not known */
     bool gc_running;     /* its interpreter's collector runs */
 } listed_thread;
 
@@ -93,6 +94,8 @@ typedef struct walk_head {
     uint64_t frame;  /* innermost frame, 0: not found */
     uint64_t top;    /* datastack_top */
     uint64_t cand_frame[UNWIND_CFRAMES];
+    uint64_t gil_holder; /* the GIL's last_holder */
+    uint64_t gil_switch; /* and its switch_number */
 } walk_head;
 
 /* Per-thread state of a walk. */
@@ -109,9 +112,13 @@ typedef struct walk_job {
     uint64_t extra[UNWIND_MAX_EXTRA]; /* frames read with the copy */
     uint8_t *extra_buf;               /* in the arena, fr_size each */
     uint64_t addr;                    /* next frame to visit, 0: done */
+    uint64_t root;                    /* last Python frame visited */
+    bool cut;                         /* stopped at UNWIND_MAX_DEPTH */
     int tries;                        /* failed tries that learnt nothing */
+    int moves;                        /* windows that moved, read again */
     bool failed;
-    bool moved; /* the stack moved while it was read */
+    bool moved;  /* the stack moved while it was read */
+    bool frozen; /* it did not hold the GIL during the window */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -135,12 +142,18 @@ typedef enum {
     RACE_CALLSITE, /* caller not at a call instruction */
     RACE_RETURNED, /* moved, and the innermost was returning */
     RACE_READ,     /* a read faulted (stale address) */
+    RACE_SLOW,     /* the read took too long to trust (preempted) */
+    RACE_MOVED,    /* it ran, and its frame pointer or top moved */
+    RACE_ROOT,     /* the chain ended above the thread's first frame */
     RACE_KINDS
 } race_kind;
 
 typedef struct unwind_counters {
     uint64_t reads;   /* process_vm_readv calls (remote_mem) */
     uint64_t retried; /* thread walks redone after a race */
+    uint64_t walks;   /* thread walks accepted */
+    uint64_t frozen;  /* ... of threads that did not run meanwhile */
+    uint64_t moved;   /* ... that ran and moved on every try */
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 

@@ -61,6 +61,7 @@ static void add_listed(unwinder *u, uint64_t tstate, const interp_fields *v)
     l->ts = u->ts_bufs + (size_t)u->nlisted * u->off.ts_size;
     l->interp_id = (uint32_t)v->id;
     l->gil_holder = v->locked == 1 ? v->holder : 0;
+    l->gil = v->gil;
     l->gc_running = v->gc_collecting != 0;
     u->nlisted++;
 }
@@ -150,6 +151,7 @@ static int list_speculative(unwinder *u)
     for (uint32_t i = 0; i < u->nlisted; i++) {
         u->listed[i].interp_id = (uint32_t)v.id;
         u->listed[i].gil_holder = v.locked == 1 ? v.holder : 0;
+        u->listed[i].gil = gil;
         u->listed[i].gc_running = v.gc_collecting != 0;
     }
     return RMEM_OK;

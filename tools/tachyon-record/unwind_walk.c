@@ -33,6 +33,7 @@
  * counted as failed.
  */
 #include <string.h>
+#include <time.h>
 
 #include "unwind.h"
 
@@ -40,12 +41,25 @@
 /* Tries that learnt a frame outside the copy do not count against
  * ATTEMPTS, up to this many in all. */
 #define MAX_TRIES (ATTEMPTS + 8)
+/* Windows of a running thread that moved, read again before one is
+ * walked (within MAX_TRIES). */
+#define MOVED_TRIES 6
 /* Room above the stack top guessed: it may have grown since it was read,
  * more so on the first try (the top read when the thread was listed)
  * than on later ones (the top read just before). */
 #define COPY_SLACK_FIRST 4096u
 #define COPY_SLACK_RETRY 512u
-#define JOB_PIECES (2 * (3 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
+/* A read of a thread that ran taking longer than this was probably
+ * preempted (a scheduler slice is longer); such a window is not trusted. */
+#define WINDOW_MAX_NS (200 * 1000ull)
+#define JOB_PIECES (2 * (5 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
+
+static uint64_t clock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static bool cframe_mode(const unwinder *u)
 {
@@ -88,6 +102,31 @@ static void init_job(unwinder *u, walk_job *j)
         add_cframe(j->cframes, unwind_u64(l->ts, u->off.ts_cframe));
 }
 
+/* Whether the GIL tells which threads ran: one interpreter (another one
+ * sharing the GIL could switch thread states without taking it). */
+static bool gil_known(const unwinder *u, const walk_job *j)
+{
+    return u->single_interp && u->listed[j->listed].gil != 0;
+}
+
+/*
+ * Whether j's thread did not run Python code during the window, so that
+ * its frames could not change: it did not hold the GIL before, after, or
+ * in between. A thread that takes the GIL becomes its last_holder and
+ * increments switch_number (take_gil, 3.11-3.13), so the same other
+ * holder and the same count on both sides exclude it; the count is
+ * stored before the thread writes any frame, and x86-64 keeps stores and
+ * loads in order, so a frame it wrote cannot be in the copy without the
+ * count having moved in the read after.
+ */
+static bool window_frozen(const unwinder *u, const walk_job *j)
+{
+    const walk_head *a = &j->before, *b = &j->after;
+    return gil_known(u, j) && a->gil_holder == b->gil_holder &&
+           a->gil_switch == b->gil_switch &&
+           a->gil_holder != u->listed[j->listed].tstate;
+}
+
 /* The frame pointer and stack top, read before and after the copy. */
 static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
                         rmem_piece *p)
@@ -106,6 +145,11 @@ static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
         p[n++] = (rmem_piece){ts + o->ts_current_frame, &h->frame, 8};
     }
     p[n++] = (rmem_piece){ts + o->ts_datastack_top, &h->top, 8};
+    if (gil_known(u, j)) {
+        uint64_t gil = u->listed[j->listed].gil;
+        p[n++] = (rmem_piece){gil + o->gil_holder, &h->gil_holder, 8};
+        p[n++] = (rmem_piece){gil + o->gil_switch, &h->gil_switch, 8};
+    }
     return n;
 }
 
@@ -220,6 +264,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
             add_marker(j, FRAME_NATIVE);
         return RMEM_OK;
     }
+    j->root = here;
     raw_frame f = {.code = unwind_u64(fr, o->fr_code),
                    .instr = unwind_u64(fr, o->fr_instr),
                    .addr = here,
@@ -236,8 +281,10 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
     if (u->cfg.native && o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry] &&
         prev && t->depth > 0)
         add_marker(j, FRAME_NATIVE);
-    if (t->depth >= UNWIND_MAX_DEPTH)
+    if (t->depth >= UNWIND_MAX_DEPTH) {
         j->addr = 0; /* the innermost 256 are kept, as CPython does */
+        j->cut = true;
+    }
     return RMEM_OK;
 }
 
@@ -290,6 +337,7 @@ static bool head_usable(const unwinder *u, walk_job *j)
                                    b->top <= j->copy_base + j->copy_len);
     j->moved =
         a->cframe != b->cframe || a->frame != b->frame || a->top != b->top;
+    j->frozen = window_frozen(u, j);
     /* A thread state reused by another thread, or bound to its thread
      * after it was listed (3.11 fills in the creator's id first): this
      * sample's status bits would be another thread's. */
@@ -311,6 +359,29 @@ static bool head_usable(const unwinder *u, walk_job *j)
     return through && inside;
 }
 
+/*
+ * Whether a whole chain was walked, down to the thread's first frame. In
+ * 3.11-3.13 that frame sits at data[1] of the thread's root stack chunk
+ * (push_chunk skips data[0] of a chunk without a previous one) and stays
+ * there while the thread has frames. When the copy holds a root chunk in
+ * use before and after, a walk must end there: one that ends above was
+ * cut short by a frame of another moment (a link read as NULL). Chains
+ * beyond the current chunk, or deeper than the depth kept, are not
+ * checked this way.
+ */
+static bool rooted(const unwinder *u, const walk_job *j)
+{
+    const py_offsets *o = &u->off;
+    uint64_t chunk = unwind_u64(u->listed[j->listed].ts, o->ts_datastack_chunk);
+    uint64_t first = chunk + o->chunk_data + 8;
+    if (j->cut || !chunk || j->copy_base != chunk ||
+        j->copy_len < o->chunk_data + 8 ||
+        unwind_u64(j->copy, o->chunk_previous) != 0 || j->before.top <= first ||
+        j->after.top <= first)
+        return true;
+    return j->root == first;
+}
+
 /* Walk job j on what its window read. */
 static void walk_job_frames(unwinder *u, walk_job *j)
 {
@@ -324,7 +395,19 @@ static void walk_job_frames(unwinder *u, walk_job *j)
         remember_extras(u, j, j->extra, j->nextra);
         return;
     }
+    /* A thread that ran and whose frame pointer or top moved while it
+     * was read: its copy may mix moments. Read again, up to MOVED_TRIES
+     * times (not counted as failed tries); then such a walk is taken if
+     * it passes the checks below. */
+    if (!j->frozen && j->moved && j->moves < MOVED_TRIES) {
+        u->counters.races[RACE_MOVED]++;
+        j->moves++;
+        remember_extras(u, j, j->extra, j->nextra);
+        return;
+    }
     j->addr = j->before.frame;
+    j->root = 0;
+    j->cut = false;
     for (int steps = 0; j->addr; steps++) {
         const uint8_t *fr = frame_at(u, j, j->addr);
         if (steps >= UNWIND_MAX_STEPS || (j->addr & 7)) {
@@ -349,6 +432,11 @@ static void walk_job_frames(unwinder *u, walk_job *j)
         }
     }
     remember_extras(u, j, used, nused);
+    if (!rooted(u, j)) {
+        u->counters.races[RACE_ROOT]++;
+        j->tries++;
+        return;
+    }
     j->failed = false;
 }
 
@@ -392,6 +480,11 @@ static race_kind consistent(const unwinder *u, const raw_thread *t, bool moved)
         const raw_frame *f = &t->frames[i];
         if (f->kind != FRAME_PYTHON)
             continue;
+        /* A frame's instruction lies in its own code: one outside was
+         * read at another moment than its code pointer. */
+        if (f->entry->bytecode_len &&
+            (uint64_t)unwind_addrq(u, f) >= f->entry->bytecode_len / 2)
+            return RACE_TORN;
         if (!inner && moved && stopped_at(u, f, u->return_sites, false))
             return RACE_RETURNED;
         if (inner && !adjacent(inner, f))
@@ -437,10 +530,18 @@ static int walk_try(unwinder *u, walk_job **jobs, uint32_t n)
         jobs[i]->tries += k == 0;
         np += k;
     }
+    uint64_t t0 = clock_ns();
     int rc = unwind_read_pieces(u->pid, p, np);
+    uint64_t elapsed = clock_ns() - t0;
     for (uint32_t i = 0; rc == RMEM_OK && i < n; i++)
         if (!jobs[i]->failed)
             walk_job_frames(u, jobs[i]);
+    for (uint32_t i = 0; rc == RMEM_OK && i < n; i++)
+        if (!jobs[i]->failed && !jobs[i]->frozen && elapsed > WINDOW_MAX_NS) {
+            u->counters.races[RACE_SLOW]++;
+            jobs[i]->failed = true;
+            jobs[i]->tries++;
+        }
     if (rc == RMEM_OK)
         return check_walks(u, jobs, n);
     if (rc != RMEM_FAULT)
@@ -483,5 +584,10 @@ int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         if (jobs[i].failed)
             return RMEM_FAULT;
+    u->counters.walks += n;
+    for (uint32_t i = 0; i < n; i++) {
+        u->counters.frozen += jobs[i].frozen;
+        u->counters.moved += !jobs[i].frozen && jobs[i].moved;
+    }
     return RMEM_OK;
 }
