@@ -49,16 +49,16 @@ def main():
         bad = [s for s in looping if not possible([f[0] for f in s[3]])]
         n, nbad = sum(s[2] for s in looping), sum(s[2] for s in bad)
         print(f"{n} thread-samples in the loops, {nbad} impossible; "
-              f"failed samples {float(stats['error']):.2f}%; load average "
+              f"failed ticks {float(stats['error']):.2f}%; load average "
               f"{load_avg()}")
         check(n >= 2000, f"only {n} samples")
         check(not bad, f"{nbad} impossible stacks, e.g. "
               f"{[f[0] for f in bad[0][3]] if bad else None}")
-        # Dropped samples are honest (counted in the statistics block),
-        # but a recorder that drops a quarter of them is broken: 0.6-2.4%
-        # with a hog at load 7-11, each sample holding four threads.
+        # Dropped ticks are honest (counted in the statistics block), but
+        # a recorder that drops a quarter of them is broken: 0.6-2.4%
+        # with a hog at load 7-12, each tick reading four threads.
         check(float(stats["error"]) < 25,
-              f"failed samples {stats['error']}%")
+              f"failed ticks {stats['error']}%")
     return finish()
 
 

@@ -9,6 +9,8 @@
  */
 #include <string.h>
 
+#include <tachyon/fmt.h>
+
 #include "remote_mem.h"
 #include "unwind.h"
 
@@ -66,13 +68,26 @@ int unwind_resolve_threads(unwinder *u, raw_thread *threads, uint32_t n)
 }
 
 /* Where a frame's instruction starts: 3.11/3.12 frames in a call point
- * at the last inline cache unit of their CALL, 3.13 at the instruction. */
-static uint64_t instruction_addr(const unwinder *u, const raw_frame *f)
+ * at the last inline cache unit of their CALL, 3.13 at the instruction.
+ * Where the code's instruction starts are not known (past an opaque
+ * instrumented opcode), the pointer itself, except for a 3.11/3.12 frame
+ * that is not the innermost (it may point into a cache): 0 then. */
+static uint64_t instruction_addr(const unwinder *u, const raw_frame *f,
+                                 bool innermost)
 {
     int64_t q = code_instruction_start(f->entry, unwind_addrq(u, f));
-    if (q < 0)
-        return f->instr;
-    return f->code + u->off.co_code_adaptive + 2 * (uint64_t)q;
+    if (q >= 0)
+        return f->code + u->off.co_code_adaptive + 2 * (uint64_t)q;
+    return innermost || u->hexversion >= 0x030d0000 ? f->instr : 0;
+}
+
+/* The byte read as a frame's opcode, or "none" when it names no opcode
+ * of the target's version (never a cache byte passed off as one). */
+static uint8_t opcode_or_none(const unwinder *u, uint8_t byte)
+{
+    unsigned major = u->hexversion >> 24;
+    unsigned minor = (u->hexversion >> 16) & 0xff;
+    return tfmt_opcode_name(major, minor, byte) ? byte : 255;
 }
 
 /* The opcode byte of every Python frame, read now from the live code (a
@@ -86,23 +101,28 @@ static int read_opcodes(unwinder *u)
     static uint8_t bytes[CHUNK];
     uint32_t n = 0;
     for (uint32_t t = 0; t < u->nthreads; t++) {
+        bool innermost = true;
         for (uint32_t f = 0; f < u->threads[t].depth; f++) {
             raw_frame *fr = &u->threads[t].frames[f];
             if (fr->kind != FRAME_PYTHON)
                 continue;
+            uint64_t at = instruction_addr(u, fr, innermost);
+            innermost = false;
+            if (!at)
+                continue;
             who[n] = fr;
-            p[n] = (rmem_piece){instruction_addr(u, fr), &bytes[n], 1};
+            p[n] = (rmem_piece){at, &bytes[n], 1};
             if (++n < CHUNK)
                 continue;
             if (unwind_read_pieces(u->pid, p, n) == RMEM_OK)
                 for (uint32_t i = 0; i < n; i++)
-                    who[i]->opcode = bytes[i];
+                    who[i]->opcode = opcode_or_none(u, bytes[i]);
             n = 0;
         }
     }
     if (n && unwind_read_pieces(u->pid, p, n) == RMEM_OK)
         for (uint32_t i = 0; i < n; i++)
-            who[i]->opcode = bytes[i];
+            who[i]->opcode = opcode_or_none(u, bytes[i]);
     return RMEM_OK;
 }
 
