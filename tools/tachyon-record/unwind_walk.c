@@ -38,12 +38,12 @@
 #include "unwind.h"
 
 #define ATTEMPTS 5
-/* Tries that learnt a frame outside the copy do not count against
- * ATTEMPTS, up to this many in all. */
-#define MAX_TRIES (ATTEMPTS + 8)
 /* Windows of a running thread that moved, read again before one is
- * walked (within MAX_TRIES). */
+ * walked. */
 #define MOVED_TRIES 6
+/* Tries that learnt a frame outside the copy, and moved windows read
+ * again, do not count against ATTEMPTS, up to this many in all. */
+#define MAX_TRIES (ATTEMPTS + MOVED_TRIES + 8)
 /* Room above the stack top guessed: it may have grown since it was read,
  * more so on the first try (the top read when the thread was listed)
  * than on later ones (the top read just before). */
