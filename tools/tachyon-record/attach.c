@@ -101,12 +101,20 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
 {
     py_runtime_loc loc;
     char msg[512] = "";
+    /* Forked and unexec'd before and after the search: what was found is
+     * the image the fork copied (the sampler watches for an exec). */
+    bool forked = target_forked_unexeced(t->pid);
     int rc = wait_runtime(t, stop, w, &loc, &u->off, msg, sizeof msg);
+    t->fork_image = forked && target_forked_unexeced(t->pid);
     /* Following children, a target that is not Python (a shell wrapper)
      * is not an error by itself. */
     if (w->quiet_exit &&
         (rc == WAIT_EXITED || (rc == LOCATE_ERROR && !target_alive(t))))
         return ATTACH_GONE;
+    /* ... nor one that exec'd a program that is not Python between the
+     * follower's look and this search: the follower looks again. */
+    if (w->quiet_exit && rc == LOCATE_NOT_YET && !*stop)
+        return ATTACH_NO_PYTHON;
     if (w->until_exit && (rc == WAIT_EXITED || rc == WAIT_DEADLINE ||
                           (rc == LOCATE_NOT_YET && *stop)))
         return ATTACH_NO_PYTHON;

@@ -21,7 +21,8 @@ typedef struct attach_wait {
 } attach_wait;
 
 /* attach_unwinder's result when the target never ran Python (reported
- * by the caller, who may have recorded its children). */
+ * by the caller, who may have recorded its children), and with
+ * `quiet_exit` when it does not run Python now. */
 #define ATTACH_NO_PYTHON (-1)
 /* ... and when it exited first, with `quiet_exit`. */
 #define ATTACH_GONE (-2)

@@ -5,8 +5,15 @@
  * with -p and the same options, writing NAME.PID.bin beside the parent's
  * log. A process that is not Python yet is looked at again while it is
  * young or after it execs another program (a `sh -c` wrapper becoming
- * python), then left alone quietly. At most FOLLOW_MAX_RECORDERS run at
- * once, as in CPython's profiler; more are skipped with a warning.
+ * python), then left alone quietly. A fork that has not exec'd is given
+ * a recorder at its second look (subprocess's children exec at once); one
+ * that execs under its recorder before a thread of its own was sampled,
+ * or that no longer runs Python when the recorder looks, ends that
+ * recorder quietly with no log and is looked at again; one that execs
+ * after it was sampled keeps its log and is looked at again too (if it
+ * became Python, its log is renamed NAME.PID.fork.bin). At most
+ * FOLLOW_MAX_RECORDERS run at once, as in CPython's profiler; more are
+ * skipped with a warning.
  */
 #include "follow.h"
 
@@ -20,6 +27,7 @@
 
 #include "children.h"
 #include "cli.h"
+#include "target.h"
 
 #define FOLLOW_PERIOD_NS (20 * 1000 * 1000ull)
 #define FOLLOW_MAX_SEEN 4096
@@ -31,6 +39,7 @@ typedef struct seen {
     pid_t pid, recorder;
     state st;
     int looks;
+    bool fork_logged; /* its fork image has a log, then it exec'd */
     char exe[256];
 } seen;
 
@@ -69,14 +78,22 @@ int follow_started(const follow *f)
     return f->started;
 }
 
-void follow_log_name(const char *path, pid_t pid, char *out, size_t len)
+/* `path` with `tag` before its extension (or at its end). */
+static void insert_tag(const char *path, const char *tag, char *out, size_t len)
 {
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash + 1 : path, '.');
     if (!dot || dot == (slash ? slash + 1 : path))
-        snprintf(out, len, "%s.%d", path, (int)pid);
+        snprintf(out, len, "%s%s", path, tag);
     else
-        snprintf(out, len, "%.*s.%d%s", (int)(dot - path), path, (int)pid, dot);
+        snprintf(out, len, "%.*s%s%s", (int)(dot - path), path, tag, dot);
+}
+
+void follow_log_name(const char *path, pid_t pid, char *out, size_t len)
+{
+    char tag[32];
+    snprintf(tag, sizeof tag, ".%d", (int)pid);
+    insert_tag(path, tag, out, len);
 }
 
 /* The child recorder's command line, in `buf` (strings) and `argv`. */
@@ -133,6 +150,15 @@ static void start_recorder(follow *f, seen *s, uint64_t now_ns)
         return;
     }
     recorder_args(f, s->pid, buf, argv, now_ns);
+    if (s->fork_logged) {
+        /* The fork's log makes room for the program it exec'd. */
+        char fork_log[320];
+        insert_tag(buf[0], ".fork", fork_log, sizeof fork_log);
+        if (rename(buf[0], fork_log) != 0)
+            cli_warn("%s: cannot rename to %s: %s", buf[0], fork_log,
+                     strerror(errno));
+        s->fork_logged = false;
+    }
     if (children_spawn_recorder(argv, &s->recorder) != 0) {
         cli_warn("process %d: cannot start a recorder: %s", (int)s->pid,
                  strerror(errno));
@@ -172,8 +198,35 @@ static void look(follow *f, pid_t pid, uint64_t now_ns)
     }
     if (s->looks++ > YOUNG_LOOKS)
         return;
+    /* A fork of Python that has not exec'd may be a fork child
+     * (multiprocessing) or about to exec (subprocess): it gets a recorder
+     * if it is still so at the next look. */
+    if (s->looks == 1 && target_forked_unexeced(pid))
+        return;
     if (children_runs_python(pid, s->exe))
         start_recorder(f, s, now_ns);
+}
+
+/* A recorder ended: its process was recorded, or turned out not to run
+ * Python (FOLLOW_EXIT_NOT_PYTHON) and is looked at again. */
+static void recorder_ended(follow *f, seen *s, int status)
+{
+    f->active--;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == FOLLOW_EXIT_NOT_PYTHON) {
+        s->st = SEEN_WAITING;
+        s->exe[0] = '\0';
+        f->started--;
+        return;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == FOLLOW_EXIT_EXECED) {
+        s->st = SEEN_WAITING;
+        s->exe[0] = '\0';
+        s->fork_logged = true;
+        return;
+    }
+    s->st = SEEN_DONE;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        f->failed++;
 }
 
 /* Reap child recorders that ended. */
@@ -185,13 +238,10 @@ static void reap(follow *f, int options)
         if (s->st != SEEN_RECORDING)
             continue;
         pid_t r = waitpid(s->recorder, &status, options);
-        if (r != s->recorder && !(r < 0 && errno == ECHILD))
-            continue;
-        s->st = SEEN_DONE;
-        f->active--;
-        if (r == s->recorder &&
-            (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
-            f->failed++;
+        if (r == s->recorder)
+            recorder_ended(f, s, status);
+        else if (r < 0 && errno == ECHILD)
+            recorder_ended(f, s, 0);
     }
 }
 

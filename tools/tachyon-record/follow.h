@@ -16,6 +16,21 @@
 /* At most this many child recorders at a time, as CPython. */
 #define FOLLOW_MAX_RECORDERS 100
 
+/*
+ * How a child recorder ends when its process turns out not to run Python
+ * (it exec'd another program after the follower looked): quietly, with
+ * no log; the follower looks at the process again.
+ */
+#define FOLLOW_EXIT_NOT_PYTHON 3
+
+/*
+ * ... and when its process, a fork recorded as such, exec'd: its log is
+ * kept, and the follower looks at what the process became; if that is
+ * Python, the fork's log is renamed NAME.PID.fork.bin and the new
+ * program's is NAME.PID.bin.
+ */
+#define FOLLOW_EXIT_EXECED 4
+
 typedef struct follow follow;
 
 /*

@@ -277,6 +277,10 @@ static int end_status(const sampler_result *r, const target *t,
         cli_warn("process %d: stopped after %llu failed ticks in a row "
                  "(did it exec another program?)",
                  (int)t->pid, (unsigned long long)r->failed_in_row);
+    if (r->end == SAMPLER_EXECED && !getenv("TACHYON_RECORD_CHILD"))
+        cli_warn("process %d: it exec'd another program; the recording "
+                 "ends there",
+                 (int)t->pid);
     if (r->end == SAMPLER_WRITE_ERROR)
         return cli_report(path, tfmt_bin_writer_error(w));
     return CLI_EXIT_OK;
@@ -320,6 +324,14 @@ static int after_tick(void *ctx, const unwinder *u, const sampler_result *r)
     return 0;
 }
 
+/* A recorder for --subprocesses whose process exec'd before any of its
+ * threads was sampled: it only ever saw the image its fork copied. */
+static bool fork_image_only(const sampler_result *r)
+{
+    return r->end == SAMPLER_EXECED && r->thread_samples == 0 &&
+           getenv("TACHYON_RECORD_CHILD") != NULL;
+}
+
 static int record_to(const rec_options *o, const char *path, target *t,
                      unwinder *u, uint32_t hexversion, uint64_t deadline,
                      follow *fl)
@@ -355,9 +367,19 @@ static int record_to(const rec_options *o, const char *path, target *t,
                   : jobs.failed ? CLI_EXIT_TROUBLE
                                 : finish_log(o, path, sink, w, &r);
         rc = rc ? rc : frc;
-        if (frc == CLI_EXIT_OK && write) {
+        if (rc == CLI_EXIT_OK && write && fork_image_only(&r)) {
+            /* A fork child that exec'd before it ran Python of its own:
+             * no log, and the follower looks at what it became. */
+            unlink(path);
+            rc = FOLLOW_EXIT_NOT_PYTHON;
+        } else if (frc == CLI_EXIT_OK && write) {
             print_summary(o, path, &r, u);
             warn_shortfalls(o, path, &r);
+            /* Recorded as a fork, then it exec'd: the follower looks at
+             * the new program. */
+            if (rc == CLI_EXIT_OK && r.end == SAMPLER_EXECED &&
+                getenv("TACHYON_RECORD_CHILD"))
+                rc = FOLLOW_EXIT_EXECED;
         }
     }
     live_free(lv);
@@ -425,6 +447,8 @@ static int record_target(const rec_options *o, const char *path, target *t,
                              &u, &hexversion);
     if (rc == ATTACH_GONE) {
         rc = CLI_EXIT_OK;
+    } else if (rc == ATTACH_NO_PYTHON && child) {
+        rc = FOLLOW_EXIT_NOT_PYTHON; /* the follower looks again */
     } else if (rc == ATTACH_NO_PYTHON) {
         rc = no_python_target(o, t, fl, deadline);
     } else if (rc == CLI_EXIT_OK) {

@@ -53,6 +53,10 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
         r->end = SAMPLER_DENIED;
         return -1;
     }
+    if (rc != RMEM_OK && target_execed(t)) {
+        r->end = SAMPLER_EXECED;
+        return -1;
+    }
     r->attempts++;
     if (rc != RMEM_OK) {
         r->failed++;

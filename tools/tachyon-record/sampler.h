@@ -18,7 +18,8 @@ typedef enum {
     SAMPLER_SIGNAL = 2,
     SAMPLER_DENIED = 3,      /* reading the target is not permitted */
     SAMPLER_WRITE_ERROR = 4, /* the writer failed: see its error */
-    SAMPLER_LOST = 5         /* every sample fails (the target exec'd?) */
+    SAMPLER_LOST = 5,        /* every sample fails (the target exec'd?) */
+    SAMPLER_EXECED = 6       /* a fork image was located, then it exec'd */
 } sampler_end;
 
 /* Lateness histogram: bucket k counts samples late by [2^k - 1, 2^(k+1)

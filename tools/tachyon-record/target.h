@@ -13,6 +13,9 @@ typedef struct target {
     bool spawned; /* our child: reaped by target_alive */
     bool exited;
     int wait_status; /* waitpid status once exited */
+    /* Forked and not exec'd when its interpreter was located: the image
+     * read may be the parent's copy, about to be replaced by an exec. */
+    bool fork_image;
 } target;
 
 /*
@@ -24,6 +27,13 @@ int target_spawn(target *t, char *const argv[], bool silent);
 
 /* Attach to an existing process. 0, or -1 if it does not exist. */
 int target_attach(target *t, pid_t pid);
+
+/* Whether process `pid` was forked and has not exec'd since
+ * (PF_FORKNOEXEC): a fork child of Python, or one about to exec. */
+bool target_forked_unexeced(pid_t pid);
+
+/* Whether a target located with `fork_image` set has exec'd since. */
+bool target_execed(const target *t);
 
 /* Whether the process still runs (reaps our child once it exits). */
 bool target_alive(target *t);

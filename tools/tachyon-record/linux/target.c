@@ -88,19 +88,50 @@ int target_attach(target *t, pid_t pid)
     return 0;
 }
 
-/* Scheduler state letter of a process, or 0 if it is gone. */
-static char proc_state(pid_t pid)
+/* /proc/PID/stat after the command name ("S ppid ..."), in buf; NULL if
+ * the process is gone. */
+static const char *proc_stat(pid_t pid, char *buf, size_t len)
 {
-    char path[64], buf[512];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     FILE *f = fopen(path, "r");
     if (!f)
-        return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
+        return NULL;
+    size_t n = fread(buf, 1, len - 1, f);
     fclose(f);
     buf[n] = '\0';
     const char *paren = strrchr(buf, ')');
-    return paren && paren[1] == ' ' ? paren[2] : 0;
+    return paren && paren[1] == ' ' && paren[2] ? paren + 2 : NULL;
+}
+
+/* Scheduler state letter of a process, or 0 if it is gone. */
+static char proc_state(pid_t pid)
+{
+    char buf[512];
+    const char *s = proc_stat(pid, buf, sizeof buf);
+    return s ? s[0] : 0;
+}
+
+#define PF_FORKNOEXEC_BIT 0x40u /* include/linux/sched.h */
+
+bool target_forked_unexeced(pid_t pid)
+{
+    char buf[512];
+    const char *s = proc_stat(pid, buf, sizeof buf);
+    char state;
+    unsigned flags = 0;
+    int ppid, pgrp, session, tty, tpgid;
+    /* state ppid pgrp session tty_nr tpgid flags */
+    if (!s || sscanf(s, "%c %d %d %d %d %d %u", &state, &ppid, &pgrp, &session,
+                     &tty, &tpgid, &flags) != 7)
+        return false;
+    return (flags & PF_FORKNOEXEC_BIT) != 0;
+}
+
+bool target_execed(const target *t)
+{
+    return t->fork_image && !target_forked_unexeced(t->pid) &&
+           proc_state(t->pid) != 0;
 }
 
 bool target_alive(target *t)
