@@ -114,8 +114,9 @@ typedef struct walk_job {
     uint64_t addr;                    /* next frame to visit, 0: done */
     uint64_t root;                    /* last Python frame visited */
     bool cut;                         /* stopped at UNWIND_MAX_DEPTH */
-    int tries;                        /* failed tries that learnt nothing */
-    int moves;                        /* windows that moved, read again */
+    bool foreign; /* visited a thread-owned frame outside the copy */
+    int tries;    /* failed tries that learnt nothing */
+    int moves;    /* windows that moved, read again */
     bool failed;
     bool moved;  /* the stack moved while it was read */
     bool frozen; /* it did not hold the GIL during the window */

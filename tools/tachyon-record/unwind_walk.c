@@ -265,6 +265,10 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
         return RMEM_OK;
     }
     j->root = here;
+    /* A frame of a frame stack outside the copy: an older chunk, or
+     * another stack switched in (greenlets). */
+    if (owner == 0 && !in_copy(j, here))
+        j->foreign = true;
     raw_frame f = {.code = unwind_u64(fr, o->fr_code),
                    .instr = unwind_u64(fr, o->fr_instr),
                    .addr = here,
@@ -366,15 +370,15 @@ static bool head_usable(const unwinder *u, walk_job *j)
  * there while the thread has frames. When the copy holds a root chunk in
  * use before and after, a walk must end there: one that ends above was
  * cut short by a frame of another moment (a link read as NULL). Chains
- * beyond the current chunk, or deeper than the depth kept, are not
- * checked this way.
+ * that go on into frames of another chunk or stack (an older chunk,
+ * greenlets), or deeper than the depth kept, are not checked this way.
  */
 static bool rooted(const unwinder *u, const walk_job *j)
 {
     const py_offsets *o = &u->off;
     uint64_t chunk = unwind_u64(u->listed[j->listed].ts, o->ts_datastack_chunk);
     uint64_t first = chunk + o->chunk_data + 8;
-    if (j->cut || !chunk || j->copy_base != chunk ||
+    if (j->cut || j->foreign || !chunk || j->copy_base != chunk ||
         j->copy_len < o->chunk_data + 8 ||
         unwind_u64(j->copy, o->chunk_previous) != 0 || j->before.top <= first ||
         j->after.top <= first)
@@ -408,6 +412,7 @@ static void walk_job_frames(unwinder *u, walk_job *j)
     j->addr = j->before.frame;
     j->root = 0;
     j->cut = false;
+    j->foreign = false;
     for (int steps = 0; j->addr; steps++) {
         const uint8_t *fr = frame_at(u, j, j->addr);
         if (steps >= UNWIND_MAX_STEPS || (j->addr & 7)) {
