@@ -1296,6 +1296,67 @@ static void checkpoints(uint32_t compression)
     remove(once);
 }
 
+/* The first four bytes of the file at `path` (0 if unreadable). */
+static uint32_t file_magic(const char *path)
+{
+    uint8_t b[4] = {0};
+    FILE *f = fopen(path, "rb");
+    if (f) {
+        if (fread(b, 1, 4, f) != 4)
+            memset(b, 0, sizeof b);
+        fclose(f);
+    }
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+           (uint32_t)b[3] << 24;
+}
+
+/*
+ * Between checkpoints, once samples go over the last checkpoint's trailer
+ * the header is zeroed first: the file is then an unfinished log (a kill
+ * there needs --recover), never a header pointing at tables that sample
+ * bytes overwrote. The next checkpoint makes it whole again.
+ */
+TEST(checkpoint_header_zeroed_before_overwrite)
+{
+    char path[600];
+    uint64_t sum;
+    snprintf(path, sizeof path, "%s", out_path());
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000;
+    o.sample_interval_us = 10;
+    tfmt_sink *sink = NULL;
+    tfmt_bin_writer *w = NULL;
+    REQUIRE(tfmt_sink_open(&sink, path,
+                           TFMT_SINK_SEEKABLE | TFMT_SINK_IN_PLACE |
+                               TFMT_SINK_FORCE,
+                           NULL, NULL) == TFMT_OK,
+            "in-place sink");
+    REQUIRE(tfmt_bin_writer_open(&w, sink, &o, NULL) == TFMT_OK, "open");
+    feed_range(w, 0, 1000);
+    REQUIRE(tfmt_bin_writer_checkpoint(w) == TFMT_OK, "checkpoint");
+    CHECK(decode_file(path, &sum) == 1000, "the checkpoint is a log");
+    int i = 1000;
+    bool overwritten = false;
+    while (!overwritten && i < 4000000) {
+        feed_range(w, i, i + 20000);
+        i += 20000;
+        overwritten = file_magic(path) == 0;
+        if (!overwritten)
+            CHECK(decode_file(path, &sum) == 1000,
+                  "before any byte goes over the trailer: the checkpoint");
+    }
+    CHECK(overwritten, "samples reached the file before %d samples", i);
+    CHECK(decode_file(path, &sum) == -1, "an unfinished log in between");
+    REQUIRE(tfmt_bin_writer_checkpoint(w) == TFMT_OK, "checkpoint 2");
+    CHECK(decode_file(path, &sum) == i, "whole again: %d samples", i);
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    REQUIRE(tfmt_sink_finish(sink) == TFMT_OK, "sink finish");
+    CHECK(decode_file(path, &sum) == i, "finished: %d samples", i);
+    tfmt_bin_writer_free(w);
+    tfmt_sink_free(sink);
+    remove(path);
+}
+
 TEST(checkpoints_none)
 {
     checkpoints(TFMT_COMPRESSION_NONE);
@@ -1316,4 +1377,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(frame_and_thread_limits), TCASE(sink_error_reported),
       TCASE(copy_equals_none), TCASE(copy_reproduces_interleaving),
       TCASE(copy_keeps_equal_frames_apart), TCASE(round_trip_none),
-      TCASE(round_trip_zstd), TCASE(checkpoints_none), TCASE(checkpoints_zstd))
+      TCASE(round_trip_zstd), TCASE(checkpoints_none), TCASE(checkpoints_zstd),
+      TCASE(checkpoint_header_zeroed_before_overwrite))

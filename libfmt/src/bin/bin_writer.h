@@ -60,8 +60,10 @@ struct tfmt_bin_writer {
     int failed; /* sticky status after an output error */
     bool limit; /* a format limit was hit: finish only */
     bool finished;
-    uint64_t pos;  /* where the next output byte lands */
-    bool in_place; /* checkpointed: bytes go by pwrite at pos */
+    uint64_t pos;         /* where the next output byte lands */
+    bool in_place;        /* checkpointed: bytes go by pwrite at pos */
+    bool trailer_on_disk; /* a checkpoint's header points at a trailer
+                             the next bytes would overwrite */
 
     /* sample buffer and optional zstd stream */
     uint8_t *buf;

@@ -163,7 +163,11 @@ int tfmt_bin_writer_finish(tfmt_bin_writer *w)
  * header), then the writer goes on from the end of the samples, so the
  * next samples overwrite this trailer and the next checkpoint or finish
  * writes a longer one. Tables only grow, so the file never needs to
- * shrink. A log that is never checkpointed is written exactly as before.
+ * shrink. Before the first byte goes over this trailer the header is
+ * zeroed (bin_writer_out.c), so between checkpoints the file is either
+ * this checkpoint's valid log or an unfinished one, never a header
+ * pointing at overwritten tables. A log that is never checkpointed is
+ * written exactly as before.
  */
 int tfmt_bin_writer_checkpoint(tfmt_bin_writer *w)
 {
@@ -181,5 +185,6 @@ int tfmt_bin_writer_checkpoint(tfmt_bin_writer *w)
         return tfmt__bw_fail(w, rc);
     w->pos = samples_end;
     w->raw = false; /* the next zstd bytes start a new frame */
+    w->trailer_on_disk = true;
     return TFMT_OK;
 }

@@ -43,10 +43,32 @@ void tfmt__bw_out_free(tfmt_bin_writer *w)
     w->buf = NULL;
 }
 
+/*
+ * The next bytes go over the last checkpoint's trailer: zero the header
+ * that points at it first, so a log killed between here and the next
+ * checkpoint reads as unfinished ("header never written"; tachyon-record
+ * --recover puts the checkpoint back) instead of as tables made of sample
+ * bytes that a reader might accept.
+ */
+static int leave_checkpoint(tfmt_bin_writer *w)
+{
+    uint8_t zero[TFMT_BW_HEADER_SIZE] = {0};
+    int rc = w->pwrite(w->out_ctx, zero, sizeof zero, 0, &w->err);
+    if (rc != TFMT_OK)
+        return tfmt__bw_fail(w, rc);
+    w->trailer_on_disk = false;
+    return TFMT_OK;
+}
+
 static int emit(tfmt_bin_writer *w, const void *p, size_t n)
 {
     if (!n)
         return TFMT_OK;
+    if (w->trailer_on_disk) {
+        int rc = leave_checkpoint(w);
+        if (rc != TFMT_OK)
+            return rc;
+    }
     /* After a checkpoint the samples continue where the last trailer
      * starts, so bytes are placed rather than appended. */
     int rc = w->in_place ? w->pwrite(w->out_ctx, p, n, w->pos, &w->err)
