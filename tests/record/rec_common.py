@@ -66,7 +66,8 @@ def parse_dump(text):
 
 def decode(dump, path):
     """Decode a log with record_dump; (info, stats, samples) or None."""
-    p = subprocess.run([dump, path], capture_output=True, encoding="utf-8")
+    p = subprocess.run([dump, path], capture_output=True, encoding="utf-8",
+                       errors="replace")
     if not check(p.returncode == 0,
                  f"record_dump {path}: exit {p.returncode}: {p.stderr}"):
         return None
