@@ -274,8 +274,8 @@ static int end_status(const sampler_result *r, const target *t,
                         (int)t->pid, hint);
     }
     if (r->end == SAMPLER_LOST)
-        cli_warn("process %d: stopped after %llu failed ticks in a row "
-                 "(did it exec another program?)",
+        cli_warn("process %d: stopped after %llu failed ticks in a row: "
+                 "it exec'd (its address space changed)",
                  (int)t->pid, (unsigned long long)r->failed_in_row);
     if (r->end == SAMPLER_EXECED && !getenv("TACHYON_RECORD_CHILD"))
         cli_warn("process %d: it exec'd another program; the recording "

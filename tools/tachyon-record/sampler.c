@@ -19,8 +19,11 @@
 
 #include "remote_mem.h"
 
-/* Consecutive failed samples after which the target is given up on: it
- * no longer runs the interpreter that was located (exec, corruption). */
+/* Consecutive failed ticks after which the recorder looks whether the
+ * target still runs the image whose interpreter was located: it is given
+ * up on only if it exec'd. A long run of failures in the same image (a
+ * recursion thousands of frames deep changing faster than it can be
+ * read) is counted and sampling goes on. */
 #define LOST_AFTER 1000
 
 uint64_t sampler_now_ns(void)
@@ -60,7 +63,7 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
     r->attempts++;
     if (rc != RMEM_OK) {
         r->failed++;
-        if (++r->failed_in_row < LOST_AFTER)
+        if (++r->failed_in_row % LOST_AFTER != 0 || !target_image_changed(t))
             return 0;
         r->end = SAMPLER_LOST;
         return -1;
@@ -123,6 +126,7 @@ void sampler_run(unwinder *u, emitter *e, target *t, const sampler_config *cfg,
 {
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
+    target_note_image(t);
     uint64_t deadline = start_ns;
     for (;;) {
         uint64_t now = sampler_now_ns();

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct target {
@@ -16,6 +17,9 @@ typedef struct target {
     /* Forked and not exec'd when its interpreter was located: the image
      * read may be the parent's copy, about to be replaced by an exec. */
     bool fork_image;
+    /* The address space sampling started on (target_note_image): where
+     * the kernel put the stack and argv, which an exec moves. */
+    uint64_t image_stack, image_args;
 } target;
 
 /*
@@ -34,6 +38,14 @@ bool target_forked_unexeced(pid_t pid);
 
 /* Whether a target located with `fork_image` set has exec'd since. */
 bool target_execed(const target *t);
+
+/* Note the target's current address space (before sampling starts). */
+void target_note_image(target *t);
+
+/* Whether the target's address space is no longer the noted one: it
+ * exec'd (the stack and argv placement move on exec; with ASLR off a
+ * re-exec of the same program is not seen). False when unknown. */
+bool target_image_changed(const target *t);
 
 /* Whether the process still runs (reaps our child once it exits). */
 bool target_alive(target *t);

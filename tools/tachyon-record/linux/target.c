@@ -128,6 +128,45 @@ bool target_forked_unexeced(pid_t pid)
     return (flags & PF_FORKNOEXEC_BIT) != 0;
 }
 
+/* Fields 28 (startstack) and 48 (arg_start) of /proc/PID/stat; false
+ * if the process is gone or the kernel hides them (0 without ptrace
+ * access). */
+static bool image_of(pid_t pid, uint64_t *stack, uint64_t *args)
+{
+    char buf[1024];
+    const char *s = proc_stat(pid, buf, sizeof buf);
+    if (!s)
+        return false;
+    /* s starts at field 3 (state); skip to field 28, then to field 48 */
+    unsigned long long v = 0;
+    int field = 3;
+    *stack = *args = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p != ' ')
+            continue;
+        field++;
+        if ((field == 28 || field == 48) && sscanf(p + 1, "%llu", &v) == 1)
+            *(field == 28 ? stack : args) = v;
+        if (field == 48)
+            break;
+    }
+    return *stack != 0 && *args != 0;
+}
+
+void target_note_image(target *t)
+{
+    if (!image_of(t->pid, &t->image_stack, &t->image_args))
+        t->image_stack = t->image_args = 0;
+}
+
+bool target_image_changed(const target *t)
+{
+    uint64_t stack, args;
+    if (t->image_stack == 0 || !image_of(t->pid, &stack, &args))
+        return false;
+    return stack != t->image_stack || args != t->image_args;
+}
+
 bool target_execed(const target *t)
 {
     return t->fork_image && !target_forked_unexeced(t->pid) &&
