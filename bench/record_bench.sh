@@ -10,6 +10,8 @@
 # fixed amount of work when recorded, over the same alone (medians of $RUNS
 # interleaved runs). On a loaded machine the wall-time ratio is noise; the
 # CPU-time ratio shows what sampling costs the target itself.
+# $REC_ARGS adds options to every recording (e.g. --nonblocking, to see
+# what pausing the running thread costs).
 # Prints a Markdown table on stdout.
 set -eu
 build=${1:-build}
@@ -20,6 +22,7 @@ rates=${RATES:-"1000 5000"}
 work=${WORK:-60}
 idle=${IDLE:-1}
 versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0"}
+rec_args=${REC_ARGS:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -72,7 +75,7 @@ bench_one() {
     i=0
     while [ $i -lt "$runs" ]; do
         "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/base"
-        "$rec" -v -a --rate "$rate" -o "$tmp/out.bin" -- \
+        "$rec" -v -a --rate "$rate" $rec_args -o "$tmp/out.bin" -- \
             "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/rec" \
             2>> "$tmp/log"
         i=$((i + 1))
@@ -116,4 +119,5 @@ done
 echo
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "$(nproc) CPUs, $(uname -sr), load average $load," \
-     "runs=$runs, work=$work, idle threads=$idle; $(date -u +%F)"
+     "runs=$runs, work=$work, idle threads=$idle${rec_args:+, $rec_args};" \
+     "$(date -u +%F)"

@@ -64,12 +64,13 @@ def parse_dump(text):
     return info, stats, samples
 
 
-def decode(dump, path):
-    """Decode a log with record_dump; (info, stats, samples) or None."""
+def decode(dump, path, must=True):
+    """Decode a log with record_dump; (info, stats, samples) or None (a
+    failed check too, unless must is False)."""
     p = subprocess.run([dump, path], capture_output=True, encoding="utf-8",
                        errors="replace")
-    if not check(p.returncode == 0,
-                 f"record_dump {path}: exit {p.returncode}: {p.stderr}"):
+    if p.returncode != 0:
+        check(not must, f"record_dump {path}: exit {p.returncode}: {p.stderr}")
         return None
     return parse_dump(p.stdout)
 

@@ -16,6 +16,7 @@ static const char *opt_recover;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
 static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
+static int opt_nonblocking;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -36,6 +37,8 @@ static const cli_option options[] = {
      "add <native> frames where C code calls Python", NULL, NULL},
     {"opcodes", 0, CLI_ARG_NONE, &opt_opcodes,
      "record each frame's bytecode instruction", NULL, NULL},
+    {"nonblocking", 0, CLI_ARG_NONE, &opt_nonblocking,
+     "never pause a thread to read it (see below)", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"dump", 0, CLI_ARG_NONE, &opt_dump,
@@ -66,7 +69,11 @@ static const cli_spec spec = {
     "a CPU (cpu), hold the GIL (gil) or handle an exception (exception).\n"
     "The log is finalized whatever ends the recording: the target's exit,\n"
     "--duration, SIGINT (Ctrl-C), SIGTERM or SIGHUP. Reading another\n"
-    "process needs the same user or CAP_SYS_PTRACE.\n"};
+    "process needs the same user or CAP_SYS_PTRACE.\n"
+    "A thread that runs Python code while it is read is paused for that\n"
+    "read (ptrace, microseconds), so that its stack is one it was in;\n"
+    "--nonblocking only checks it, and a wrong stack is then rare, not\n"
+    "impossible.\n"};
 
 /* A positive finite number no larger than `max`, or -1. */
 static double parse_positive(const char *s, double max)
@@ -136,6 +143,7 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->gc = opt_no_gc == 0;
     o->native = opt_native > 0;
     o->opcodes = opt_opcodes > 0;
+    o->nonblocking = opt_nonblocking > 0;
     o->force = opt_force > 0;
     o->subprocesses = opt_subprocesses > 0;
     o->dump = opt_dump > 0;

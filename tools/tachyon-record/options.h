@@ -15,6 +15,7 @@ typedef struct rec_options {
     bool all_threads;
     int mode;                 /* unwind_mode */
     bool gc, native, opcodes; /* capture features */
+    bool nonblocking;         /* never pause the target */
     bool force;               /* replace an existing output */
     bool subprocesses;        /* record Python children too */
     bool dump;                /* print one snapshot instead */

@@ -210,11 +210,21 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_ROOT]);
     fprintf(stderr,
             "%s: %llu thread walks taken: %llu of a thread that did not "
-            "hold the GIL while it was read, %llu of a running thread whose "
-            "stack moved on every try\n",
+            "hold the GIL while it was read, %llu of one that held it but "
+            "did not run, %llu of a running thread read while paused, %llu "
+            "of a running thread read unpaused (%llu of them moved on every "
+            "try); %llu pauses, %.1f us each on average, %llu failed\n",
             cli_program(), (unsigned long long)u->counters.walks,
             (unsigned long long)u->counters.frozen,
-            (unsigned long long)u->counters.moved);
+            (unsigned long long)u->counters.still,
+            (unsigned long long)u->counters.paused,
+            (unsigned long long)u->counters.unpaused,
+            (unsigned long long)u->counters.moved,
+            (unsigned long long)u->counters.pauses,
+            u->counters.pauses ? (double)u->counters.pause_ns /
+                                     (double)u->counters.pauses / 1e3
+                               : 0.0,
+            (unsigned long long)u->counters.pause_failed);
     fprintf(stderr,
             "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu ticks late (over half an interval), "
@@ -246,7 +256,7 @@ static void print_summary(const rec_options *o, const char *path,
 
 /* Say when the log is not what was asked for. */
 static void warn_shortfalls(const rec_options *o, const char *path,
-                            const sampler_result *r)
+                            const sampler_result *r, const unwinder *u)
 {
     double hz = achieved_hz(r);
     if (r->attempts >= 10 && hz < RATE_WARN_SHARE * o->rate_hz)
@@ -260,6 +270,12 @@ static void warn_shortfalls(const rec_options *o, const char *path,
                       r->attempts == 0              ? "no tick was taken"
                       : o->mode != UNWIND_MODE_WALL ? "no thread matched --mode"
                                                     : "no thread was sampled");
+    if (u->pause_denied)
+        cli_file_warn(path,
+                      "threads could not be paused (ptrace not permitted); "
+                      "%llu stacks of running threads were read unpaused "
+                      "and, rarely, one may be a state they were never in",
+                      (unsigned long long)u->counters.unpaused);
 }
 
 static int end_status(const sampler_result *r, const target *t,
@@ -374,7 +390,7 @@ static int record_to(const rec_options *o, const char *path, target *t,
             rc = FOLLOW_EXIT_NOT_PYTHON;
         } else if (frc == CLI_EXIT_OK && write) {
             print_summary(o, path, &r, u);
-            warn_shortfalls(o, path, &r);
+            warn_shortfalls(o, path, &r, u);
             /* Recorded as a fork, then it exec'd: the follower looks at
              * the new program. */
             if (rc == CLI_EXIT_OK && r.end == SAMPLER_EXECED &&
@@ -401,8 +417,8 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc, o->native,
-                       o->opcodes};
+    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc,
+                       o->native,      o->opcodes,           !o->nonblocking};
     return c;
 }
 
@@ -476,7 +492,8 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 {
     unwinder u;
     uint32_t hexversion;
-    unwind_config cfg = {true, UNWIND_MODE_WALL, o->gc, o->native, o->opcodes};
+    unwind_config cfg = {true,      UNWIND_MODE_WALL, o->gc,
+                         o->native, o->opcodes,       !o->nonblocking};
     attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,

@@ -23,6 +23,14 @@ void tstat_free(tstat_cache *c);
  */
 int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns);
 
+/*
+ * The CPU time thread `tid` has used, in ns, exact to the moment of the
+ * call (a perf task clock asks the thread's CPU); -1 where it cannot be
+ * read exactly (schedstat lags the slice in progress). Two equal readings
+ * mean the thread did not run at all in between.
+ */
+int tstat_cpu_time(tstat_cache *c, uint64_t tid, uint64_t *ns);
+
 /* Where CPU time comes from: "perf task clock" (exact) or "schedstat"
  * (updated at scheduler ticks only), for -v. */
 const char *tstat_clock_source(const tstat_cache *c);

@@ -40,6 +40,7 @@ typedef struct unwind_config {
     bool gc;      /* <GC> while the collector runs */
     bool native;  /* <native> between Python frames */
     bool opcodes; /* read each frame's instruction */
+    bool pause;   /* pause a thread that runs while it is read */
 } unwind_config;
 
 typedef enum {
@@ -118,8 +119,12 @@ typedef struct walk_job {
     int tries;    /* failed tries that learnt nothing */
     int moves;    /* windows that moved, read again */
     bool failed;
-    bool moved;  /* the stack moved while it was read */
-    bool frozen; /* it did not hold the GIL during the window */
+    bool moved;      /* the stack moved while it was read */
+    bool frozen;     /* it did not hold the GIL during the window */
+    bool head_read;  /* this try read its thread's head */
+    bool want_pause; /* it ran: read it again paused */
+    bool paused;     /* read while paused */
+    bool still;      /* read while its CPU clock did not move */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -150,11 +155,17 @@ typedef enum {
 } race_kind;
 
 typedef struct unwind_counters {
-    uint64_t reads;   /* process_vm_readv calls (remote_mem) */
-    uint64_t retried; /* thread walks redone after a race */
-    uint64_t walks;   /* thread walks accepted */
-    uint64_t frozen;  /* ... of threads that did not run meanwhile */
-    uint64_t moved;   /* ... that ran and moved on every try */
+    uint64_t reads;        /* process_vm_readv calls (remote_mem) */
+    uint64_t retried;      /* thread walks redone after a race */
+    uint64_t walks;        /* thread walks accepted */
+    uint64_t frozen;       /* ... of threads that did not run meanwhile */
+    uint64_t still;        /* ... of a thread that did not run meanwhile */
+    uint64_t paused;       /* ... of a running thread, read paused */
+    uint64_t moved;        /* ... that ran and moved on every try */
+    uint64_t unpaused;     /* ... that ran, read without a pause */
+    uint64_t pause_failed; /* threads that could not be stopped */
+    uint64_t pauses;       /* threads stopped */
+    uint64_t pause_ns;     /* ... for this long in all */
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 
@@ -174,6 +185,7 @@ typedef struct unwinder {
     uint32_t nthreads;   /* filled by unwind_sample */
     uint64_t now_ns;     /* time of the sample being taken */
     unwind_counters counters;
+    bool pause_denied; /* ptrace is not permitted: no pauses */
     /* Threads listed this sample; their PyThreadState copies. */
     listed_thread *listed; /* UNWIND_MAX_THREADS */
     uint32_t nlisted;

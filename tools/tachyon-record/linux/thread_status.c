@@ -207,6 +207,15 @@ static char sched_state(tstat_slot *s)
     return paren && paren[1] == ' ' ? paren[2] : 0;
 }
 
+int tstat_cpu_time(tstat_cache *c, uint64_t tid, uint64_t *ns)
+{
+    tstat_slot *s = c->perf ? slot_for(c, tid) : NULL;
+    if (!s || !c->perf)
+        return -1;
+    s->last_use = ++c->uses;
+    return read_clock(c, s, ns);
+}
+
 int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns)
 {
     tstat_slot *s = slot_for(c, tid);

@@ -1,0 +1,145 @@
+/*
+ * thread_pause.c - pause one thread with ptrace for the length of a read.
+ *
+ * A thread that runs Python code while its frame stack is copied can be
+ * copied half before and half after a return and a call, and the walk
+ * then joins frames of two moments: a stack that never existed. A thread
+ * that holds no GIL cannot change its frames (unwind_walk.c proves that
+ * from the GIL's switch count); the one that runs is stopped here, as
+ * py-spy does by default for the whole process.
+ *
+ * PTRACE_SEIZE attaches without stopping or sending a signal, and
+ * PTRACE_INTERRUPT stops the thread wherever it is; a system call in
+ * progress is restarted after the detach. Any stop will do for reading:
+ * if the thread stopped for a signal instead, the signal is handed back on
+ * detach (detaching also drops the interrupt still pending). Exits are
+ * only looked at with WNOWAIT, so the recorder's own wait for a started
+ * target still sees its exit status.
+ */
+#define _GNU_SOURCE
+#include "thread_pause.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+
+/* How long a running thread may take to stop: an IPI and a reschedule
+ * take microseconds; a thread in uninterruptible sleep does not run
+ * Python code, and is given up on. */
+#define STOP_WAIT_NS (20 * 1000 * 1000ull)
+
+static unsigned long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull +
+           (unsigned long long)ts.tv_nsec;
+}
+
+/* 1: stopped (its signal in *sig, 0 for the interrupt or a group stop),
+ * 0: not yet, -1: exited or gone. */
+static int poll_stop(pid_t tid, int *sig)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)tid, &si,
+               WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0)
+        return -1;
+    if (si.si_pid == 0)
+        return 0;
+    if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
+        return -1; /* an exit: left for whoever waits for it */
+    int status;
+    if (waitpid(tid, &status, WNOHANG | __WALL) != tid || !WIFSTOPPED(status))
+        return -1;
+    /* A signal-delivery stop carries the signal; an interrupt or a
+     * group stop is a PTRACE_EVENT_STOP (status >> 16). */
+    *sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+    return 1;
+}
+
+/* Threads seized that did not stop in time: each stops when it leaves
+ * its uninterruptible sleep, and must then be let go. */
+#define MAX_LINGERING 16
+static pid_t lingering[MAX_LINGERING];
+static int nlingering;
+
+static void drop_lingering(int i)
+{
+    lingering[i] = lingering[--nlingering];
+}
+
+/* Let go of lingering threads that stopped or exited meanwhile; the
+ * index of `tid` among those still lingering, or -1. */
+static int tidy_lingering(pid_t tid)
+{
+    int found = -1;
+    for (int i = nlingering; i-- > 0;) {
+        int sig = 0, r = poll_stop(lingering[i], &sig);
+        if (r > 0)
+            ptrace(PTRACE_DETACH, lingering[i], NULL, (void *)(long)sig);
+        if (r != 0)
+            drop_lingering(i);
+        else if (lingering[i] == tid)
+            found = i;
+    }
+    return found;
+}
+
+static pause_status seize_error(void)
+{
+    if (errno == ESRCH)
+        return PAUSE_GONE;
+    if (errno == EPERM || errno == ENOSYS || errno == EIO)
+        return PAUSE_DENIED;
+    return PAUSE_SYSTEM;
+}
+
+void thread_pause_tidy(void)
+{
+    if (nlingering)
+        tidy_lingering(0);
+}
+
+pause_status thread_pause_stop(thread_pause *p, pid_t tid)
+{
+    p->tid = tid;
+    p->signal = 0;
+    if (tidy_lingering(tid) >= 0)
+        return PAUSE_GONE; /* still not stopped */
+    if (nlingering == MAX_LINGERING)
+        return PAUSE_DENIED;
+    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+        return seize_error();
+    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+        ptrace(PTRACE_DETACH, tid, NULL, NULL);
+        return PAUSE_GONE;
+    }
+    unsigned long long deadline = now_ns() + STOP_WAIT_NS;
+    struct timespec step = {0, 5 * 1000};
+    for (;;) {
+        int r = poll_stop(tid, &p->signal);
+        if (r > 0)
+            return PAUSE_OK;
+        if (r < 0)
+            return PAUSE_GONE; /* exited: the tracee link went with it */
+        if (now_ns() > deadline)
+            break;
+        /* A running thread stops within microseconds of the interrupt
+         * (the recorder's timer slack is 1 ns: rec_sched.c). */
+        nanosleep(&step, NULL);
+    }
+    /* A running tracee cannot be detached: it is let go when it stops
+     * (tidy_lingering, at every pause) or when the recorder exits. */
+    lingering[nlingering++] = tid;
+    return PAUSE_GONE;
+}
+
+void thread_pause_resume(thread_pause *p)
+{
+    ptrace(PTRACE_DETACH, p->tid, NULL, (void *)(long)p->signal);
+}
