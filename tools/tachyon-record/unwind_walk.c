@@ -397,11 +397,50 @@ static bool rooted(const unwinder *u, const walk_job *j)
     return j->root == first;
 }
 
+/* Memory read around frames outside the window of a paused thread. */
+#define PAUSED_BLOCK (16u << 10)
+#define PAGE 4096u
+typedef struct paused_block {
+    uint64_t base, len; /* len 0: nothing read */
+    uint8_t data[PAUSED_BLOCK];
+} paused_block;
+
+/*
+ * A frame outside j's window, read while its thread is paused (when every
+ * read sees the same state); NULL if it cannot be. Callers sit below their
+ * callees, so the pages below the frame are read with it, up to
+ * PAUSED_BLOCK: a deep recursion spanning older stack chunks takes a read
+ * per few dozen frames, not one per frame or per try. Where the pages
+ * below are not mapped (a chunk starts there), only the frame's own.
+ */
+static const uint8_t *read_paused_frame(const unwinder *u, const walk_job *j,
+                                        paused_block *b)
+{
+    uint64_t a = j->addr, end = a + u->off.fr_size;
+    if (!j->paused || end < a)
+        return NULL;
+    if (b->len && a >= b->base && end <= b->base + b->len)
+        return b->data + (a - b->base);
+    uint64_t hi = (end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    uint64_t lo = hi > PAUSED_BLOCK ? hi - PAUSED_BLOCK : 0;
+    b->len = 0;
+    if (rmem_read(u->pid, lo, b->data, hi - lo) != RMEM_OK) {
+        lo = a & ~(uint64_t)(PAGE - 1);
+        if (rmem_read(u->pid, lo, b->data, hi - lo) != RMEM_OK)
+            return NULL;
+    }
+    b->base = lo;
+    b->len = hi - lo;
+    return b->data + (a - lo);
+}
+
 /* Walk job j on what its window read. */
 static void walk_job_frames(unwinder *u, walk_job *j)
 {
+    static paused_block block;
     uint64_t used[UNWIND_MAX_EXTRA];
     uint32_t nused = 0;
+    block.len = 0; /* another moment's */
     j->failed = true;
     j->t->depth = 0;
     if (!head_usable(u, j)) {
@@ -431,6 +470,10 @@ static void walk_job_frames(unwinder *u, walk_job *j)
             j->tries++;
             return;
         }
+        /* A deep stack spans chunks the copy does not reach: learning
+         * one frame a try would take a try per frame. */
+        if (!fr)
+            fr = read_paused_frame(u, j, &block);
         if (!fr) {
             u->counters.races[RACE_OUTSIDE]++;
             if (want_extra(j, j->addr))
@@ -439,7 +482,8 @@ static void walk_job_frames(unwinder *u, walk_job *j)
                 j->tries++;
             return;
         }
-        if (fr < j->copy || fr >= j->copy + j->copy_len)
+        if ((fr < j->copy || fr >= j->copy + j->copy_len) &&
+            nused < UNWIND_MAX_EXTRA)
             used[nused++] = j->addr;
         if (visit(u, j, fr) != RMEM_OK) {
             u->counters.races[RACE_TORN]++;
@@ -629,12 +673,26 @@ static int walk_paused(unwinder *u, walk_job *j)
         return RMEM_OK;
     }
     if (s != PAUSE_OK) {
+        /* Not stopped in time: asleep in the kernel, say, where its
+         * frames cannot change either, which its clock can prove. */
         u->counters.pause_failed++;
-        j->tries = ATTEMPTS;
-        return RMEM_OK;
+        ran = walk_clocked(u, j, &rc);
+        if (rc == RMEM_OK && !(ran == 1 && !j->failed)) {
+            j->still = false;
+            j->failed = true;
+            j->tries = ATTEMPTS;
+        }
+        return rc;
     }
+    /* Its thread state as it is now: a deep recursion may have moved to
+     * another stack chunk since the threads were listed. */
+    listed_thread *l = &u->listed[j->listed];
+    rc = rmem_read(u->pid, l->tstate, l->ts, u->off.ts_size);
     j->paused = true;
-    j->tries = j->moves = 0;
+    j->tries = rc == RMEM_OK ? 0 : ATTEMPTS;
+    j->moves = 0;
+    j->top_guess = unwind_u64(l->ts, u->off.ts_datastack_top);
+    rc = rc == RMEM_FAULT ? RMEM_OK : rc;
     for (int k = 0;
          rc == RMEM_OK && j->failed && j->tries < ATTEMPTS && k < MAX_TRIES;
          k++)

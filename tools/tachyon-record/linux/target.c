@@ -173,14 +173,38 @@ bool target_execed(const target *t)
            proc_state(t->pid) != 0;
 }
 
+/*
+ * Whether the started target has exited, reaping it if so. Only an exit
+ * is taken: a thread the recorder paused (thread_pause.c) reports its
+ * stop to the same wait, whatever the options, and that report is left
+ * for the pause to collect.
+ */
+static bool reap_exit(target *t, bool block)
+{
+    siginfo_t si;
+    for (;;) {
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)t->pid, &si,
+                   WEXITED | WNOWAIT | (block ? 0 : WNOHANG)) != 0)
+            return errno == ECHILD;
+        if (si.si_pid == 0)
+            return false;
+        if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+            si.si_code == CLD_DUMPED)
+            return waitpid(t->pid, &t->wait_status, WNOHANG) == t->pid;
+        if (!block)
+            return false;
+        struct timespec step = {0, 1000 * 1000};
+        nanosleep(&step, NULL); /* a stop the pause will collect */
+    }
+}
+
 bool target_alive(target *t)
 {
     if (t->exited)
         return false;
     if (t->spawned) {
-        pid_t r = waitpid(t->pid, &t->wait_status, WNOHANG);
-        if (r == t->pid || (r < 0 && errno == ECHILD))
-            t->exited = true;
+        t->exited = reap_exit(t, false);
         return !t->exited;
     }
     char s = proc_state(t->pid);
@@ -210,7 +234,7 @@ void target_finish(target *t, int grace_ms)
     if (wait_exit(t, 2000))
         return;
     kill(t->pid, SIGKILL);
-    waitpid(t->pid, &t->wait_status, 0);
+    reap_exit(t, true);
     t->exited = true;
 }
 
