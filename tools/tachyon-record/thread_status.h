@@ -15,8 +15,8 @@ void tstat_free(tstat_cache *c);
 
 /*
  * 1 if thread `tid` was on a CPU for most of the time since its previous
- * call and is running or runnable now, 0 if not, -1 if that cannot be
- * read. Call it once per
+ * call (by schedstat: its CPU time changed lately and it is runnable
+ * now), 0 if not, -1 if that cannot be read. Call it once per
  * sample for each thread sampled; `now_ns` is the sample's monotonic time.
  * The first call for a thread has no previous CPU time to compare with and
  * answers from the scheduler state alone.

@@ -3,12 +3,13 @@
  * state 'R' alone cannot say: it also means "runnable, waiting for a CPU",
  * which on a loaded machine is much of a sleeper's wake-up. So a thread is
  * on CPU when it ran for most (ON_CPU_SHARE) of the time since its
- * previous sample and is still runnable: a sample stands for that interval
- * of wall time, and the share of samples marked ON_CPU then follows the
- * share of time the thread was on a CPU (a thread that merely ran for a
- * moment of a busy interval would count in full otherwise). CPU time comes
- * from a perf task-clock counter on the thread (exact: reading it asks the
- * thread's CPU for the running total), or, where perf events are not
+ * previous sample: a sample stands for that interval of wall time, and the
+ * share of samples marked ON_CPU then follows the share of time the thread
+ * was on a CPU (a thread that merely ran for a moment of a busy interval
+ * would count in full otherwise). With schedstat, which only says that
+ * the total changed lately, the thread must also be runnable now. CPU time
+ * comes from a perf task-clock counter on the thread (exact: reading it asks
+ * the thread's CPU for the running total), or, where perf events are not
  * permitted, from /proc/PID/task/TID/schedstat, which the kernel updates
  * only at scheduler ticks: there a thread counts as having run if its
  * total changed within the last SCHEDSTAT_WINDOW_NS.
@@ -223,8 +224,13 @@ int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns)
         return -1;
     s->last_use = ++c->uses;
     int ran = ran_since(c, s, now_ns);
-    if (ran == 0)
-        return 0;
+    /* An exact clock answers alone: whether the thread is runnable at
+     * this instant says nothing of the interval the sample stands for,
+     * and requiring it cost each burst of work its first half interval
+     * (a 2 ms busy / 2 ms asleep thread sampled every 1 ms read 25-29%
+     * ON_CPU against 37-41% true). */
+    if (ran == 0 || (ran > 0 && c->perf))
+        return ran;
     char state = sched_state(s);
     if (state == 0) {
         slot_close(s); /* the thread is gone; reopen if it is not */
