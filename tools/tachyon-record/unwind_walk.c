@@ -737,11 +737,12 @@ int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
             return RMEM_FAULT;
     u->counters.walks += n;
     for (uint32_t i = 0; i < n; i++) {
+        /* Each walk counted once, by its strongest proof. */
         const walk_job *j = &jobs[i];
         bool ran = !j->frozen && !j->paused && !j->still;
         u->counters.frozen += j->frozen;
-        u->counters.still += j->still;
-        u->counters.paused += j->paused;
+        u->counters.still += !j->frozen && j->still;
+        u->counters.paused += !j->frozen && !j->still && j->paused;
         u->counters.moved += ran && j->moved;
         u->counters.unpaused += ran;
     }

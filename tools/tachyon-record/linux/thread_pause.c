@@ -112,7 +112,7 @@ pause_status thread_pause_stop(thread_pause *p, pid_t tid)
     if (tidy_lingering(tid) >= 0)
         return PAUSE_GONE; /* still not stopped */
     if (nlingering == MAX_LINGERING)
-        return PAUSE_DENIED;
+        return PAUSE_GONE; /* until some of them stop */
     if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
         return seize_error();
     if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
@@ -134,7 +134,7 @@ pause_status thread_pause_stop(thread_pause *p, pid_t tid)
         nanosleep(&step, NULL);
     }
     /* A running tracee cannot be detached: it is let go when it stops
-     * (tidy_lingering, at every pause) or when the recorder exits. */
+     * (thread_pause_tidy, at every sample) or when the recorder exits. */
     lingering[nlingering++] = tid;
     return PAUSE_GONE;
 }
