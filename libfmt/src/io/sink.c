@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/sendfile.h>
+#endif
 #include <unistd.h>
 
 #include "sink_tmp.h"
@@ -401,10 +404,45 @@ int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
 
 /* ---- finishing ---- */
 
+/*
+ * Plain output takes the spool's bytes through the kernel (sendfile), as a
+ * pipe or a device would get them from write, without copying them through
+ * this process; *off tells how far that went. A destination sendfile
+ * refuses (EINVAL, ENOSYS: say an O_APPEND file on an old kernel) gets the
+ * rest by pread and write.
+ */
+static int spool_send(tfmt_sink *sink, uint64_t *off)
+{
+#ifdef __linux__
+    while (!sink->ar && *off < sink->written) {
+        uint64_t left = sink->written - *off;
+        off_t at = (off_t)*off;
+        ssize_t r = sendfile(sink->out_fd, sink->spool_fd, &at,
+                             left < IO_MAX ? (size_t)left : IO_MAX);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EINVAL || errno == ENOSYS) && *off == 0)
+            return TFMT_OK;
+        if (r < 0)
+            return sink_errno(sink, errno);
+        if (r == 0)
+            return sink_fail(sink, TFMT_EIO, "spool file shrank");
+        *off += (uint64_t)r;
+    }
+#else
+    (void)sink;
+    (void)off;
+#endif
+    return TFMT_OK;
+}
+
 /* Copy the spool into the destination, compressing as configured. */
 static int spool_drain(tfmt_sink *sink)
 {
     uint64_t off = 0;
+    int rc = spool_send(sink, &off);
+    if (rc != TFMT_OK)
+        return rc;
     while (off < sink->written) {
         uint64_t left = sink->written - off;
         size_t want = left < SINK_BUF ? (size_t)left : SINK_BUF;
@@ -415,7 +453,7 @@ static int spool_drain(tfmt_sink *sink)
             return sink_errno(sink, errno);
         if (r == 0)
             return sink_fail(sink, TFMT_EIO, "spool file shrank");
-        int rc = deliver(sink, sink->buf, (size_t)r);
+        rc = deliver(sink, sink->buf, (size_t)r);
         if (rc != TFMT_OK)
             return rc;
         off += (uint64_t)r;
