@@ -128,11 +128,12 @@ static int copy_batch(copier *c, const tfmt_sample *s)
         rc = place_repeats(c, s, ti);
     if (rc != TFMT_OK)
         return rc;
-    const uint8_t *st = tfmt__bin_statuses(c->r), *plen;
-    const uint8_t *raw = tfmt__bin_raw_pairs(c->r, &plen);
+    size_t len;
+    const uint8_t *raw = tfmt__bin_raw_pairs(c->r, &len);
     if (!first && raw)
-        return tfmt__bw_repeat_raw(c->w, ti, raw, plen, s->weight,
+        return tfmt__bw_repeat_raw(c->w, ti, raw, len, s->weight,
                                    s->timestamps[s->weight - 1]);
+    const uint8_t *st = tfmt__bin_statuses(c->r);
     if (!first && s->encoding == TFMT_ENC_REPEAT)
         return tfmt__bw_repeat(c->w, ti, s->timestamps, st, s->weight,
                                s->status);

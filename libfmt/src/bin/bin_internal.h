@@ -111,10 +111,9 @@ const uint8_t *tfmt__bin_statuses(const tfmt_bin_reader *r);
  * With mixed repeats: the current REPEAT batch's (delta, status) pairs as
  * the file has them, when each delta is a shortest-form varint (which is
  * how a writer encodes it) and they are still in the window; NULL
- * otherwise. *plen gets each pair's length in bytes. Valid until the next
+ * otherwise. *len gets their length in bytes. Valid until the next
  * tfmt_bin_next.
  */
-const uint8_t *tfmt__bin_raw_pairs(const tfmt_bin_reader *r,
-                                   const uint8_t **plen);
+const uint8_t *tfmt__bin_raw_pairs(const tfmt_bin_reader *r, size_t *len);
 
 #endif

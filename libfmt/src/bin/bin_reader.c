@@ -53,11 +53,11 @@ struct tfmt_bin_reader {
     bool rep_cut;
     uint8_t cut_status;
     uint64_t ts[BATCH];
-    uint8_t st[BATCH];   /* with `mixed`: each sample's status */
-    uint8_t plen[BATCH]; /* with `mixed`: each pair's bytes */
-    const uint8_t *raw;  /* with `mixed`: the batch's pairs as they
-                            are in the window, or NULL */
-    uint32_t empty[1];   /* the stack of a thread with none yet */
+    uint8_t st[BATCH];  /* with `mixed`: each sample's status */
+    const uint8_t *raw; /* with `mixed`: the batch's pairs as they
+                           are in the window, or NULL */
+    size_t raw_len;     /* their bytes */
+    uint32_t empty[1];  /* the stack of a thread with none yet */
     tfmt_sample sample;
     uint64_t samples_read;
     bool noted_pop; /* TFMT_NOTE_POP_BEYOND given */
@@ -201,9 +201,11 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
     return TFMT_OK;
 }
 
-/* Room for `depth` frames in t's stack, kept. */
+/* Room for `depth` frames in t's stack, kept (a call only to grow it). */
 static int reserve_stack(tfmt_bin_reader *r, bin_thread *t, uint32_t depth)
 {
+    if (depth <= t->cap)
+        return TFMT_OK;
     return tfmt__reserve_stack(r->alloc, &t->stack, &t->cap, depth);
 }
 
@@ -498,7 +500,6 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
     uint64_t over = 0; /* the first timestamp past 2^63-1, for ts_check */
     bool canon = true; /* every varint in its shortest form */
     while (left > 0 && k < BATCH && (size_t)(end - p) >= MAX_PAIR) {
-        const uint8_t *from = p;
         uint64_t d = p[0];
         if (d < 0x80) {
             p += 1;
@@ -513,7 +514,6 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
             canon &= q[-1] != 0;
             p = q;
         }
-        r->plen[k] = (uint8_t)(p + 1 - from);
         uint8_t st = *p++;
         prev += d;
         if (prev > INT64_MAX && over == 0)
@@ -575,6 +575,7 @@ static int repeat_batch(tfmt_bin_reader *r)
     }
     if (r->mixed)
         status = r->st[0];
+    r->raw_len = r->raw ? (size_t)(r->stream.pos - r->raw) : 0;
     /* A run cut at BATCH goes on if the next pair keeps its status. */
     bool continued = r->rep_cut && status == r->cut_status;
     r->rep_cut = n == BATCH && r->rep_left > 0 && !r->have_pending;
@@ -695,11 +696,10 @@ const uint8_t *tfmt__bin_statuses(const tfmt_bin_reader *r)
     return r->mixed && r->sample.encoding == TFMT_ENC_REPEAT ? r->st : NULL;
 }
 
-const uint8_t *tfmt__bin_raw_pairs(const tfmt_bin_reader *r,
-                                   const uint8_t **plen)
+const uint8_t *tfmt__bin_raw_pairs(const tfmt_bin_reader *r, size_t *len)
 {
     bool ok = r->mixed && r->sample.encoding == TFMT_ENC_REPEAT && r->raw;
-    *plen = ok ? r->plen : NULL;
+    *len = ok ? r->raw_len : 0;
     return ok ? r->raw : NULL;
 }
 

@@ -136,13 +136,13 @@ int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
                     const uint8_t *st, uint32_t n, uint8_t status);
 /*
  * The same for `n` samples given as the pairs a writer would encode for
- * them (raw, pair i being plen[i] bytes: shortest-form deltas from the
- * thread's previous timestamp, each with its status byte); `last` is the
- * last sample's timestamp. The group is still cut where CPython's 16 KiB
- * rule says.
+ * them (`len` bytes at raw: shortest-form deltas from the thread's
+ * previous timestamp, each with its status byte); `last` is the last
+ * sample's timestamp. The group is still cut where CPython's 16 KiB rule
+ * says.
  */
 int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
-                        const uint8_t *plen, uint32_t n, uint64_t last);
+                        size_t len, uint32_t n, uint64_t last);
 /*
  * One sample of thread `ti`: its previous stack with the frames from
  * `keep` on replaced by fresh[0 .. depth - keep) (writer frame ids, root
@@ -171,6 +171,19 @@ int tfmt__bw_out_init(tfmt_bin_writer *w);
 void tfmt__bw_out_free(tfmt_bin_writer *w);
 /* Append to the current region (compressed while in the sample region). */
 int tfmt__bw_out_put(tfmt_bin_writer *w, const void *p, size_t n);
+/*
+ * tfmt__bw_out_put, inline for the bytes that leave room in the buffer
+ * (a record at a time): a buffer that fills still goes on from
+ * tfmt__bw_out_put, so the output is handed on in the same pieces.
+ */
+static inline int tfmt__bw_put(tfmt_bin_writer *w, const void *p, size_t n)
+{
+    if (n >= TFMT_BW_BUFFER_SIZE - w->buf_len)
+        return tfmt__bw_out_put(w, p, n);
+    memcpy(w->buf + w->buf_len, p, n);
+    w->buf_len += n;
+    return TFMT_OK;
+}
 /* End the sample region: flush, end the zstd frame, switch to raw. */
 int tfmt__bw_out_end_samples(tfmt_bin_writer *w);
 /* Flush buffered raw bytes; the next byte lands at w->pos. */

@@ -54,6 +54,12 @@ static int reserve_stack(tfmt_bin_writer *w, tfmt_bw_thread *t, uint32_t depth)
 
 /* ---- records ---- */
 
+/* tfmt__bw_check_open's answer when it is TFMT_OK, without the call. */
+static bool is_open(const tfmt_bin_writer *w)
+{
+    return !w->finished && !w->failed && !w->limit;
+}
+
 static size_t record_head(uint8_t *b, const tfmt_bw_thread *t, int enc)
 {
     memcpy(b, &t->thread_id, 8);
@@ -69,9 +75,9 @@ static int flush_pending(tfmt_bin_writer *w, tfmt_bw_thread *t)
     uint8_t head[TFMT_BW_RECORD_HEAD + 5];
     size_t n = record_head(head, t, TFMT_ENC_REPEAT);
     n += tfmt__varint_encode(head + n, t->pending_count);
-    int rc = tfmt__bw_out_put(w, head, n);
+    int rc = tfmt__bw_put(w, head, n);
     if (rc == TFMT_OK)
-        rc = tfmt__bw_out_put(w, t->pending, t->pending_bytes);
+        rc = tfmt__bw_put(w, t->pending, t->pending_bytes);
     w->counts.records[TFMT_ENC_REPEAT]++;
     w->counts.repeat_samples += t->pending_count;
     t->pending_bytes = 0;
@@ -81,7 +87,7 @@ static int flush_pending(tfmt_bin_writer *w, tfmt_bw_thread *t)
 
 int tfmt__bw_flush_index(tfmt_bin_writer *w, uint32_t ti)
 {
-    int rc = tfmt__bw_check_open(w);
+    int rc = is_open(w) ? TFMT_OK : tfmt__bw_check_open(w);
     if (rc != TFMT_OK && rc != TFMT_ELIMIT)
         return rc;
     return ti < w->thread_count ? flush_pending(w, &w->threads[ti]) : TFMT_OK;
@@ -242,28 +248,81 @@ int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
     return rc != TFMT_OK && w->failed ? w->failed : rc;
 }
 
-int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
-                        const uint8_t *plen, uint32_t n, uint64_t last)
+/* The bytes of the (delta, status) pair at p: a varint, then a byte. */
+static uint32_t pair_len(const uint8_t *p)
 {
+    uint32_t n = 0;
+    while (p[n] & 0x80)
+        n++;
+    return n + 2;
+}
+
+/*
+ * How many of the n pairs at raw start at or before `room` bytes into
+ * them, and their bytes in *bytes. Every pair is at least two bytes, so
+ * when the last one must start in time all do, without walking them.
+ */
+static uint32_t pairs_in(const uint8_t *raw, size_t len, uint32_t n,
+                         uint64_t room, uint32_t *bytes)
+{
+    if (len <= room + 2) {
+        *bytes = (uint32_t)len;
+        return n;
+    }
+    uint32_t j = 0, b = 0;
+    while (j < n && b <= room) {
+        b += pair_len(raw + b);
+        j++;
+    }
+    *bytes = b;
+    return j;
+}
+
+/*
+ * The usual raw batch: the writer is open and the pairs go into the
+ * thread's open group whole, every one starting before CPython's cut.
+ */
+static bool raw_fits(const tfmt_bin_writer *w, const tfmt_bw_thread *t,
+                     size_t len, uint32_t n)
+{
+    uint64_t end = (uint64_t)t->pending_bytes + len;
+    return is_open(w) && n <= UINT64_MAX - w->samples &&
+           end <= t->pending_cap &&
+           end <= TFMT_BW_RLE_SIZE - TFMT_BW_RLE_ENTRY + 2;
+}
+
+int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
+                        size_t len, uint32_t n, uint64_t last)
+{
+    tfmt_bw_thread *t = &w->threads[ti];
+    if (raw_fits(w, t, len, n)) {
+        memcpy(t->pending + t->pending_bytes, raw, len);
+        t->pending_bytes += (uint32_t)len;
+        t->pending_count += n;
+        w->samples += n;
+        t->prev_ts = last;
+        return TFMT_OK;
+    }
     int rc = tfmt__bw_check_open(w);
     if (rc == TFMT_OK)
         rc = count_samples(w, n);
-    tfmt_bw_thread *t = &w->threads[ti];
     /* A pair may start at this offset at most (CPython's 16 KiB rule). */
     const uint32_t last_start = TFMT_BW_RLE_SIZE - TFMT_BW_RLE_ENTRY;
     for (uint32_t i = 0; i < n && rc == TFMT_OK;) {
         if (t->pending_bytes > last_start)
             rc = flush_pending(w, t);
+        if (rc != TFMT_OK)
+            break;
         /* The pairs that start at or before last_start go in as one span. */
-        uint32_t j = i, bytes = 0;
-        while (j < n && t->pending_bytes + bytes <= last_start)
-            bytes += plen[j++];
-        if (rc == TFMT_OK)
-            rc = reserve_pairs(w, t, bytes);
+        uint32_t bytes;
+        uint32_t j = i + pairs_in(raw, len, n - i,
+                                  last_start - t->pending_bytes, &bytes);
+        rc = reserve_pairs(w, t, bytes);
         if (rc != TFMT_OK)
             break;
         memcpy(t->pending + t->pending_bytes, raw, bytes);
         raw += bytes;
+        len -= bytes;
         t->pending_bytes += bytes;
         t->pending_count += j - i;
         i = j;
@@ -288,7 +347,7 @@ int tfmt__bw_sample_tail(tfmt_bin_writer *w, uint32_t ti, uint64_t ts,
                          uint8_t status, uint32_t keep, const uint32_t *fresh,
                          uint32_t depth)
 {
-    int rc = tfmt__bw_check_open(w);
+    int rc = is_open(w) ? TFMT_OK : tfmt__bw_check_open(w);
     if (rc == TFMT_OK)
         rc = count_samples(w, 1);
     if (rc != TFMT_OK)
@@ -299,12 +358,13 @@ int tfmt__bw_sample_tail(tfmt_bin_writer *w, uint32_t ti, uint64_t ts,
     if (d.enc == TFMT_ENC_REPEAT) {
         rc = add_repeat(w, t, delta, status);
     } else {
-        rc = reserve_stack(w, t, depth);
+        rc = depth <= t->cap ? TFMT_OK : reserve_stack(w, t, depth);
         if (rc == TFMT_OK)
             rc = flush_pending(w, t);
         if (rc == TFMT_OK) {
-            if (depth > keep)
-                memcpy(t->stack + keep, fresh, (depth - keep) * sizeof *fresh);
+            /* A few frames as a rule: no memcpy call. */
+            for (uint32_t i = keep; i < depth; i++)
+                t->stack[i] = fresh[i - keep];
             t->depth = depth;
             rc = put_record(w, t, delta, status, t->stack, depth, &d);
         }
