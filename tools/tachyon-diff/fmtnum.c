@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diff.h"
+#include "pow10.h"
 
 #if !defined(__SIZEOF_INT128__)
 /* No 128-bit integers (32-bit targets): every value goes to snprintf. */
@@ -29,28 +30,8 @@ size_t diff_fmt_general(char *buf, double v, int sig)
 
 typedef unsigned __int128 u128;
 
-static const uint64_t powers[DIFF_FMT_MAX_PREC + 1] = {
-    1ULL,
-    10ULL,
-    100ULL,
-    1000ULL,
-    10000ULL,
-    100000ULL,
-    1000000ULL,
-    10000000ULL,
-    100000000ULL,
-    1000000000ULL,
-    10000000000ULL,
-    100000000000ULL,
-    1000000000000ULL,
-    10000000000000ULL,
-    100000000000000ULL,
-    1000000000000000ULL,
-    10000000000000000ULL,
-    100000000000000000ULL,
-    1000000000000000000ULL,
-    10000000000000000000ULL,
-};
+/* tfmt__pow10 (the library's pow10.h) holds 10^prec for every precision. */
+_Static_assert(DIFF_FMT_MAX_PREC < TFMT__POW10_COUNT, "10^prec in a uint64_t");
 
 /*
  * |v| as m * 2^e with m an integer; false for infinities and NaNs.
@@ -93,7 +74,7 @@ static bool scaled(double v, int prec, bool round, uint64_t *q)
     if (!decompose(v, &m, &e) || e > 0)
         return false;
     /* m * 10^prec < 2^53 * 2^64: no overflow. */
-    u128 n = (u128)m * powers[prec];
+    u128 n = (u128)m * tfmt__pow10[prec];
     /* n < 2^117 <= 2^(s-1) when s >= 128: below one half, so 0. */
     u128 r = -e >= 128 ? 0 : shift(n, -e, round);
     if (r > UINT64_MAX)
@@ -173,9 +154,9 @@ static bool decimal_exponent(double v, int sig, int *x)
         uint64_t t;
         if (prec < 0 || prec > DIFF_FMT_MAX_PREC || !scaled(v, prec, false, &t))
             return false;
-        if (t >= powers[sig])
+        if (t >= tfmt__pow10[sig])
             guess++;
-        else if (t < powers[sig - 1])
+        else if (t < tfmt__pow10[sig - 1])
             guess--;
         else {
             *x = guess;
@@ -194,7 +175,7 @@ static bool exponent(double v, int sig, int *x, uint64_t *q)
 {
     if (!decimal_exponent(v, sig, x) || !scaled(v, sig - 1 - *x, true, q))
         return false;
-    if (*q < powers[sig])
+    if (*q < tfmt__pow10[sig])
         return true;
     /* Rounded up to 10^sig: one more digit, scale again from v. */
     ++*x;

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "pow10.h"
 #include "pyrepr.h"
 #include "pyrepr_tables.h"
 
@@ -395,26 +396,6 @@ size_t tfmt__pyrepr(double v, char *out)
 
 static unsigned count_digits(uint64_t v)
 {
-    static const uint64_t pow10[20] = {1ULL,
-                                       10ULL,
-                                       100ULL,
-                                       1000ULL,
-                                       10000ULL,
-                                       100000ULL,
-                                       1000000ULL,
-                                       10000000ULL,
-                                       100000000ULL,
-                                       1000000000ULL,
-                                       10000000000ULL,
-                                       100000000000ULL,
-                                       1000000000000ULL,
-                                       10000000000000ULL,
-                                       100000000000000ULL,
-                                       1000000000000000ULL,
-                                       10000000000000000ULL,
-                                       100000000000000000ULL,
-                                       1000000000000000000ULL,
-                                       10000000000000000000ULL};
     v |= 1; /* no change to the count; 0 counts as one digit */
 #if defined(__GNUC__)
     unsigned bits = 64 - (unsigned)__builtin_clzll(v);
@@ -425,7 +406,7 @@ static unsigned count_digits(uint64_t v)
 #endif
     /* t = bits * log10(2) rounded down; the count is t or t + 1 */
     unsigned t = (bits * 1233) >> 12;
-    return t + 1 - (v < pow10[t]);
+    return t + 1 - (v < tfmt__pow10[t]);
 }
 
 /* v < 10^4, no leading zeros. */
