@@ -331,50 +331,59 @@ int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
 
 /*
  * Index every string and frame, the first of equal ones winning; a batch
- * of probes is prefetched at a time.
+ * of probes is prefetched at a time. A table's entries are named by id:
+ * `hash` gives an entry's hash, `key` the key its set's `eq` takes (a
+ * string's is built in *tmp). Inline, so that both calls are inlined with
+ * their callbacks, as the two loops were before they were one.
  */
-static int index_strings(tfmt_profile *p)
+typedef uint64_t (*entry_hash)(const tfmt_profile *p, uint32_t id);
+typedef const void *(*entry_key)(const tfmt_profile *p, uint32_t id,
+                                 strkey *tmp);
+
+static inline int index_table(tfmt_profile *p, tfmt_idset *set, size_t n,
+                              entry_hash hash, entry_key key, tfmt_idset_eq eq)
 {
-    for (size_t i = 0; i < p->nstrings; i += BATCH) {
-        size_t m = p->nstrings - i < BATCH ? p->nstrings - i : BATCH;
+    for (size_t i = 0; i < n; i += BATCH) {
+        size_t m = n - i < BATCH ? n - i : BATCH;
         uint64_t h[BATCH];
         for (size_t j = 0; j < m; j++) {
-            tfmt_str x = tfmt__profile_str(p, (uint32_t)(i + j));
-            h[j] = tfmt__hash_bytes(x.ptr, x.len, STRING_SEED);
-            tfmt__idset_prefetch(&p->string_set, h[j]);
+            h[j] = hash(p, (uint32_t)(i + j));
+            tfmt__idset_prefetch(set, h[j]);
         }
         for (size_t j = 0; j < m; j++) {
-            tfmt_str x = tfmt__profile_str(p, (uint32_t)(i + j));
-            strkey k = {x.ptr, x.len};
-            if (tfmt__idset_find(&p->string_set, h[j], &k, string_eq, p) ==
+            uint32_t id = (uint32_t)(i + j);
+            strkey tmp;
+            if (tfmt__idset_find(set, h[j], key(p, id, &tmp), eq, p) ==
                     TFMT_NO_ID &&
-                tfmt__idset_insert(&p->string_set, h[j], (uint32_t)(i + j)) !=
-                    TFMT_OK)
+                tfmt__idset_insert(set, h[j], id) != TFMT_OK)
                 return nomem(p);
         }
     }
     return TFMT_OK;
 }
 
-static int index_frames(tfmt_profile *p)
+static uint64_t string_hash_at(const tfmt_profile *p, uint32_t id)
 {
-    for (size_t i = 0; i < p->nframes; i += BATCH) {
-        size_t m = p->nframes - i < BATCH ? p->nframes - i : BATCH;
-        uint64_t h[BATCH];
-        for (size_t j = 0; j < m; j++) {
-            h[j] = tfmt__frame_hash(&p->frames[i + j]);
-            tfmt__idset_prefetch(&p->frame_set, h[j]);
-        }
-        for (size_t j = 0; j < m; j++) {
-            const tfmt_frame *f = &p->frames[i + j];
-            if (tfmt__idset_find(&p->frame_set, h[j], f, frame_eq, p) ==
-                    TFMT_NO_ID &&
-                tfmt__idset_insert(&p->frame_set, h[j], (uint32_t)(i + j)) !=
-                    TFMT_OK)
-                return nomem(p);
-        }
-    }
-    return TFMT_OK;
+    tfmt_str x = tfmt__profile_str(p, id);
+    return tfmt__hash_bytes(x.ptr, x.len, STRING_SEED);
+}
+
+static const void *string_key_at(const tfmt_profile *p, uint32_t id,
+                                 strkey *tmp)
+{
+    tfmt_str x = tfmt__profile_str(p, id);
+    *tmp = (strkey){x.ptr, x.len};
+    return tmp;
+}
+
+static uint64_t frame_hash_at(const tfmt_profile *p, uint32_t id)
+{
+    return tfmt__frame_hash(&p->frames[id]);
+}
+
+static const void *frame_key_at(const tfmt_profile *p, uint32_t id, strkey *tmp)
+{
+    return &p->frames[id];
 }
 
 int tfmt__profile_index(tfmt_profile *p)
@@ -386,9 +395,11 @@ int tfmt__profile_index(tfmt_profile *p)
     if (tfmt__idset_reserve(&p->string_set, p->nstrings) != TFMT_OK ||
         tfmt__idset_reserve(&p->frame_set, p->nframes) != TFMT_OK)
         return nomem(p);
-    int rc = index_strings(p);
+    int rc = index_table(p, &p->string_set, p->nstrings, string_hash_at,
+                         string_key_at, string_eq);
     if (rc == TFMT_OK)
-        rc = index_frames(p);
+        rc = index_table(p, &p->frame_set, p->nframes, frame_hash_at,
+                         frame_key_at, frame_eq);
     if (rc == TFMT_OK)
         p->unindexed = false;
     return rc;
