@@ -12,6 +12,7 @@
 #include <tachyon/fmt.h>
 
 #include "harness.h"
+#include "log_files.h"
 
 #define NREP 20000u /* REPEAT samples of thread A: two 16 KiB groups */
 
@@ -39,16 +40,13 @@ static const char *path_of(const char *name)
  */
 static int write_log(const char *path, uint32_t compression)
 {
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
+    test_log_out out;
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     o.start_time_us = 1000;
     o.sample_interval_us = 5;
     o.compression = compression;
-    int rc = tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                            NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
+    int rc = test_log_create(&out, path, &o, NULL);
+    tfmt_bin_writer *w = out.w;
     uint32_t fa, fb;
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_location(w, "a.py", 4, "a", 1, 1, 1, 0, 1, 255,
@@ -63,44 +61,25 @@ static int write_log(const char *path, uint32_t compression)
         if (rc == TFMT_OK && i >= 17000 && i % 1000 == 0)
             rc = tfmt_bin_writer_sample(w, 2, 0, ts + 1, 0x02, &fb, 1);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    return rc;
+    return test_log_finish(&out, rc);
 }
 
 static int copy_log(const char *in, const char *out)
 {
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
-    int rc = tfmt_source_open_path(&src, in, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_open(&r, src, NULL, NULL);
+    test_log l;
+    test_log_out w = {NULL, NULL};
+    int rc = test_log_open(&l, in, NULL, NULL);
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     if (rc == TFMT_OK) {
-        const tfmt_info *info = tfmt_bin_info(r);
+        const tfmt_info *info = tfmt_bin_info(l.r);
         o.start_time_us = info->start_time_us;
         o.sample_interval_us = info->sample_interval_us;
-        rc = tfmt_sink_open(&sink, out, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                            NULL, NULL);
+        rc = test_log_create(&w, out, &o, NULL);
     }
     if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_copy(r, w);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+        rc = tfmt_bin_copy(l.r, w.w);
+    rc = test_log_finish(&w, rc);
+    test_log_close(&l);
     return rc;
 }
 

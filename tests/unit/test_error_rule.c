@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "log_files.h"
 #include <tachyon/fmt.h>
 
 #define BAD TESTDATA "/bad/"
@@ -24,63 +25,49 @@ static bool same_error(const tfmt_error *a, const tfmt_error *b)
            strcmp(a->msg, b->msg) == 0;
 }
 
-typedef struct opened {
-    tfmt_source *src;
-    tfmt_bin_reader *r;
-} opened;
-
-static bool open_bin(opened *o, const char *path)
-{
-    tfmt_error err = {0};
-    memset(o, 0, sizeof *o);
-    return tfmt_source_open_path(&o->src, path, NULL, &err) == TFMT_OK &&
-           tfmt_bin_open(&o->r, o->src, NULL, &err) == TFMT_OK;
-}
-
-static void close_bin(opened *o)
-{
-    tfmt_bin_free(o->r);
-    tfmt_source_free(o->src);
-}
-
 /* bin_encoding.bin opens, then fails while its samples are read. */
 #define STREAM_BAD BAD "bin_encoding.bin"
 
 TEST(profile_copies_reader_error)
 {
-    opened o;
+    test_log o;
     tfmt_profile *p = NULL;
-    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_profile_new(&p, NULL) == 0,
+    REQUIRE(test_log_open(&o, STREAM_BAD, NULL, NULL) == TFMT_OK &&
+                tfmt_profile_new(&p, NULL) == 0,
             "open");
     CHECK(tfmt_profile_add_bin(p, o.r) == TFMT_EFORMAT, "add fails");
     CHECK(same_error(tfmt_profile_error(p), tfmt_bin_error(o.r)),
           "profile error '%s', reader error '%s'", tfmt_profile_error(p)->msg,
           tfmt_bin_error(o.r)->msg);
     tfmt_profile_free(p);
-    close_bin(&o);
+    test_log_close(&o);
 }
 
 TEST(gecko_copies_reader_error)
 {
-    opened o;
+    test_log o;
     tfmt_gecko *g = NULL;
-    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_gecko_new(&g, NULL) == 0, "open");
+    REQUIRE(test_log_open(&o, STREAM_BAD, NULL, NULL) == TFMT_OK &&
+                tfmt_gecko_new(&g, NULL) == 0,
+            "open");
     CHECK(tfmt_gecko_add_bin(g, o.r) == TFMT_EFORMAT, "add fails");
     CHECK(same_error(tfmt_gecko_error(g), tfmt_bin_error(o.r)),
           "gecko error '%s'", tfmt_gecko_error(g)->msg);
     tfmt_gecko_free(g);
-    close_bin(&o);
+    test_log_close(&o);
 }
 
 TEST(flat_copies_reader_errors)
 {
-    opened o;
+    test_log o;
     tfmt_flat *f = NULL;
-    REQUIRE(open_bin(&o, STREAM_BAD) && tfmt_flat_new(&f, NULL) == 0, "open");
+    REQUIRE(test_log_open(&o, STREAM_BAD, NULL, NULL) == TFMT_OK &&
+                tfmt_flat_new(&f, NULL) == 0,
+            "open");
     CHECK(tfmt_flat_add_bin(f, o.r) == TFMT_EFORMAT, "add_bin fails");
     CHECK(same_error(tfmt_flat_error(f), tfmt_bin_error(o.r)),
           "flat error '%s'", tfmt_flat_error(f)->msg);
-    close_bin(&o);
+    test_log_close(&o);
 
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *jr = NULL;
@@ -101,11 +88,11 @@ TEST(flat_copies_reader_errors)
 
 TEST(copy_puts_reader_error_on_writer)
 {
-    opened o;
+    test_log o;
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
     tfmt_error err = {0};
-    REQUIRE(open_bin(&o, STREAM_BAD), "open");
+    REQUIRE(test_log_open(&o, STREAM_BAD, NULL, NULL) == TFMT_OK, "open");
     REQUIRE(tfmt_sink_open(&sink, "/dev/null", TFMT_SINK_SEEKABLE, NULL,
                            &err) == 0 &&
                 tfmt_bin_writer_open(&w, sink, NULL, &err) == 0,
@@ -115,7 +102,7 @@ TEST(copy_puts_reader_error_on_writer)
           "writer error '%s'", tfmt_bin_writer_error(w)->msg);
     tfmt_bin_writer_free(w);
     tfmt_sink_free(sink);
-    close_bin(&o);
+    test_log_close(&o);
 }
 
 /*
@@ -129,13 +116,9 @@ static bool big_log(char *path, size_t cap)
     const char *dir = getenv("TMPDIR");
     snprintf(path, cap, "%s/test_error_rule_%d.bin", dir && *dir ? dir : "/tmp",
              (int)getpid());
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
-    tfmt_error err = {0};
-    if (tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
-                       &err) != TFMT_OK)
-        return false;
-    int rc = tfmt_bin_writer_open(&w, sink, NULL, &err);
+    test_log_out out;
+    int rc = test_log_create(&out, path, NULL, NULL);
+    tfmt_bin_writer *w = out.w;
     for (uint32_t i = 0; i < 6000 && rc == TFMT_OK; i++) {
         char file[96], func[96];
         uint32_t frame;
@@ -149,13 +132,7 @@ static bool big_log(char *path, size_t cap)
             rc = tfmt_bin_writer_sample(w, 1, 0, 1000 + i, TFMT_STATUS_HAS_GIL,
                                         &frame, 1);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    return rc == TFMT_OK;
+    return test_log_finish(&out, rc) == TFMT_OK;
 }
 
 /* A sink on /dev/full: every write it passes on fails with ENOSPC. */
@@ -171,15 +148,16 @@ static tfmt_sink *full_sink(unsigned flags)
 TEST(writers_copy_sink_error)
 {
     char path[512];
-    opened o;
+    test_log o;
     tfmt_profile *p = NULL;
     tfmt_gecko *g = NULL;
     tfmt_sink *sink = full_sink(0);
     REQUIRE(sink && big_log(path, sizeof path), "/dev/full, %s", path);
-    REQUIRE(open_bin(&o, path) && tfmt_profile_new(&p, NULL) == 0 &&
+    REQUIRE(test_log_open(&o, path, NULL, NULL) == TFMT_OK &&
+                tfmt_profile_new(&p, NULL) == 0 &&
                 tfmt_profile_add_bin(p, o.r) == TFMT_OK,
             "profile");
-    close_bin(&o);
+    test_log_close(&o);
     int rc =
         tfmt_profile_write_jsonl(p, sink, "0123456789abcdef0123456789abcdef");
     CHECK(rc == TFMT_EIO &&
@@ -194,13 +172,14 @@ TEST(writers_copy_sink_error)
           "svg to a full disk: %d '%s'", rc, tfmt_profile_error(p)->msg);
     tfmt_sink_free(sink);
     sink = full_sink(0);
-    REQUIRE(open_bin(&o, path) && tfmt_gecko_new(&g, NULL) == 0 &&
+    REQUIRE(test_log_open(&o, path, NULL, NULL) == TFMT_OK &&
+                tfmt_gecko_new(&g, NULL) == 0 &&
                 tfmt_gecko_add_bin(g, o.r) == TFMT_OK,
             "timeline");
     CHECK(tfmt_gecko_write(g, sink) == TFMT_EIO &&
               same_error(tfmt_gecko_error(g), tfmt_sink_error(sink)),
           "gecko to a full disk: '%s'", tfmt_gecko_error(g)->msg);
-    close_bin(&o);
+    test_log_close(&o);
     tfmt_sink_free(sink);
     tfmt_gecko_free(g);
     tfmt_profile_free(p);

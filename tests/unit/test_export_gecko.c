@@ -7,28 +7,23 @@
  */
 #include "test_export_common.h"
 #include "export_gecko.h"
+#include "log_files.h"
 
 /* The Gecko export of the log at `path` to `out`. */
 static int gecko_path(const char *path, const tfmt_profile_options *o,
                       const char *out)
 {
     tfmt_gecko *g;
-    tfmt_source *src;
-    tfmt_bin_reader *r;
+    test_log l;
     tfmt_sink *sink;
     tfmt_error err;
     int rc = tfmt_gecko_new(&g, o);
     if (rc != TFMT_OK)
         return rc;
-    rc = tfmt_source_open_path(&src, path, NULL, &err);
-    if (rc == TFMT_OK) {
-        rc = tfmt_bin_open(&r, src, NULL, &err);
-        if (rc == TFMT_OK) {
-            rc = tfmt_gecko_add_bin(g, r);
-            tfmt_bin_free(r);
-        }
-        tfmt_source_free(src);
-    }
+    rc = test_log_open(&l, path, NULL, &err);
+    if (rc == TFMT_OK)
+        rc = tfmt_gecko_add_bin(g, l.r);
+    test_log_close(&l);
     if (rc == TFMT_OK)
         rc = tfmt_sink_open(&sink, out, TFMT_SINK_FORCE, NULL, &err);
     if (rc == TFMT_OK) {
@@ -152,18 +147,13 @@ static int times_log(const char *path, const char *times, uint64_t base)
                                     3,
                                     -5000000,
                                     1500}; /* clang-format: keep */
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
+    test_log_out out = {NULL, NULL};
     tfmt_bin_writer_options wo = TFMT_BIN_WRITER_OPTIONS_INIT;
     wo.start_time_us = base;
     wo.sample_interval_us = 1000;
     FILE *f = fopen(times, "w");
-    int rc =
-        f ? tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                           NULL, NULL)
-          : TFMT_EIO;
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &wo, NULL);
+    int rc = f ? test_log_create(&out, path, &wo, NULL) : TFMT_EIO;
+    tfmt_bin_writer *w = out.w;
     uint32_t fr[2];
     for (int i = 0; i < 2 && rc == TFMT_OK; i++)
         rc = tfmt_bin_writer_location(w, "/t.py", 5, i ? "g" : "f", 1, 10 + i,
@@ -178,12 +168,7 @@ static int times_log(const char *path, const char *times, uint64_t base)
         fprintf(f, "%llu %llu\n", (unsigned long long)tid,
                 (unsigned long long)ts);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
+    rc = test_log_finish(&out, rc);
     if (f)
         fclose(f);
     return rc;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "log_files.h"
 #include <tachyon/fmt.h>
 
 #include "internal.h"
@@ -73,14 +74,11 @@ static int put_sample(tfmt_bin_writer *w, const tsample *s, uint64_t *ts)
 static int write_bin_with(const char *path, const tsample *samples, size_t n,
                           double duration, const char *const *unused)
 {
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
+    test_log_out out;
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     o.sample_interval_us = 1000;
-    int rc = tfmt_sink_open(&sink, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE,
-                            NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
+    int rc = test_log_create(&out, path, &o, NULL);
+    tfmt_bin_writer *w = out.w;
     uint32_t id;
     for (size_t i = 0; rc == TFMT_OK && unused && unused[i]; i++)
         rc = put_frame(w, unused[i], strlen(unused[i]), &id);
@@ -95,13 +93,7 @@ static int write_bin_with(const char *path, const tsample *samples, size_t n,
                          .sample_rate = 1000};
         rc = tfmt_bin_writer_stats(w, &st);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    return rc;
+    return test_log_finish(&out, rc);
 }
 
 static int write_bin(const char *path, const tsample *samples, size_t n,
@@ -118,17 +110,14 @@ static tfmt_flat *flat_from_bin(const char *path, tfmt_flat_key key,
     fo.key = key;
     fo.match = m;
     fo.stacks = stacks;
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
+    test_log l;
     tfmt_profile *p = NULL;
     tfmt_flat *f = NULL;
-    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_open(&r, src, NULL, NULL);
+    int rc = test_log_open(&l, path, NULL, NULL);
     if (rc == TFMT_OK)
         rc = tfmt_profile_new(&p, NULL);
     if (rc == TFMT_OK)
-        rc = tfmt_profile_add_bin(p, r);
+        rc = tfmt_profile_add_bin(p, l.r);
     if (rc == TFMT_OK)
         rc = tfmt_flat_new(&f, &fo);
     if (rc == TFMT_OK)
@@ -136,8 +125,7 @@ static tfmt_flat *flat_from_bin(const char *path, tfmt_flat_key key,
     CHECK(rc == TFMT_OK, "flat from %s: %d %s", path, rc,
           f ? tfmt_flat_error(f)->msg : "");
     tfmt_profile_free(p);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+    test_log_close(&l);
     if (rc < 0) {
         tfmt_flat_free(f);
         return NULL;
@@ -148,15 +136,11 @@ static tfmt_flat *flat_from_bin(const char *path, tfmt_flat_key key,
 /* tfmt_flat_add_bin of the log at `path`: the streaming path. */
 static int add_bin_path(tfmt_flat *f, const char *path)
 {
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    int rc = tfmt_source_open_path(&src, path, NULL, NULL);
+    test_log l;
+    int rc = test_log_open(&l, path, NULL, NULL);
     if (rc == TFMT_OK)
-        rc = tfmt_bin_open(&r, src, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_flat_add_bin(f, r);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+        rc = tfmt_flat_add_bin(f, l.r);
+    test_log_close(&l);
     return rc;
 }
 

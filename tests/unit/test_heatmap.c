@@ -7,25 +7,19 @@
  */
 #include "test_export_common.h"
 #include "heat_internal.h"
+#include "log_files.h"
 
 static tfmt_profile *load_edge(const tfmt_profile_options *o)
 {
     tfmt_profile *p;
-    tfmt_source *src;
-    tfmt_bin_reader *r;
+    test_log l;
     tfmt_error err;
     if (tfmt_profile_new(&p, o) != TFMT_OK)
         return NULL;
-    int rc =
-        tfmt_source_open_path(&src, TESTDATA "/heatmap/edge.bin", NULL, &err);
-    if (rc == TFMT_OK) {
-        rc = tfmt_bin_open(&r, src, NULL, &err);
-        if (rc == TFMT_OK) {
-            rc = tfmt_profile_add_bin(p, r);
-            tfmt_bin_free(r);
-        }
-        tfmt_source_free(src);
-    }
+    int rc = test_log_open(&l, TESTDATA "/heatmap/edge.bin", NULL, &err);
+    if (rc == TFMT_OK)
+        rc = tfmt_profile_add_bin(p, l.r);
+    test_log_close(&l);
     if (rc != TFMT_OK) {
         tfmt_profile_free(p);
         return NULL;

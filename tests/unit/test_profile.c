@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "log_files.h"
 #include "json_escape.h"
 #include "profile_internal.h"
 
@@ -101,23 +102,19 @@ static void check_export_file(tfmt_profile *p, int which, const char *path)
 /* Build a profile from a binary log path. */
 static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
 {
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
+    test_log l;
     tfmt_profile *p = NULL;
     tfmt_error err;
     tfmt_profile_options o;
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
     o.skip_idle = skip_idle;
-    *rc = tfmt_source_open_path(&src, path, NULL, &err);
-    if (*rc == TFMT_OK)
-        *rc = tfmt_bin_open(&r, src, NULL, &err);
+    *rc = test_log_open(&l, path, NULL, &err);
     if (*rc == TFMT_OK)
         *rc = tfmt_profile_new(&p, &o);
     if (*rc == TFMT_OK)
-        *rc = tfmt_profile_add_bin(p, r);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+        *rc = tfmt_profile_add_bin(p, l.r);
+    test_log_close(&l);
     if (*rc != TFMT_OK) {
         tfmt_profile_free(p);
         return NULL;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "log_files.h"
 #include "bin_writer.h"
 #include "profile_internal.h"
 
@@ -77,15 +78,12 @@ static int write_flood(void)
     const char *t = getenv("TMPDIR");
     snprintf(log_path, sizeof log_path, "%s/tfmt_threads_%ld.bin",
              t ? t : "/tmp", (long)getpid());
-    tfmt_sink *sink = NULL;
-    tfmt_bin_writer *w = NULL;
+    test_log_out out;
     tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
     o.start_time_us = 1000;
     o.sample_interval_us = 100;
-    int rc = tfmt_sink_open(&sink, log_path,
-                            TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL, NULL);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_open(&w, sink, &o, NULL);
+    int rc = test_log_create(&out, log_path, &o, NULL);
+    tfmt_bin_writer *w = out.w;
     uint32_t f[5];
     for (int i = 0; i < 5 && rc == TFMT_OK; i++)
         rc = tfmt_bin_writer_location(w, "app.py", 6, "f", 1, 10 + i, 10 + i, 0,
@@ -98,23 +96,16 @@ static int write_flood(void)
         if (rc == TFMT_OK)
             rc = tfmt_bin_writer_sample(w, tid, 0, ts + 500, 3, f, 5);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(sink);
-    tfmt_bin_writer_free(w);
-    tfmt_sink_free(sink);
-    return rc;
+    return test_log_finish(&out, rc);
 }
 
-static int open_reader(tfmt_source **src, tfmt_bin_reader **r,
-                       const tfmt_allocator *a, uint32_t max_threads)
+static int open_reader(test_log *l, const tfmt_allocator *a,
+                       uint32_t max_threads)
 {
     tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
     bo.alloc = a;
     bo.max_threads = max_threads;
-    int rc = tfmt_source_open_path(src, log_path, NULL, NULL);
-    return rc == TFMT_OK ? tfmt_bin_open(r, *src, &bo, NULL) : rc;
+    return test_log_open(l, log_path, &bo, NULL);
 }
 
 static int read_all(tfmt_bin_reader *r)
@@ -137,17 +128,15 @@ TEST(reader_state_per_thread)
     REQUIRE(write_flood() == TFMT_OK, "write the log");
     meter m;
     tfmt_allocator a = meter_alloc(&m);
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    REQUIRE(open_reader(&src, &r, &a, 0) == TFMT_OK, "open");
+    test_log l;
+    REQUIRE(open_reader(&l, &a, 0) == TFMT_OK, "open");
     size_t opened = base_cost(&m);
-    CHECK(read_all(r) == TFMT_DONE, "read: %s", tfmt_bin_error(r)->msg);
+    CHECK(read_all(l.r) == TFMT_DONE, "read: %s", tfmt_bin_error(l.r)->msg);
     /* 40 bytes of state, a 32-byte stack, 32 bytes of thread map, and
      * the arrays' doubling (before: a 1 KiB stack alone). */
     size_t per = (m.peak - opened) / NTHREADS;
     CHECK(per <= 256, "%zu bytes a thread", per);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+    test_log_close(&l);
     CHECK(m.live == 0, "%zu bytes leaked", m.live);
 }
 
@@ -155,9 +144,8 @@ TEST(copy_state_per_thread)
 {
     meter m;
     tfmt_allocator a = meter_alloc(&m);
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    REQUIRE(open_reader(&src, &r, &a, 0) == TFMT_OK, "open");
+    test_log l;
+    REQUIRE(open_reader(&l, &a, 0) == TFMT_OK, "open");
     size_t opened = base_cost(&m);
     tfmt_sink *sink = NULL;
     tfmt_bin_writer *w = NULL;
@@ -171,7 +159,7 @@ TEST(copy_state_per_thread)
             "sink");
     REQUIRE(tfmt_bin_writer_open(&w, sink, &o, NULL) == TFMT_OK, "writer");
     size_t writer = m.peak - opened;
-    CHECK(tfmt_bin_copy(r, w) == TFMT_OK, "copy: %s",
+    CHECK(tfmt_bin_copy(l.r, w) == TFMT_OK, "copy: %s",
           tfmt_bin_writer_error(w)->msg);
     /* Reader and writer state, both proportional: no 1 KiB stack and no
      * 16 KiB REPEAT buffer per thread (each had 3 pairs pending). */
@@ -181,8 +169,7 @@ TEST(copy_state_per_thread)
     tfmt_bin_writer_free(w);
     tfmt_sink_free(sink);
     remove(out);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+    test_log_close(&l);
     CHECK(m.live == 0, "%zu bytes leaked", m.live);
 }
 
@@ -190,15 +177,14 @@ TEST(profile_state_per_thread)
 {
     meter m;
     tfmt_allocator a = meter_alloc(&m);
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
+    test_log l;
     tfmt_profile *p = NULL;
     tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
     po.alloc = &a;
-    REQUIRE(open_reader(&src, &r, &a, 0) == TFMT_OK, "open");
+    REQUIRE(open_reader(&l, &a, 0) == TFMT_OK, "open");
     size_t opened = base_cost(&m);
     REQUIRE(tfmt_profile_new(&p, &po) == TFMT_OK, "profile");
-    CHECK(tfmt_profile_add_bin(p, r) == TFMT_OK, "add: %s",
+    CHECK(tfmt_profile_add_bin(p, l.r) == TFMT_OK, "add: %s",
           tfmt_profile_error(p)->msg);
     CHECK(p->nthreads == NTHREADS, "%zu threads", p->nthreads);
     /* Each thread: its reader state, a root and 5 call-tree nodes with
@@ -207,42 +193,37 @@ TEST(profile_state_per_thread)
     size_t per = (m.peak - opened) / NTHREADS;
     CHECK(per <= 1280, "%zu bytes a thread", per);
     tfmt_profile_free(p);
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+    test_log_close(&l);
     CHECK(m.live == 0, "%zu bytes leaked", m.live);
 }
 
 TEST(thread_limit_is_a_located_error)
 {
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
-    REQUIRE(open_reader(&src, &r, NULL, 1000) == TFMT_OK, "open");
-    CHECK(read_all(r) == TFMT_ELIMIT, "status");
-    const tfmt_error *e = tfmt_bin_error(r);
+    test_log l;
+    REQUIRE(open_reader(&l, NULL, 1000) == TFMT_OK, "open");
+    CHECK(read_all(l.r) == TFMT_ELIMIT, "status");
+    const tfmt_error *e = tfmt_bin_error(l.r);
     CHECK(e->check == TFMT_BCHK_THREAD_LIMIT, "check %d", e->check);
     CHECK(strcmp(e->msg, "thread limit exceeded: more than 1000 distinct "
                          "threads") == 0,
           "message '%s'", e->msg);
     CHECK(e->has_offset && e->offset > 64, "located");
     /* The first 1000 threads' samples came through, no more. */
-    CHECK(tfmt_bin_samples_read(r) == 1000 * 5, "%llu samples",
-          (unsigned long long)tfmt_bin_samples_read(r));
-    tfmt_bin_free(r);
-    tfmt_source_free(src);
+    CHECK(tfmt_bin_samples_read(l.r) == 1000 * 5, "%llu samples",
+          (unsigned long long)tfmt_bin_samples_read(l.r));
+    test_log_close(&l);
 }
 
 TEST(limits_at_the_edges)
 {
-    tfmt_source *src = NULL;
-    tfmt_bin_reader *r = NULL;
+    test_log l;
     /* Exactly as many threads as allowed is fine; UINT32_MAX: no limit. */
     uint32_t limits[] = {NTHREADS, UINT32_MAX};
     for (int i = 0; i < 2; i++) {
-        REQUIRE(open_reader(&src, &r, NULL, limits[i]) == TFMT_OK, "open");
-        CHECK(read_all(r) == TFMT_DONE, "limit %u: %s", limits[i],
-              tfmt_bin_error(r)->msg);
-        tfmt_bin_free(r);
-        tfmt_source_free(src);
+        REQUIRE(open_reader(&l, NULL, limits[i]) == TFMT_OK, "open");
+        CHECK(read_all(l.r) == TFMT_DONE, "limit %u: %s", limits[i],
+              tfmt_bin_error(l.r)->msg);
+        test_log_close(&l);
     }
     remove(log_path);
 }
