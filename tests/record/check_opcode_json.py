@@ -6,29 +6,24 @@ the binary format's "no opcode" and never named.
 
 usage: check_opcode_json.py OPCODE_PRINT VERSION.json"""
 import json
-import subprocess
 import sys
+
+from opcode_rows import count_differences, printed_rows
 
 
 def main():
     printer, path = sys.argv[1], sys.argv[2]
     table = json.load(open(path))
-    major, minor = table["version"].split(".")
-    out = subprocess.run([printer, major, minor], capture_output=True,
-                         text=True, check=True).stdout.split("\n")
-    bad = 0
-    for op, line in enumerate(out[:256]):
-        _, name, base, caches = line.split()
-        name = None if name == "-" else name
+
+    def want_of(op, name):
         known = table["names"][op] if op < 255 else None
         want = (known, table["base"][op] if known else 255,
                 table["caches"][op] if known else 255)
-        got = (name, int(base), int(caches) if int(caches) >= 0 else 255)
-        if op == 255:   # never named; its cache count is the table's
-            got, want = got[:2], want[:2]
-        if got != want:
-            bad += 1
-            print(f"opcode {op}: libtachyonfmt {got}, {path} {want}")
+        # 255 is never named; its cache count is the table's
+        return want[:2] if op == 255 else want
+
+    bad = count_differences(printed_rows(printer, table["version"]), want_of,
+                            path)
     print(f"{table['version']}: {256 - bad} of 256 opcodes agree")
     return 1 if bad else 0
 

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+from opcode_rows import count_differences, printed_rows
 from rec_common import check, finish
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,19 +29,13 @@ def main():
                                          capture_output=True, text=True,
                                          check=True).stdout)
         source = "CPython " + sys.version.split()[0]
-    major, minor = live["version"].split(".")
-    out = subprocess.run([printer, major, minor], capture_output=True,
-                         text=True, check=True).stdout.split("\n")
-    bad = 0
-    for op, line in enumerate(out[:256]):
-        _, name, base, caches = line.split()
-        name = None if name == "-" else name
-        want = (live["names"][op], live["base"][op] if name else 255,
+
+    def want_of(op, name):
+        return (live["names"][op], live["base"][op] if name else 255,
                 live["caches"][op] if name else 255)
-        got = (name, int(base), int(caches) if int(caches) >= 0 else 255)
-        if got != want:
-            bad += 1
-            print(f"opcode {op}: libtachyonfmt {got}, CPython {want}")
+
+    bad = count_differences(printed_rows(printer, live["version"]), want_of,
+                            "CPython")
     print(f"{256 - bad} of 256 opcodes agree with {source}")
     check(bad == 0, f"{bad} opcodes differ")
     return finish()
