@@ -48,6 +48,15 @@ void tfmt__heat_spec(const tfmt_heatmap *h, const hline *l, uint64_t *all,
     }
 }
 
+/* Hottest first, then by `key`: the order of a line's opcodes and links. */
+static int count_desc(uint64_t xcount, uint32_t xkey, uint64_t ycount,
+                      uint32_t ykey)
+{
+    if (xcount != ycount)
+        return xcount > ycount ? -1 : 1;
+    return xkey < ykey ? -1 : xkey > ykey;
+}
+
 /* ---- opcodes of a line, hottest first ---- */
 
 typedef struct hop {
@@ -59,9 +68,7 @@ typedef struct hop {
 static int hop_cmp(const void *va, const void *vb)
 {
     const hop *x = va, *y = vb;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    return x->op < y->op ? -1 : x->op > y->op;
+    return count_desc(x->count, x->op, y->count, y->op);
 }
 
 /* The line's opcodes into `out` (instrs are sorted by opcode first). */
@@ -383,9 +390,7 @@ typedef struct hnav {
 static int nav_cmp(const void *va, const void *vb)
 {
     const hnav *x = va, *y = vb;
-    if (x->count != y->count)
-        return x->count > y->count ? -1 : 1;
-    return x->fn < y->fn ? -1 : x->fn > y->fn;
+    return count_desc(x->count, x->fn, y->count, y->fn);
 }
 
 static bool has_page(const tfmt_heatmap *h, uint32_t fn, int32_t line)
