@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include "fixture_input.h"
 #include <tachyon/fmt.h>
 
@@ -349,26 +350,6 @@ TEST(chunked_sources_decode_identically)
     free(d);
 }
 
-typedef struct failing {
-    long left; /* allocations before the failure */
-} failing;
-
-static void *fail_malloc(size_t n, void *ctx)
-{
-    failing *f = ctx;
-    return f->left-- == 0 ? NULL : malloc(n);
-}
-static void *fail_realloc(void *p, size_t n, void *ctx)
-{
-    failing *f = ctx;
-    return f->left-- == 0 ? NULL : realloc(p, n);
-}
-static void fail_free(void *p, void *ctx)
-{
-    (void)ctx;
-    free(p);
-}
-
 TEST(every_allocation_failure_is_reported)
 {
     size_t n;
@@ -376,8 +357,8 @@ TEST(every_allocation_failure_is_reported)
     REQUIRE(d, "fixture");
     int done = 0;
     for (long k = 0; k < 200 && !done; k++) {
-        failing f = {k};
-        tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
+        test_failing f = {k + 1, 0, false}; /* k allocations succeed */
+        tfmt_allocator a = test_failing_alloc(&f);
         tfmt_error err = {0};
         int rc = decode_memory(d, n, 0, &a, &err);
         CHECK(rc == TFMT_DONE || rc == TFMT_ENOMEM,

@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include "bin_writer.h"
 
 #define CASES_DIR TESTDATA "/cpython"
@@ -163,25 +164,9 @@ static json_object *load_input(const char *name)
 }
 
 /* An allocator that fails its Nth call (0: never), for every case. */
-static long fail_at, alloc_calls;
-
-static void *fail_malloc(size_t n, void *ctx)
-{
-    return ++alloc_calls == fail_at ? NULL : malloc(n);
-}
-
-static void *fail_realloc(void *p, size_t n, void *ctx)
-{
-    return ++alloc_calls == fail_at ? NULL : realloc(p, n);
-}
-
-static void fail_free(void *p, void *ctx)
-{
-    free(p);
-}
-
-static const tfmt_allocator failing = {fail_malloc, fail_realloc, fail_free,
-                                       NULL};
+static test_failing fail;
+static const tfmt_allocator failing = {test_fail_malloc, test_fail_realloc,
+                                       test_fail_free, &fail};
 
 static void case_options(json_object *in, tfmt_bin_writer_options *o,
                          uint32_t compression)
@@ -371,24 +356,24 @@ TEST(alloc_failures)
     uint8_t *exp =
         harness_slurp(path_of("interleaved_threads", "none.bin"), &elen);
     REQUIRE(exp, "none.bin");
-    for (fail_at = 1;; fail_at++) {
-        alloc_calls = 0;
+    for (fail.at = 1;; fail.at++) {
+        fail.calls = 0;
         membuf m;
-        int rc = write_case("interleaved_threads", fail_at % 2, &m, NULL);
-        bool hit = alloc_calls >= fail_at;
+        int rc = write_case("interleaved_threads", fail.at % 2, &m, NULL);
+        bool hit = fail.calls >= fail.at;
         if (hit)
-            CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", fail_at, rc);
+            CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", fail.at, rc);
         else
             CHECK(rc == TFMT_OK, "no failure: status %d", rc);
-        if (!hit && !(fail_at % 2))
+        if (!hit && !(fail.at % 2))
             CHECK(m.len == elen && memcmp(m.data, exp, elen) == 0,
-                  "output after %ld allocations", fail_at);
+                  "output after %ld allocations", fail.at);
         free(m.data);
         if (!hit)
             break;
     }
-    CHECK(fail_at > 10, "the writer allocates: %ld", fail_at);
-    fail_at = 0;
+    CHECK(fail.at > 10, "the writer allocates: %ld", fail.at);
+    fail.at = 0;
     free(exp);
 }
 

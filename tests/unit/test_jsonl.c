@@ -4,6 +4,7 @@
  * keep-going recovery; the line-length limit; notes; failing allocations.
  */
 #include "harness.h"
+#include "fail_alloc.h"
 #include "jsonl_internal.h"
 
 typedef struct counts {
@@ -382,29 +383,6 @@ TEST(head_bytes_come_first)
     tfmt_source_free(src);
 }
 
-/* An allocator that fails the Nth call. */
-typedef struct failing {
-    int countdown;
-} failing;
-
-static void *f_malloc(size_t n, void *ctx)
-{
-    failing *f = ctx;
-    return --f->countdown == 0 ? NULL : malloc(n);
-}
-
-static void *f_realloc(void *p, size_t n, void *ctx)
-{
-    failing *f = ctx;
-    return --f->countdown == 0 ? NULL : realloc(p, n);
-}
-
-static void f_free(void *p, void *ctx)
-{
-    (void)ctx;
-    free(p);
-}
-
 TEST(failing_allocator_every_site)
 {
     size_t len = 0;
@@ -412,12 +390,12 @@ TEST(failing_allocator_every_site)
     REQUIRE(data, "fixture");
     int failures = 0;
     for (int nth = 1; nth < 200; nth++) {
-        failing f = {nth};
-        tfmt_allocator a = {f_malloc, f_realloc, f_free, &f};
+        test_failing f = {nth, 0, false};
+        tfmt_allocator a = test_failing_alloc(&f);
         tfmt_jsonl_options o = TFMT_JSONL_OPTIONS_INIT;
         o.alloc = &a;
         counts c = read_all(data, len, 7, &o);
-        if (f.countdown > 0) {
+        if (f.calls < f.at) {
             CHECK(c.rc == TFMT_DONE, "no failure injected: rc %d", c.rc);
             break;
         }

@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include <tachyon/fmt.h>
 
 #include "internal.h"
@@ -282,28 +283,6 @@ TEST(rewrite_growth_is_capped)
     tfmt_match_free(m);
 }
 
-/* An allocator that fails the Nth allocation. */
-static int alloc_countdown;
-static void *fail_malloc(size_t n, void *ctx)
-{
-    (void)ctx;
-    if (alloc_countdown-- == 0)
-        return NULL;
-    return malloc(n);
-}
-static void *fail_realloc(void *p, size_t n, void *ctx)
-{
-    (void)ctx;
-    if (alloc_countdown-- == 0)
-        return NULL;
-    return realloc(p, n);
-}
-static void plain_free(void *p, void *ctx)
-{
-    (void)ctx;
-    free(p);
-}
-
 /* One full use of the API; returns the first failing status. */
 static int exercise(const tfmt_allocator *a)
 {
@@ -327,10 +306,12 @@ static int exercise(const tfmt_allocator *a)
 
 TEST(failing_allocator)
 {
-    tfmt_allocator a = {fail_malloc, fail_realloc, plain_free, NULL};
+    test_failing f = {0, 0, false};
+    tfmt_allocator a = test_failing_alloc(&f);
     int ok_at = -1;
     for (int i = 0; i < 200 && ok_at < 0; i++) {
-        alloc_countdown = i;
+        f.at = i + 1; /* i allocations succeed */
+        f.calls = 0;
         int rc = exercise(&a);
         CHECK(rc == TFMT_OK || rc == TFMT_ENOMEM, "alloc %d: rc %d", i, rc);
         if (rc == TFMT_OK)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include "log_files.h"
 #include "json_escape.h"
 #include "profile_internal.h"
@@ -1013,40 +1014,10 @@ TEST(random_walk_skip_idle_matches_reference)
 
 /* ---- failing allocations ---- */
 
-typedef struct failing {
-    long left; /* allocations still allowed; < 0: never fail */
-    long count;
-} failing;
-
-static void *fail_malloc(size_t size, void *ctx)
-{
-    failing *f = ctx;
-    f->count++;
-    if (f->left == 0)
-        return NULL;
-    f->left--;
-    return malloc(size);
-}
-
-static void *fail_realloc(void *ptr, size_t size, void *ctx)
-{
-    failing *f = ctx;
-    f->count++;
-    if (f->left == 0)
-        return NULL;
-    f->left--;
-    return realloc(ptr, size);
-}
-
-static void fail_free(void *ptr, void *ctx)
-{
-    free(ptr);
-}
-
 /* Build and export with allocation N failing; returns the first error. */
-static int run_failing(const char *path, failing *f)
+static int run_failing(const char *path, test_failing *f)
 {
-    tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, f};
+    tfmt_allocator a = test_failing_alloc(f);
     tfmt_profile_options o;
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
@@ -1084,11 +1055,11 @@ TEST(failing_allocations)
     char path[512];
     snprintf(path, sizeof path, "%s/cpython/interleaved_threads/none.bin",
              TESTDATA);
-    failing all = {-1, 0};
+    test_failing all = {0, 0, false};
     REQUIRE(run_failing(path, &all) == TFMT_OK, "unrestricted run");
-    REQUIRE(all.count > 10, "only %ld allocations", all.count);
-    for (long n = 0; n < all.count; n++) {
-        failing f = {n, 0};
+    REQUIRE(all.calls > 10, "only %ld allocations", all.calls);
+    for (long n = 0; n < all.calls; n++) {
+        test_failing f = {n + 1, 0, true}; /* n allocations succeed */
         int rc = run_failing(path, &f);
         CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", n, rc);
     }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include <tachyon/fmt_export.h>
 
 #include "profile_internal.h"
@@ -24,39 +25,6 @@ static const char *const fixtures[] = {
 };
 #define NCASES (sizeof fixtures / sizeof fixtures[0])
 #define RUN_ID "00000000000000000000000000000000"
-
-typedef struct failing {
-    long left; /* allocations that succeed; -1: all */
-    long count;
-} failing;
-
-static void *f_malloc(size_t size, void *ctx)
-{
-    failing *f = ctx;
-    f->count++;
-    if (f->left == 0)
-        return NULL;
-    if (f->left > 0)
-        f->left--;
-    return malloc(size);
-}
-
-static void *f_realloc(void *ptr, size_t size, void *ctx)
-{
-    failing *f = ctx;
-    f->count++;
-    if (f->left == 0)
-        return NULL;
-    if (f->left > 0)
-        f->left--;
-    return realloc(ptr, size);
-}
-
-static void f_free(void *ptr, void *ctx)
-{
-    (void)ctx;
-    free(ptr);
-}
 
 static char *fixture(const char *c, const char *name)
 {
@@ -237,16 +205,16 @@ TEST(failing_allocations)
     char a[512], b[512];
     snprintf(a, sizeof a, "%s", fixture("synthetic_frames", "expected.jsonl"));
     snprintf(b, sizeof b, "%s", fixture("interleaved_threads", "none.bin"));
-    failing all = {-1, 0};
-    tfmt_allocator al = {f_malloc, f_realloc, f_free, &all};
+    test_failing all = {0, 0, false};
+    tfmt_allocator al = test_failing_alloc(&all);
     size_t len;
     int rc;
     free(convert(a, b, 0, &al, &len, &rc));
-    REQUIRE(rc == TFMT_OK && all.count > 10, "unrestricted: rc %d, %ld", rc,
-            all.count);
-    for (long n = 0; n < all.count; n++) {
-        failing f = {n, 0};
-        tfmt_allocator fa = {f_malloc, f_realloc, f_free, &f};
+    REQUIRE(rc == TFMT_OK && all.calls > 10, "unrestricted: rc %d, %ld", rc,
+            all.calls);
+    for (long n = 0; n < all.calls; n++) {
+        test_failing f = {n + 1, 0, true}; /* n allocations succeed */
+        tfmt_allocator fa = test_failing_alloc(&f);
         free(convert(a, b, 0, &fa, &len, &rc));
         CHECK(rc == TFMT_ENOMEM, "allocation %ld: status %d", n, rc);
     }

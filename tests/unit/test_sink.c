@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include <tachyon/fmt.h>
 
 #include "io_internal.h"
@@ -545,28 +546,6 @@ TEST(missing_directory)
     CHECK(strcmp(err.msg, strerror(ENOENT)) == 0, "msg '%s'", err.msg);
 }
 
-typedef struct {
-    int n, count;
-} failing;
-
-static void *fail_malloc(size_t size, void *ctx)
-{
-    failing *f = ctx;
-    return ++f->count == f->n ? NULL : malloc(size);
-}
-
-static void *fail_realloc(void *p, size_t size, void *ctx)
-{
-    failing *f = ctx;
-    return ++f->count == f->n ? NULL : realloc(p, size);
-}
-
-static void fail_free(void *p, void *ctx)
-{
-    (void)ctx;
-    free(p);
-}
-
 /* Failing the Nth allocation gives ENOMEM and leaves no file behind. */
 TEST(failing_allocator)
 {
@@ -575,8 +554,8 @@ TEST(failing_allocator)
     in_dir(path, "out.gz");
     int n;
     for (n = 1; n < 20; n++) {
-        failing f = {n, 0};
-        tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
+        test_failing f = {n, 0, false};
+        tfmt_allocator a = test_failing_alloc(&f);
         tfmt_sink *s;
         tfmt_error err = {0};
         int rc = tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE, &a, &err);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "fail_alloc.h"
 #include <tachyon/fmt.h>
 
 #include "io_internal.h"
@@ -453,36 +454,13 @@ TEST(stdin_pipe_empty)
     close(saved);
 }
 
-/* An allocator that fails the Nth allocation (1-based). */
-typedef struct {
-    int n, count;
-} failing;
-
-static void *fail_malloc(size_t size, void *ctx)
-{
-    failing *f = ctx;
-    return ++f->count == f->n ? NULL : malloc(size);
-}
-
-static void *fail_realloc(void *p, size_t size, void *ctx)
-{
-    failing *f = ctx;
-    return ++f->count == f->n ? NULL : realloc(p, size);
-}
-
-static void fail_free(void *p, void *ctx)
-{
-    (void)ctx;
-    free(p);
-}
-
 /* Every allocation site fails cleanly: ENOMEM, nothing leaked. */
 TEST(failing_allocator)
 {
     int n;
     for (n = 1; n < 20; n++) {
-        failing f = {n, 0};
-        tfmt_allocator a = {fail_malloc, fail_realloc, fail_free, &f};
+        test_failing f = {n, 0, false};
+        tfmt_allocator a = test_failing_alloc(&f);
         tfmt_source *src;
         tfmt_error err = {0};
         int rc = tfmt_source_open_path(&src, IO_DIR "plain.txt.gz", &a, &err);
