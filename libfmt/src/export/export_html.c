@@ -36,21 +36,43 @@ static int put_head(tfmt_buf *b, const char *title)
                   "</style>\n</head>\n<body>\n");
 }
 
+/* The page being written, for put_text. */
+typedef struct page {
+    tfmt_profile *p;
+    tfmt_sink *sink;
+    tfmt_buf *b;
+} page;
+
+/*
+ * A piece of the top tables' text, escaped onto the page and flushed
+ * with it: the text of every thread's table is never held at once, nor
+ * twice (escaping is per character, so pieces escape as the whole).
+ */
+static int put_text(void *ctx, tfmt_buf *text)
+{
+    page *pg = ctx;
+    int rc = put_escaped(pg->b, text->data, text->len);
+    text->len = 0;
+    return rc == TFMT_OK ? tfmt__xflush(pg->p, pg->b, pg->sink, false) : rc;
+}
+
 static int put_tables(tfmt_profile *p, const tfmt_export_options *opts,
-                      tfmt_buf *b)
+                      tfmt_buf *b, tfmt_sink *sink)
 {
     tfmt_export_options o = TFMT_EXPORT_OPTIONS_INIT;
     if (opts)
         o = *opts;
     o.per_thread = true;
+    page pg = {p, sink, b};
     tfmt_buf text;
     tfmt__buf_init(&text, p->alloc);
-    int rc = tfmt__top_text(p, &o, &text, NULL);
-    if (rc == TFMT_OK) {
-        rc = tfmt__buf_puts(b, "<h2>Hottest functions</h2>\n<pre>");
-        rc |= put_escaped(b, text.data, text.len);
-        rc |= tfmt__buf_puts(b, "</pre>\n</body>\n</html>\n");
-    }
+    int rc = tfmt__buf_puts(b, "<h2>Hottest functions</h2>\n<pre>");
+    if (rc == TFMT_OK)
+        rc = tfmt__top_text(p, &o, &text, put_text, &pg);
+    if (rc == TFMT_OK)
+        rc = put_text(&pg, &text);
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_puts(b, "</pre>\n</body>\n</html>\n");
     tfmt__buf_free(&text);
     return rc;
 }
@@ -69,7 +91,7 @@ int tfmt_profile_write_html(tfmt_profile *p, tfmt_sink *sink,
     if (rc == TFMT_OK)
         rc = tfmt__svg_write(p, sink, opts, true);
     if (rc == TFMT_OK) {
-        rc = put_tables(p, opts, &b);
+        rc = put_tables(p, opts, &b, sink);
         if (rc == TFMT_OK)
             rc = tfmt__xflush(p, &b, sink, true);
         else if (rc == TFMT_ENOMEM)

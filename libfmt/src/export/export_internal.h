@@ -68,12 +68,15 @@ int tfmt__pstr_cmp(const tfmt_profile *p, uint32_t a, uint32_t b);
 tfmt_str tfmt__pstr_basename(const tfmt_profile *p, uint32_t id);
 
 /*
- * The "top" table as text appended to `out` (sink: where to flush it on
- * the way, or NULL to keep it all); and the flame graph SVG, `embedded`
- * in an HTML page (no XML declaration, scaled to the page width).
+ * The "top" table as text appended to `out`; after each thread's table,
+ * flush(ctx, out) may hand the text on and empty `out` (NULL: keep it
+ * all), so a table per thread never holds all threads' text at once. And
+ * the flame graph SVG, `embedded` in an HTML page (no XML declaration,
+ * scaled to the page width).
  */
+typedef int (*tfmt_text_flush)(void *ctx, tfmt_buf *text);
 int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
-                   tfmt_buf *out, tfmt_sink *sink);
+                   tfmt_buf *out, tfmt_text_flush flush, void *ctx);
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded);
 

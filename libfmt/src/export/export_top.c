@@ -139,7 +139,8 @@ static int put_header(tctx *c)
     return rc;
 }
 
-static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
+static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
+                   void *ctx)
 {
     const tfmt_profile *p = c->p;
     uint32_t limit = o && o->top_n ? o->top_n : 20;
@@ -176,14 +177,14 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_sink *sink)
         count(c, th->root);
         if (rc == TFMT_OK)
             rc = put_table(c, th->samples, limit);
-        if (rc == TFMT_OK && sink)
-            rc = tfmt__xflush(c->p, &c->out, sink, false);
+        if (rc == TFMT_OK && flush)
+            rc = flush(ctx, &c->out);
     }
     return rc;
 }
 
 int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
-                   tfmt_buf *out, tfmt_sink *sink)
+                   tfmt_buf *out, tfmt_text_flush flush, void *ctx)
 {
     tctx c;
     memset(&c, 0, sizeof c);
@@ -202,7 +203,7 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
         rc = TFMT_ENOMEM;
     if (rc == TFMT_OK) {
         number_functions(&c);
-        rc = put_all(&c, opts, sink);
+        rc = put_all(&c, opts, flush, ctx);
     }
     void *v[] = {c.ffn, c.fn_frame, c.self, c.cum, c.active, c.rows};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
@@ -212,12 +213,24 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
     return rc;
 }
 
+typedef struct top_sink {
+    tfmt_profile *p;
+    tfmt_sink *sink;
+} top_sink;
+
+static int flush_text(void *ctx, tfmt_buf *text)
+{
+    top_sink *t = ctx;
+    return tfmt__xflush(t->p, text, t->sink, false);
+}
+
 int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
                            const tfmt_export_options *opts)
 {
     tfmt_buf out;
     tfmt__buf_init(&out, p->alloc);
-    int rc = tfmt__top_text(p, opts, &out, sink);
+    top_sink ts = {p, sink};
+    int rc = tfmt__top_text(p, opts, &out, flush_text, &ts);
     if (rc == TFMT_OK)
         rc = tfmt__xflush(p, &out, sink, true);
     else if (rc == TFMT_ENOMEM)
