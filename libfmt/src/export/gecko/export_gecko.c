@@ -7,8 +7,9 @@
  * are milliseconds after the first replayed timestamp. Threads are keyed on the
  * thread id alone, in first-seen order; per thread, functions are keyed on
  * (file, function), frames on (function, line, column or None), stacks on
- * (frame, prefix), each numbered in creation order, and the global string array
- * grows in CPython's interning order. Reader frames are interned into a
+ * (frame, prefix), each numbered in creation order (made when the thread is
+ * written, export_gecko_tables.c), and the global string array grows in
+ * CPython's interning order. Reader frames are interned into a
  * private profile ("tab"), which also applies the profile filters.
  */
 #include <errno.h>
@@ -70,6 +71,7 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
     tfmt__buf_init(&g->spool.rd, a);
     g->interval = 1.0;
     g->opcodes = -1;
+    g->root_child_frame = TFMT_NO_ID;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     g->start_ms = ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9) * 1000.0;
@@ -87,15 +89,8 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
 
 static void thread_free(const tfmt_allocator *a, gthread *t)
 {
-    void *v[] = {t->funcs, t->frames,   t->stacks,
-                 t->res,   t->last_tab, t->last_stack};
-    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-        tfmt__free(a, v[i]);
-    tfmt__idset_free(&t->func_set);
-    tfmt__idset_free(&t->frame_set);
-    tfmt__idset_free(&t->stack_set);
-    tfmt__idset_free(&t->res_set);
-    tfmt__tidmap_free(&t->tabframe);
+    tfmt__free(a, t->last_tab);
+    tfmt__free(a, t->last_stack);
     tfmt__sstream_free(a, &t->samples);
     tfmt__sstream_free(a, &t->markers);
     tfmt__gecko_view_free(a, t);
@@ -117,6 +112,7 @@ void tfmt_gecko_free(tfmt_gecko *g)
     tfmt__spool_free(&g->spool);
     tfmt__free(g->alloc, g->stackbuf);
     tfmt__free(g->alloc, g->gc);
+    tfmt__gecko_tree_free(g);
     tfmt_profile_free(g->tab);
     tfmt__free(g->alloc, g);
 }
@@ -148,12 +144,6 @@ static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, uint32_t *index)
         g->threads[id] = t;
         t->tid = tid;
         t->main = main;
-        t->root_child_frame = TFMT_NO_ID;
-        tfmt__idset_init(&t->func_set, g->alloc);
-        tfmt__idset_init(&t->frame_set, g->alloc);
-        tfmt__idset_init(&t->stack_set, g->alloc);
-        tfmt__idset_init(&t->res_set, g->alloc);
-        tfmt__tidmap_init(&t->tabframe, g->alloc);
         g->nthreads++;
         if (tfmt__idset_insert(&g->thread_set, h, id) != TFMT_OK)
             return tfmt__gecko_nomem(g);

@@ -215,16 +215,26 @@ typedef struct gstack {
     uint8_t cat;
 } gstack;
 
+/*
+ * A node of the collection's stack tree, shared by all threads: a tab
+ * frame under a prefix node (TFMT_NO_ID: outermost). Samples are spooled
+ * with their leaf node; a thread's own tables are made from them only
+ * when it is written (tfmt__gecko_local), so at most one thread's tables
+ * exist at a time.
+ */
+typedef struct gnode {
+    uint32_t frame, prefix;
+    uint32_t child_frame; /* the last child looked up under this */
+    uint32_t child;       /* ... node: a lookup that needs no table */
+} gnode;
+
 typedef struct gres {
     uint32_t file; /* tab string id (key) */
     uint32_t name; /* global string */
 } gres;
 
-typedef struct gthread {
-    uint64_t tid;
-    bool main, initialized;
-    bool open[G_NSTATES];      /* state interval started */
-    uint64_t start[G_NSTATES]; /* ... at this timestamp */
+/* The tables of the thread being written (export_gecko_tables.c). */
+typedef struct gtables {
     gfunc *funcs;
     size_t nfuncs, capfuncs;
     gframe *frames;
@@ -234,14 +244,18 @@ typedef struct gthread {
     gres *res;
     size_t nres, capres;
     tfmt_idset func_set, frame_set, stack_set, res_set;
-    tfmt_tidmap tabframe;      /* tab frame id -> frame index (a cache:
-                                  a map, not an array as long as the
-                                  tab's frames, so a thread costs what
-                                  it uses) */
-    uint32_t *last_tab;        /* the last stack added: tab frames */
-    uint32_t *last_stack;      /* ... and its stack index per depth */
+    tfmt_tidmap tabframe;      /* tab frame id -> frame index (a cache) */
     uint32_t root_child_frame; /* gstack.child_frame of the root */
     uint32_t root_child;
+} gtables;
+
+typedef struct gthread {
+    uint64_t tid;
+    bool main, initialized;
+    bool open[G_NSTATES];      /* state interval started */
+    uint64_t start[G_NSTATES]; /* ... at this timestamp */
+    uint32_t *last_tab;        /* the last stack added: tab frames */
+    uint32_t *last_stack;      /* ... and its node per depth */
     uint32_t last_depth;
     size_t caplast;
     gstream samples, markers;
@@ -297,6 +311,15 @@ struct tfmt_gecko {
     size_t capstackbuf;
     uint8_t *gc; /* per tab frame: 0 unknown, 1 no, 2 <GC> */
     size_t capgc;
+    /* the stack tree (export_gecko_tree.c) */
+    gnode *nodes;
+    size_t nnodes, capnodes;
+    uint32_t *node_slots; /* open addressing: node id + 1, 0 empty */
+    size_t node_cap;
+    uint32_t root_child_frame, root_child; /* gnode.child_* of the root */
+    uint32_t *fname; /* per tab frame: global string of its function's
+                        name once interned, else TFMT_NO_ID */
+    size_t capfname;
 };
 
 /*
@@ -324,11 +347,14 @@ int tfmt__gecko_track(tfmt_gecko *g, gthread *t, uint8_t status, bool has_gc,
                       uint64_t first);
 int tfmt__gecko_finalize(tfmt_gecko *g);
 /*
- * The stack index of a root-first stack of tab frames, whose first `hint`
- * frames are known to equal the thread's last stack's.
+ * The tree node of a root-first stack of tab frames, whose first `hint`
+ * frames are known to equal the thread's last stack's; interns each new
+ * function's strings as a thread's function table would have, when first
+ * seen (export_gecko_tree.c).
  */
 int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
                       uint32_t depth, uint32_t hint, uint32_t *out);
+void tfmt__gecko_tree_free(tfmt_gecko *g);
 
 /* How an input's reader frames become tab frames. */
 typedef struct gmapper {
@@ -347,8 +373,9 @@ int tfmt__gecko_view(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
 void tfmt__gecko_view_free(const tfmt_allocator *a, gthread *t);
 /* Is tab frame f a "<GC>" frame; -1: out of memory. */
 int tfmt__gecko_is_gc(tfmt_gecko *g, uint32_t f);
-/* The thread's frame-table index of tab frame `tabid` (made if new). */
-int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out);
+/* ---- a thread's tables, made as it is written (export_gecko_tables.c) ---- */
+void tfmt__gecko_tables_init(gtables *t, const tfmt_allocator *a);
+void tfmt__gecko_tables_free(const tfmt_allocator *a, gtables *t);
 /* Spool one marker on the thread's stream. */
 int tfmt__gecko_put_marker(tfmt_gecko *g, gthread *t, const gmarker *m);
 
@@ -370,9 +397,22 @@ typedef struct gwriter {
     tfmt_gecko *g;
     tfmt_sink *sink;
     tfmt_buf b;
-    gthread *t; /* thread being written */
+    gthread *t;           /* thread being written */
+    uint32_t serial;      /* ... its index + 1 */
+    gtables tab;          /* ... its tables */
+    uint32_t *loc;        /* per tree node: its stack in `tab` ... */
+    uint32_t *loc_serial; /* ... when this is `serial` */
+    uint32_t *chain;      /* tree nodes not mapped yet */
+    size_t capchain;
     bool sink_failed;
 } gwriter;
+
+/*
+ * The thread's stack index of tree node `node`, made (with its frames,
+ * functions and resources) if new: in the order of the thread's samples,
+ * the tables come out as CPython's collector made them.
+ */
+int tfmt__gecko_local(gwriter *w, uint32_t node, uint32_t *out);
 
 /* Hand the buffer to the sink once it holds TFMT_EXPORT_FLUSH (all: now). */
 int tfmt__gwriter_flush(gwriter *w, bool all);

@@ -57,12 +57,14 @@ static int sample_values(void *ctx, const uint8_t *d, size_t len)
         gsample s;
         if (!gsample_decode(&d, end, &s, &c->prev))
             return TFMT_EIO;
-        char *p = value_start(c);
+        uint32_t stack = 0;
+        int rc =
+            c->which == 0 ? tfmt__gecko_local(c->w, s.stack, &stack) : TFMT_OK;
+        char *p = rc == TFMT_OK ? value_start(c) : NULL;
         if (!p)
-            return TFMT_ENOMEM;
-        p = c->which == 0 ? tfmt__put_uint(p, s.stack)
-                          : put_ms(p, c->w->g, s.ts);
-        int rc = gw_done(c->w, p);
+            return rc ? rc : TFMT_ENOMEM;
+        p = c->which == 0 ? tfmt__put_uint(p, stack) : put_ms(p, c->w->g, s.ts);
+        rc = gw_done(c->w, p);
         if (rc != TFMT_OK)
             return rc;
     }

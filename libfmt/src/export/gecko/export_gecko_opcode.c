@@ -84,10 +84,6 @@ int tfmt__gecko_opcode_track(tfmt_gecko *g, gthread *t, uint32_t leaf,
         rc = close_state(g, t, first);
     else
         t->op_serial = ++g->op_serials;
-    /* the function's name is in the string array: its func interned it */
-    uint32_t frame = 0;
-    if (rc == TFMT_OK)
-        rc = tfmt__gecko_frame(g, t, leaf, &frame);
     if (rc != TFMT_OK)
         return rc;
     memset(&t->op, 0, sizeof t->op);
@@ -98,7 +94,8 @@ int tfmt__gecko_opcode_track(tfmt_gecko *g, gthread *t, uint32_t leaf,
     t->op.minor = g->in_minor;
     t->op.line = line;
     t->op.col = col;
-    t->op.func = t->funcs[t->frames[frame].func].name;
+    /* the function's name, interned when the stack was added */
+    t->op.func = g->fname[leaf];
     t->op_fn = tf->funcname;
     t->op_file = tf->filename;
     t->op_open = true;

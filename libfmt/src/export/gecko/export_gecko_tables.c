@@ -1,10 +1,12 @@
 /*
  * export_gecko_tables.c - a Gecko thread's stack, frame, function and
- * resource tables, created in GeckoCollector's order (root to leaf:
- * function name, resource name, file basename interned as they first
- * appear). A tab frame maps to one Gecko frame, cached per thread.
- * Functions, resources and stacks have one 64-bit key each, found by its
- * hash alone (tfmt__idset_find_key).
+ * resource tables, created in GeckoCollector's order (root to leaf, in
+ * the order of the thread's samples) when the thread is written, from
+ * the tree nodes its samples were spooled with. A tab frame maps to one
+ * Gecko frame, cached per thread. Functions, resources and stacks have
+ * one 64-bit key each, found by its hash alone (tfmt__idset_find_key).
+ * Their strings were interned in CPython's order during the collection
+ * (export_gecko_tree.c): here they are only looked up.
  */
 #include "export_gecko.h"
 
@@ -16,7 +18,7 @@ typedef struct fkey {
 
 static bool frame_eq(const void *ctx, uint32_t id, const void *key)
 {
-    const gframe *f = &((const gthread *)ctx)->frames[id];
+    const gframe *f = &((const gtables *)ctx)->frames[id];
     const fkey *k = key;
     return f->func == k->func && f->line == k->line && f->col == k->col;
 }
@@ -30,7 +32,7 @@ static bool is_python(tfmt_str f)
            (f.len == 8 && memcmp(f.ptr, "<string>", 8) == 0);
 }
 
-static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file, uint32_t *out)
+static int get_resource(tfmt_gecko *g, gtables *t, uint32_t file, uint32_t *out)
 {
     uint64_t h = tfmt__hash_mix(file);
     uint32_t id = tfmt__idset_find_key(&t->res_set, h);
@@ -52,7 +54,7 @@ static int get_resource(tfmt_gecko *g, gthread *t, uint32_t file, uint32_t *out)
     return TFMT_OK;
 }
 
-static int new_func(tfmt_gecko *g, gthread *t, const uint32_t key[2],
+static int new_func(tfmt_gecko *g, gtables *t, const uint32_t key[2],
                     int64_t line)
 {
     if (tfmt__grow_small(g->alloc, (void **)&t->funcs, &t->capfuncs,
@@ -77,7 +79,7 @@ static int new_func(tfmt_gecko *g, gthread *t, const uint32_t key[2],
     return rc;
 }
 
-static int get_func(tfmt_gecko *g, gthread *t, const tfmt_frame *tf,
+static int get_func(tfmt_gecko *g, gtables *t, const tfmt_frame *tf,
                     int64_t line, uint32_t *out)
 {
     uint32_t key[2] = {tf->filename, tf->funcname};
@@ -95,7 +97,7 @@ static int get_func(tfmt_gecko *g, gthread *t, const tfmt_frame *tf,
     return TFMT_OK;
 }
 
-static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
+static int get_frame(tfmt_gecko *g, gtables *t, uint32_t tabid, uint32_t *out)
 {
     const tfmt_frame *tf = &g->tab->frames[tabid];
     bool none = tf->lineno == TFMT_NO_LOCATION;
@@ -125,7 +127,7 @@ static int get_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
     return TFMT_OK;
 }
 
-int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
+static int tab_frame(tfmt_gecko *g, gtables *t, uint32_t tabid, uint32_t *out)
 {
     uint32_t id = tfmt__tidmap_find(&t->tabframe, tabid, 0);
     if (id == UINT32_MAX) {
@@ -139,7 +141,7 @@ int tfmt__gecko_frame(tfmt_gecko *g, gthread *t, uint32_t tabid, uint32_t *out)
     return TFMT_OK;
 }
 
-static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
+static int new_stack(tfmt_gecko *g, gtables *t, uint32_t frame, uint32_t prefix,
                      uint64_t h, uint32_t *out)
 {
     if (tfmt__grow_small(g->alloc, (void **)&t->stacks, &t->capstacks,
@@ -164,7 +166,7 @@ static int new_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
  * looked up under it, which spares a probe of the per-thread table (on
  * the bench log 47% of lookups end there, and a run takes 8% less CPU).
  */
-static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
+static int get_stack(tfmt_gecko *g, gtables *t, uint32_t frame, uint32_t prefix,
                      uint32_t *out)
 {
     bool root = prefix == TFMT_NO_ID;
@@ -191,39 +193,64 @@ static int get_stack(tfmt_gecko *g, gthread *t, uint32_t frame, uint32_t prefix,
     return TFMT_OK;
 }
 
-/*
- * The outermost frames a stack shares with the thread's previous one
- * keep their stack indices: only the rest is looked up (in order, so
- * tables grow exactly as CPython's would).
- */
-int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
-                      uint32_t depth, uint32_t hint, uint32_t *out)
+void tfmt__gecko_tables_init(gtables *t, const tfmt_allocator *a)
 {
-    if (depth > t->caplast) {
-        size_t cap = t->caplast;
-        if (tfmt__grow_small(g->alloc, (void **)&t->last_tab, &cap, depth,
-                             sizeof *t->last_tab) != TFMT_OK ||
-            tfmt__grow_small(g->alloc, (void **)&t->last_stack, &t->caplast,
-                             depth, sizeof *t->last_stack) != TFMT_OK)
+    memset(t, 0, sizeof *t);
+    t->root_child_frame = TFMT_NO_ID;
+    tfmt__idset_init(&t->func_set, a);
+    tfmt__idset_init(&t->frame_set, a);
+    tfmt__idset_init(&t->stack_set, a);
+    tfmt__idset_init(&t->res_set, a);
+    tfmt__tidmap_init(&t->tabframe, a);
+}
+
+void tfmt__gecko_tables_free(const tfmt_allocator *a, gtables *t)
+{
+    void *v[] = {t->funcs, t->frames, t->stacks, t->res};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        tfmt__free(a, v[i]);
+    tfmt__idset_free(&t->func_set);
+    tfmt__idset_free(&t->frame_set);
+    tfmt__idset_free(&t->stack_set);
+    tfmt__idset_free(&t->res_set);
+    tfmt__tidmap_free(&t->tabframe);
+    tfmt__gecko_tables_init(t, a);
+}
+
+/*
+ * CPython looks a sample's stack up root to leaf, making what is new. A
+ * node mapped before has all its prefixes mapped, and a node's stack
+ * exists once any node of the same path did: so looking up only the
+ * nodes not mapped yet, root first, makes the same entries in the same
+ * order as looking up every sample whole.
+ */
+int tfmt__gecko_local(gwriter *w, uint32_t node, uint32_t *out)
+{
+    tfmt_gecko *g = w->g;
+    if (node >= g->nnodes)
+        return TFMT_EIO; /* not a record: a damaged spool file */
+    size_t n = 0;
+    uint32_t x = node;
+    for (; x != TFMT_NO_ID && w->loc_serial[x] != w->serial;
+         x = g->nodes[x].prefix) {
+        if (n == w->capchain &&
+            tfmt__grow(g->alloc, (void **)&w->chain, &w->capchain, n + 1,
+                       sizeof *w->chain) != TFMT_OK)
             return tfmt__gecko_nomem(g);
+        w->chain[n++] = x;
     }
-    uint32_t k = hint;
-    while (k < depth && k < t->last_depth && t->last_tab[k] == stack[k])
-        k++;
-    uint32_t prefix = k ? t->last_stack[k - 1] : TFMT_NO_ID;
-    t->last_depth = k;
-    for (uint32_t i = k; i < depth; i++) {
+    uint32_t prefix = x == TFMT_NO_ID ? TFMT_NO_ID : w->loc[x];
+    while (n > 0) {
+        x = w->chain[--n];
         uint32_t frame = 0;
-        int rc = tfmt__gecko_frame(g, t, stack[i], &frame);
+        int rc = tab_frame(g, &w->tab, g->nodes[x].frame, &frame);
         if (rc == TFMT_OK)
-            rc = get_stack(g, t, frame, prefix, &prefix);
+            rc = get_stack(g, &w->tab, frame, prefix, &prefix);
         if (rc != TFMT_OK)
             return rc;
-        t->last_tab[i] = stack[i];
-        t->last_stack[i] = prefix;
-        t->last_depth = i + 1;
+        w->loc[x] = prefix;
+        w->loc_serial[x] = w->serial;
     }
-    t->last_depth = depth;
     *out = prefix;
     return TFMT_OK;
 }

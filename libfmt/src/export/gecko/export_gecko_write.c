@@ -129,7 +129,7 @@ static int repeat(wctx *w, const char *name, const char *item, size_t n)
 
 static int put_stack_table(wctx *w)
 {
-    gthread *t = w->t;
+    const gtables *t = &w->tab;
     size_t n = t->nstacks;
     int rc = key(w, "\"stackTable\":{", "frame");
     for (size_t i = 0; i < n; i++)
@@ -148,7 +148,7 @@ static int put_stack_table(wctx *w)
 
 static int put_frame_table(wctx *w)
 {
-    gthread *t = w->t;
+    const gtables *t = &w->tab;
     size_t n = t->nframes;
     int rc = key(w, "\"frameTable\":{", "address");
     rc |= tfmt__gwriter_repeat(w, "-1", n);
@@ -183,7 +183,7 @@ static int put_frame_table(wctx *w)
 
 static int put_func_table(wctx *w)
 {
-    gthread *t = w->t;
+    const gtables *t = &w->tab;
     size_t n = t->nfuncs;
     int rc = key(w, "\"funcTable\":{", "name");
     for (size_t i = 0; i < n; i++)
@@ -211,7 +211,7 @@ static int put_func_table(wctx *w)
 
 static int put_resources(wctx *w)
 {
-    gthread *t = w->t;
+    const gtables *t = &w->tab;
     size_t n = t->nres;
     int rc = key(w, "\"resourceTable\":{", "lib");
     rc |= tfmt__gwriter_repeat(w, "null", n);
@@ -229,9 +229,15 @@ static int put_resources(wctx *w)
                "\"address\":[],\"name\":[],\"functionSize\":[],\"length\":0},");
 }
 
+/*
+ * One thread: its samples are written first, which makes its tables
+ * (tfmt__gecko_local), then the tables, which are freed after it.
+ */
 static int put_thread(wctx *w, size_t i)
 {
     gthread *t = w->t = w->g->threads[i];
+    w->serial = (uint32_t)i + 1;
+    tfmt__gecko_tables_free(w->g->alloc, &w->tab);
     int rc = tfmt__buf_printf(
         &w->b,
         "%s{\"name\":\"Thread-%llu\","
@@ -291,7 +297,11 @@ int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
     w.g = g;
     w.sink = sink;
     tfmt__buf_init(&w.b, g->alloc);
-    rc = put_meta(&w);
+    tfmt__gecko_tables_init(&w.tab, g->alloc);
+    size_t nn = g->nnodes ? g->nnodes : 1;
+    w.loc = tfmt__malloc(g->alloc, nn * sizeof *w.loc);
+    w.loc_serial = tfmt__calloc(g->alloc, nn, sizeof *w.loc_serial);
+    rc = w.loc && w.loc_serial ? put_meta(&w) : TFMT_ENOMEM;
     for (size_t i = 0; i < g->nthreads && rc == TFMT_OK; i++)
         rc = put_thread(&w, i);
     if (rc == TFMT_OK)
@@ -305,5 +315,9 @@ int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
     else if (rc != TFMT_OK)
         rc = tfmt__gecko_nomem(g);
     tfmt__buf_free(&w.b);
+    tfmt__gecko_tables_free(g->alloc, &w.tab);
+    tfmt__free(g->alloc, w.loc);
+    tfmt__free(g->alloc, w.loc_serial);
+    tfmt__free(g->alloc, w.chain);
     return rc;
 }
