@@ -76,15 +76,29 @@ static int spool_block(tfmt_spool *s, tfmt_sstream *st)
     return TFMT_OK;
 }
 
+/* A new stream: the blocks of all of them share TFMT_SPOOL_TAILS. */
+static void add_stream(tfmt_spool *s)
+{
+    size_t block = TFMT_SPOOL_TAILS / ++s->streams;
+    block = block < TFMT_SPOOL_BLOCK ? block : TFMT_SPOOL_BLOCK;
+    s->block = block > TFMT_SPOOL_MIN ? block : TFMT_SPOOL_MIN;
+}
+
 int tfmt__spool_append(tfmt_spool *s, tfmt_sstream *st, const void *rec,
                        size_t n)
 {
+    if (st->count == 0 && st->nblocks == 0 && st->tail.len == 0)
+        add_stream(s);
     if (!st->tail.data)
         tfmt__buf_init(&st->tail, s->alloc);
-    if (st->tail.len + n > TFMT_SPOOL_BLOCK) {
+    size_t block = s->block ? s->block : TFMT_SPOOL_BLOCK;
+    if (st->tail.len + n > block) {
         int rc = spool_block(s, st);
         if (rc != TFMT_OK)
             return rc;
+        /* a block of when there were fewer streams: give the room back */
+        if (st->tail.cap > 2 * block)
+            tfmt__buf_free(&st->tail);
     }
     if (tfmt__buf_put(&st->tail, rec, n) != TFMT_OK)
         return TFMT_ENOMEM;
@@ -110,6 +124,29 @@ int tfmt__spool_each(tfmt_spool *s, tfmt_sstream *st,
     if (st->tail.len == 0)
         return TFMT_OK; /* no tail buffer at all when nothing was added */
     return fn(ctx, (const uint8_t *)st->tail.data, st->tail.len);
+}
+
+int tfmt__spool_gather(tfmt_spool *s, const tfmt_sstream *st, size_t max,
+                       tfmt_buf *out)
+{
+    size_t n = st->tail.len;
+    out->len = 0;
+    for (size_t i = 0; i < st->nblocks && n <= max; i++)
+        n += st->blocks[i].len;
+    if (n > max)
+        return 0;
+    if (tfmt__buf_reserve(out, n) != TFMT_OK)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < st->nblocks; i++) {
+        tfmt_sblock b = st->blocks[i];
+        if (read_at(s->fd, out->data + out->len, b.len, b.off) != TFMT_OK)
+            return TFMT_EIO;
+        out->len += b.len;
+    }
+    if (st->tail.len)
+        memcpy(out->data + out->len, st->tail.data, st->tail.len);
+    out->len += st->tail.len;
+    return 1;
 }
 
 void tfmt__sstream_free(const tfmt_allocator *a, tfmt_sstream *st)

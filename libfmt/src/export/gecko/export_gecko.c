@@ -284,7 +284,7 @@ static int append_samples(tfmt_gecko *g, gthread *t, const tfmt_sample *s,
 {
     for (uint32_t i = 0; i < s->weight; i++) {
         gsample rec = {stack, s->timestamps[i]};
-        uint8_t *in = tfmt__spool_room(&t->samples, G_SAMPLE_MAX);
+        uint8_t *in = tfmt__spool_room(&g->spool, &t->samples, G_SAMPLE_MAX);
         if (in) {
             tfmt__spool_commit(&t->samples,
                                gsample_encode(in, &rec, &t->samples.prev));

@@ -402,6 +402,7 @@ typedef struct gwriter {
     gtables tab;          /* ... its tables */
     uint32_t *loc;        /* per tree node: its stack in `tab` ... */
     uint32_t *loc_serial; /* ... when this is `serial` */
+    tfmt_buf whole;       /* a small stream, read at once */
     uint32_t *chain;      /* tree nodes not mapped yet */
     size_t capchain;
     bool sink_failed;

@@ -12,6 +12,8 @@
 /* Room for one value of any column, separator included (a marker's
    "data": 1 + 48 + TFMT_PYREPR_MAX + 40, see marker_data). */
 #define VALUE_MAX 160
+/* A thread's stream read at once for its columns: at most this much. */
+#define WHOLE_MAX (1u << 20)
 
 enum { M_DATA, M_NAME, M_START, M_END, M_PHASE, M_CATEGORY, M_NCOLS };
 
@@ -20,6 +22,7 @@ typedef struct colctx {
     int which; /* column being written */
     bool first;
     uint64_t prev; /* decoder state (see gsample) */
+    bool whole;    /* the stream is all in w->whole */
     /* a marker's "data" object: prefix per state, then the tid suffix */
     char type[G_NSTATES][48];
     size_t typelen[G_NSTATES];
@@ -126,6 +129,17 @@ static int marker_values(void *ctx, const uint8_t *d, size_t len)
     return TFMT_OK;
 }
 
+/*
+ * Read `st` once for all its columns when it is small (most threads'
+ * streams, with many threads), else once per column.
+ */
+static int gather(colctx *c, gstream *st)
+{
+    int rc = tfmt__spool_gather(&c->w->g->spool, st, WHOLE_MAX, &c->w->whole);
+    c->whole = rc == 1;
+    return rc < 0 ? rc : TFMT_OK;
+}
+
 /* `"key":[...]` (after a comma unless first) from one pass over `st`. */
 static int column(colctx *c, const char *key, bool comma, gstream *st,
                   int (*fn)(void *, const uint8_t *, size_t))
@@ -135,7 +149,9 @@ static int column(colctx *c, const char *key, bool comma, gstream *st,
     rc |= tfmt__buf_puts(&c->w->b, "\":[");
     c->first = true;
     c->prev = 0;
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK && c->whole)
+        rc = fn(c, (const uint8_t *)c->w->whole.data, c->w->whole.len);
+    else if (rc == TFMT_OK)
         rc = tfmt__spool_each(&c->w->g->spool, st, fn, c);
     return rc ? rc : tfmt__buf_putc(&c->w->b, ']');
 }
@@ -157,7 +173,9 @@ int tfmt__gecko_put_samples(gwriter *w)
     colctx c;
     c.w = w;
     gstream *st = &w->t->samples;
-    int rc = tfmt__buf_puts(&w->b, "\"samples\":{");
+    int rc = gather(&c, st);
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_puts(&w->b, "\"samples\":{");
     for (c.which = 0; c.which < 2 && rc == TFMT_OK; c.which++)
         rc = column(&c, c.which ? "time" : "stack", c.which != 0, st,
                     sample_values);
@@ -200,7 +218,9 @@ int tfmt__gecko_put_markers(gwriter *w)
     c.w = w;
     marker_pieces(&c);
     gstream *st = &w->t->markers;
-    int rc = tfmt__buf_puts(&w->b, "\"markers\":{");
+    int rc = gather(&c, st);
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_puts(&w->b, "\"markers\":{");
     for (c.which = 0; c.which < M_NCOLS && rc == TFMT_OK; c.which++) {
         if (c.which != M_PHASE) {
             rc = column(&c, keys[c.which], c.which != 0, st, marker_values);

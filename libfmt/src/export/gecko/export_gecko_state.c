@@ -38,7 +38,7 @@ static int marker_name(tfmt_gecko *g, int state, uint32_t *out)
 
 int tfmt__gecko_put_marker(tfmt_gecko *g, gthread *t, const gmarker *m)
 {
-    uint8_t *in = tfmt__spool_room(&t->markers, G_MARKER_MAX);
+    uint8_t *in = tfmt__spool_room(&g->spool, &t->markers, G_MARKER_MAX);
     if (in) {
         tfmt__spool_commit(&t->markers,
                            gmarker_encode(in, m, &t->markers.prev));

@@ -298,6 +298,7 @@ int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
     w.sink = sink;
     tfmt__buf_init(&w.b, g->alloc);
     tfmt__gecko_tables_init(&w.tab, g->alloc);
+    tfmt__buf_init(&w.whole, g->alloc);
     size_t nn = g->nnodes ? g->nnodes : 1;
     w.loc = tfmt__malloc(g->alloc, nn * sizeof *w.loc);
     w.loc_serial = tfmt__calloc(g->alloc, nn, sizeof *w.loc_serial);
@@ -316,6 +317,7 @@ int tfmt_gecko_write(tfmt_gecko *g, tfmt_sink *sink)
         rc = tfmt__gecko_nomem(g);
     tfmt__buf_free(&w.b);
     tfmt__gecko_tables_free(g->alloc, &w.tab);
+    tfmt__buf_free(&w.whole);
     tfmt__free(g->alloc, w.loc);
     tfmt__free(g->alloc, w.loc_serial);
     tfmt__free(g->alloc, w.chain);
