@@ -75,7 +75,7 @@ bench_one() {
     i=0
     while [ $i -lt "$runs" ]; do
         "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/base"
-        "$rec" -v -a --rate "$rate" $rec_args -o "$tmp/out.bin" -- \
+        "$rec" -v -a -f --rate "$rate" $rec_args -o "$tmp/out.bin" -- \
             "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/rec" \
             2>> "$tmp/log"
         i=$((i + 1))
