@@ -149,9 +149,11 @@ static int column(colctx *c, const char *key, bool comma, gstream *st,
     rc |= tfmt__buf_puts(&c->w->b, "\":[");
     c->first = true;
     c->prev = 0;
-    if (rc == TFMT_OK && c->whole)
-        rc = fn(c, (const uint8_t *)c->w->whole.data, c->w->whole.len);
-    else if (rc == TFMT_OK)
+    if (rc == TFMT_OK && c->whole) {
+        /* An empty stream gathers to no buffer at all. */
+        if (c->w->whole.len)
+            rc = fn(c, (const uint8_t *)c->w->whole.data, c->w->whole.len);
+    } else if (rc == TFMT_OK)
         rc = tfmt__spool_each(&c->w->g->spool, st, fn, c);
     return rc ? rc : tfmt__buf_putc(&c->w->b, ']');
 }
