@@ -20,8 +20,9 @@ typedef struct thread_pause {
     int signal; /* a signal it stopped for, delivered again on resume */
 } thread_pause;
 
-/* Stop thread `tid` of the target, waiting at most a few milliseconds. */
-pause_status thread_pause_stop(thread_pause *p, pid_t tid);
+/* Stop thread `tid` of process `pid`, waiting at most a few
+ * milliseconds. */
+pause_status thread_pause_stop(thread_pause *p, pid_t pid, pid_t tid);
 
 /* Let it run again. */
 void thread_pause_resume(thread_pause *p);

@@ -15,6 +15,7 @@
 #include <tachyon/fmt.h>
 
 #include "remote_mem.h"
+#include "thread_pause.h"
 
 uint64_t unwind_u64(const uint8_t *p, uint64_t off)
 {
@@ -197,6 +198,9 @@ int unwind_sample(unwinder *u)
     uint32_t n = 0;
     uint64_t reads0 = rmem_calls();
     u->nthreads = 0;
+    /* Every tick, even one that finds no thread to walk (a process
+     * shutting down): a thread stopped late must not stay stopped. */
+    thread_pause_tidy();
     code_cache_maintain(u->codes);
     int rc = unwind_list(u);
     if (rc == RMEM_OK)

@@ -666,7 +666,7 @@ static int walk_paused(unwinder *u, walk_job *j)
     j->still = false;
     j->failed = true;
     uint64_t t0 = clock_ns(); /* from before the stop: an upper bound */
-    pause_status s = thread_pause_stop(&p, (pid_t)j->t->tid);
+    pause_status s = thread_pause_stop(&p, u->pid, (pid_t)j->t->tid);
     j->want_pause = false;
     if (s == PAUSE_DENIED) {
         u->pause_denied = true;
@@ -709,7 +709,6 @@ int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
 {
     static walk_job *todo[UNWIND_MAX_THREADS];
     uint32_t left = n;
-    thread_pause_tidy();
     for (uint32_t i = 0; i < n; i++) {
         todo[i] = &jobs[i];
         init_job(u, &jobs[i]);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -41,8 +42,11 @@ static unsigned long long now_ns(void)
 }
 
 /* 1: stopped (its signal in *sig, 0 for the interrupt or a group stop),
- * 0: not yet, -1: exited or gone. */
-static int poll_stop(pid_t tid, int *sig)
+ * 0: not yet, -1: exited or gone. A thread of process `pid` that exited
+ * while seized waits for its tracer to reap it, and until it is, the
+ * process's own exit is never reported: it is reaped here. The main
+ * thread's exit is the process's, left for whoever waits for that. */
+static int poll_stop(pid_t pid, pid_t tid, int *sig)
 {
     siginfo_t si;
     memset(&si, 0, sizeof si);
@@ -51,9 +55,12 @@ static int poll_stop(pid_t tid, int *sig)
         return -1;
     if (si.si_pid == 0)
         return 0;
-    if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED)
-        return -1; /* an exit: left for whoever waits for it */
     int status;
+    if (si.si_code != CLD_TRAPPED && si.si_code != CLD_STOPPED) {
+        if (tid != pid)
+            waitpid(tid, &status, WNOHANG | __WALL);
+        return -1;
+    }
     if (waitpid(tid, &status, WNOHANG | __WALL) != tid || !WIFSTOPPED(status))
         return -1;
     /* A signal-delivery stop carries the signal; an interrupt or a
@@ -65,12 +72,14 @@ static int poll_stop(pid_t tid, int *sig)
 /* Threads seized that did not stop in time: each stops when it leaves
  * its uninterruptible sleep, and must then be let go. */
 #define MAX_LINGERING 16
-static pid_t lingering[MAX_LINGERING];
+static pid_t lingering[MAX_LINGERING], lingering_pid[MAX_LINGERING];
 static int nlingering;
 
 static void drop_lingering(int i)
 {
-    lingering[i] = lingering[--nlingering];
+    nlingering--;
+    lingering[i] = lingering[nlingering];
+    lingering_pid[i] = lingering_pid[nlingering];
 }
 
 /* Let go of lingering threads that stopped or exited meanwhile; the
@@ -79,7 +88,7 @@ static int tidy_lingering(pid_t tid)
 {
     int found = -1;
     for (int i = nlingering; i-- > 0;) {
-        int sig = 0, r = poll_stop(lingering[i], &sig);
+        int sig = 0, r = poll_stop(lingering_pid[i], lingering[i], &sig);
         if (r > 0)
             ptrace(PTRACE_DETACH, lingering[i], NULL, (void *)(long)sig);
         if (r != 0)
@@ -90,11 +99,29 @@ static int tidy_lingering(pid_t tid)
     return found;
 }
 
-static pause_status seize_error(void)
+/* Whether thread `tid` of `pid` is exiting or gone (the kernel refuses
+ * to attach to one with EPERM, as it refuses a tracer it does not
+ * permit). */
+static bool exiting(pid_t pid, pid_t tid)
 {
-    if (errno == ESRCH)
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return true;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *paren = strrchr(buf, ')');
+    return !paren || paren[1] != ' ' || paren[2] == 'Z' || paren[2] == 'X';
+}
+
+static pause_status seize_error(pid_t pid, pid_t tid)
+{
+    int e = errno;
+    if (e == ESRCH || (e == EPERM && exiting(pid, tid)))
         return PAUSE_GONE;
-    if (errno == EPERM || errno == ENOSYS || errno == EIO)
+    if (e == EPERM || e == ENOSYS || e == EIO)
         return PAUSE_DENIED;
     return PAUSE_SYSTEM;
 }
@@ -105,7 +132,7 @@ void thread_pause_tidy(void)
         tidy_lingering(0);
 }
 
-pause_status thread_pause_stop(thread_pause *p, pid_t tid)
+pause_status thread_pause_stop(thread_pause *p, pid_t pid, pid_t tid)
 {
     p->tid = tid;
     p->signal = 0;
@@ -114,15 +141,17 @@ pause_status thread_pause_stop(thread_pause *p, pid_t tid)
     if (nlingering == MAX_LINGERING)
         return PAUSE_GONE; /* until some of them stop */
     if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
-        return seize_error();
+        return seize_error(pid, tid);
     if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
-        ptrace(PTRACE_DETACH, tid, NULL, NULL);
+        /* Exiting: its exit is reaped by thread_pause_tidy. */
+        lingering_pid[nlingering] = pid;
+        lingering[nlingering++] = tid;
         return PAUSE_GONE;
     }
     unsigned long long deadline = now_ns() + STOP_WAIT_NS;
     struct timespec step = {0, 5 * 1000};
     for (;;) {
-        int r = poll_stop(tid, &p->signal);
+        int r = poll_stop(pid, tid, &p->signal);
         if (r > 0)
             return PAUSE_OK;
         if (r < 0)
@@ -135,6 +164,7 @@ pause_status thread_pause_stop(thread_pause *p, pid_t tid)
     }
     /* A running tracee cannot be detached: it is let go when it stops
      * (thread_pause_tidy, at every sample) or when the recorder exits. */
+    lingering_pid[nlingering] = pid;
     lingering[nlingering++] = tid;
     return PAUSE_GONE;
 }
