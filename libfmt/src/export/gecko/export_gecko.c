@@ -67,6 +67,7 @@ int tfmt_gecko_new(tfmt_gecko **out, const tfmt_profile_options *filter)
     tfmt__buf_init(&g->strbuf, a);
     tfmt__idset_init(&g->str_set, a);
     tfmt__idset_init(&g->thread_set, a);
+    tfmt__idset_init(&g->node_set, a);
     g->spool.alloc = a;
     tfmt__buf_init(&g->spool.rd, a);
     g->interval = 1.0;

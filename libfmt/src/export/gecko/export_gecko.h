@@ -314,8 +314,7 @@ struct tfmt_gecko {
     /* the stack tree (export_gecko_tree.c) */
     gnode *nodes;
     size_t nnodes, capnodes;
-    uint32_t *node_slots; /* open addressing: node id + 1, 0 empty */
-    size_t node_cap;
+    tfmt_idset node_set; /* node ids by hash of (frame, prefix) */
     uint32_t root_child_frame, root_child; /* gnode.child_* of the root */
     uint32_t *fname; /* per tab frame: global string of its function's
                         name once interned, else TFMT_NO_ID */

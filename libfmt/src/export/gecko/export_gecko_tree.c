@@ -36,58 +36,30 @@ static int names(tfmt_gecko *g, uint32_t f)
     return rc;
 }
 
-static size_t home(const tfmt_gecko *g, uint32_t frame, uint32_t prefix)
-{
-    uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
-    return (size_t)h & (g->node_cap - 1);
-}
-
-static int grow_slots(tfmt_gecko *g)
-{
-    size_t ncap = g->node_cap ? g->node_cap * 2 : 1024;
-    uint32_t *ns = tfmt__calloc(g->alloc, ncap, sizeof *ns);
-    if (!ns)
-        return tfmt__gecko_nomem(g);
-    tfmt__free(g->alloc, g->node_slots);
-    g->node_slots = ns;
-    g->node_cap = ncap;
-    for (size_t id = 0; id < g->nnodes; id++) {
-        size_t i = home(g, g->nodes[id].frame, g->nodes[id].prefix);
-        while (ns[i] != 0)
-            i = (i + 1) & (ncap - 1);
-        ns[i] = (uint32_t)id + 1;
-    }
-    return TFMT_OK;
-}
-
-/* The node (frame, prefix), made if new. */
+/* The node (frame, prefix), made if new. (frame, prefix) is the key and
+ * its mix a bijection, so the hash alone finds it, as for the per-thread
+ * stacks of export_gecko_tables.c. */
 static int find_node(tfmt_gecko *g, uint32_t frame, uint32_t prefix,
                      uint32_t *out)
 {
-    size_t mask = g->node_cap - 1, i = g->node_cap ? home(g, frame, prefix) : 0;
-    for (; g->node_cap && g->node_slots[i] != 0; i = (i + 1) & mask) {
-        const gnode *n = &g->nodes[g->node_slots[i] - 1];
-        if (n->frame == frame && n->prefix == prefix) {
-            *out = g->node_slots[i] - 1;
-            return TFMT_OK;
-        }
+    uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
+    uint32_t id = tfmt__idset_find_key(&g->node_set, h);
+    if (id != UINT32_MAX) {
+        *out = id;
+        return TFMT_OK;
     }
     if (g->nnodes >= UINT32_MAX - 1 ||
         tfmt__grow(g->alloc, (void **)&g->nodes, &g->capnodes, g->nnodes + 1,
                    sizeof *g->nodes) != TFMT_OK)
         return tfmt__gecko_nomem(g);
-    uint32_t id = (uint32_t)g->nnodes++;
+    id = (uint32_t)g->nnodes++;
     gnode *n = &g->nodes[id];
     n->frame = frame;
     n->prefix = prefix;
     n->child_frame = n->child = TFMT_NO_ID;
     *out = id;
-    if (g->nnodes * 2 > g->node_cap) /* load at most 1/2; places it too */
-        return grow_slots(g);
-    i = home(g, frame, prefix);
-    while (g->node_slots[i] != 0)
-        i = (i + 1) & mask;
-    g->node_slots[i] = id + 1;
+    if (tfmt__idset_insert(&g->node_set, h, id) != TFMT_OK)
+        return tfmt__gecko_nomem(g);
     return TFMT_OK;
 }
 
@@ -158,10 +130,9 @@ int tfmt__gecko_stack(tfmt_gecko *g, gthread *t, const uint32_t *stack,
 void tfmt__gecko_tree_free(tfmt_gecko *g)
 {
     tfmt__free(g->alloc, g->nodes);
-    tfmt__free(g->alloc, g->node_slots);
+    tfmt__idset_free(&g->node_set);
     tfmt__free(g->alloc, g->fname);
     g->nodes = NULL;
-    g->node_slots = NULL;
     g->fname = NULL;
-    g->nnodes = g->capnodes = g->node_cap = g->capfname = 0;
+    g->nnodes = g->capnodes = g->capfname = 0;
 }
