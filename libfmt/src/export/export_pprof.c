@@ -13,9 +13,8 @@
  * memory is bounded by unique frames and paths. gzip goes through
  * libarchive's raw-format gzip filter (no timestamp: reproducible).
  */
-#include <archive.h>
-#include <archive_entry.h>
 
+#include "archive_lazy.h"
 #include "export_internal.h"
 #include "export_pbuf.h"
 
@@ -54,24 +53,27 @@ static la_ssize_t gz_write(struct archive *a, void *ctx, const void *buf,
 
 static int gz_open(xctx *c)
 {
-    c->ar = archive_write_new();
+    if (tfmt__archive_load(NULL) != TFMT_OK)
+        return TFMT_EIO;
+    c->ar = tfmt__ar()->archive_write_new();
     if (!c->ar)
         return TFMT_ENOMEM;
     struct archive_entry *e = NULL;
-    int ok = archive_write_add_filter_gzip(c->ar) == ARCHIVE_OK &&
-             archive_write_set_format_raw(c->ar) == ARCHIVE_OK &&
-             archive_write_set_bytes_in_last_block(c->ar, 1) == ARCHIVE_OK &&
-             archive_write_set_filter_option(c->ar, "gzip", "timestamp",
-                                             NULL) == ARCHIVE_OK &&
-             archive_write_open2(c->ar, c, NULL, gz_write, NULL, NULL) ==
+    int ok = tfmt__ar()->archive_write_add_filter_gzip(c->ar) == ARCHIVE_OK &&
+             tfmt__ar()->archive_write_set_format_raw(c->ar) == ARCHIVE_OK &&
+             tfmt__ar()->archive_write_set_bytes_in_last_block(c->ar, 1) ==
                  ARCHIVE_OK &&
-             (e = archive_entry_new()) != NULL;
+             tfmt__ar()->archive_write_set_filter_option(
+                 c->ar, "gzip", "timestamp", NULL) == ARCHIVE_OK &&
+             tfmt__ar()->archive_write_open2(c->ar, c, NULL, gz_write, NULL,
+                                             NULL) == ARCHIVE_OK &&
+             (e = tfmt__ar()->archive_entry_new()) != NULL;
     if (ok) {
-        archive_entry_set_pathname(e, "profile.pb");
-        archive_entry_set_filetype(e, AE_IFREG);
-        ok = archive_write_header(c->ar, e) == ARCHIVE_OK;
+        tfmt__ar()->archive_entry_set_pathname(e, "profile.pb");
+        tfmt__ar()->archive_entry_set_filetype(e, AE_IFREG);
+        ok = tfmt__ar()->archive_write_header(c->ar, e) == ARCHIVE_OK;
     }
-    archive_entry_free(e);
+    tfmt__ar()->archive_entry_free(e);
     return ok ? TFMT_OK : TFMT_EIO;
 }
 
@@ -82,7 +84,7 @@ static int emit(xctx *c, bool all)
         return TFMT_OK;
     int rc = TFMT_OK;
     if (c->ar) {
-        if (archive_write_data(c->ar, c->out.data, c->out.len) < 0)
+        if (tfmt__ar()->archive_write_data(c->ar, c->out.data, c->out.len) < 0)
             rc = TFMT_EIO;
     } else if (tfmt_sink_write(c->sink, c->out.data, c->out.len) != TFMT_OK) {
         c->io_failed = true;
@@ -274,7 +276,8 @@ static int write_all(xctx *c)
         rc = put_trailer(c);
     if (rc == TFMT_OK)
         rc = emit(c, true);
-    if (rc == TFMT_OK && c->ar && archive_write_close(c->ar) != ARCHIVE_OK)
+    if (rc == TFMT_OK && c->ar &&
+        tfmt__ar()->archive_write_close(c->ar) != ARCHIVE_OK)
         rc = TFMT_EIO;
     return rc;
 }
@@ -298,7 +301,7 @@ static void free_all(xctx *c)
 {
     const tfmt_allocator *a = c->p->alloc;
     if (c->ar)
-        archive_write_free(c->ar);
+        tfmt__ar()->archive_write_free(c->ar);
     tfmt__free(a, c->floc);
     tfmt__free(a, c->ffunc);
     tfmt__free(a, c->pstr);
@@ -333,8 +336,8 @@ int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
         rc = tfmt__xfail(p, rc, sink);
     else if (rc == TFMT_EIO)
         rc = tfmt__error(&p->err, TFMT_EIO, "gzip: %s",
-                         c.ar && archive_error_string(c.ar)
-                             ? archive_error_string(c.ar)
+                         c.ar && tfmt__ar()->archive_error_string(c.ar)
+                             ? tfmt__ar()->archive_error_string(c.ar)
                              : "failed");
     else if (rc != TFMT_OK)
         rc = tfmt__xfail(p, TFMT_ENOMEM, NULL);

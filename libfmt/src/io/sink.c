@@ -11,8 +11,6 @@
  * pipe, or compressed output), the bytes go to an unlinked spool file that
  * is copied into the destination at finish.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +21,7 @@
 #endif
 #include <unistd.h>
 
+#include "archive_lazy.h"
 #include "sink_tmp.h"
 
 #define SINK_BUF ((size_t)256 * 1024)
@@ -66,8 +65,8 @@ static int sink_errno(tfmt_sink *sink, int e)
 
 static int archive_fail(tfmt_sink *sink)
 {
-    int e = archive_errno(sink->ar);
-    const char *s = archive_error_string(sink->ar);
+    int e = tfmt__ar()->archive_errno(sink->ar);
+    const char *s = tfmt__ar()->archive_error_string(sink->ar);
     if (e > 0 && e != EINVAL && e != EILSEQ)
         return sink_errno(sink, e);
     return sink_fail(sink, TFMT_EIO, s ? s : "compression failed");
@@ -108,7 +107,7 @@ static la_ssize_t archive_write_cb(struct archive *ar, void *ctx,
         return (la_ssize_t)n;
     int e = write_fd(sink->out_fd, buf, n);
     if (e) {
-        archive_set_error(ar, e, "write error");
+        tfmt__ar()->archive_set_error(ar, e, "write error");
         return -1;
     }
     return (la_ssize_t)n;
@@ -122,7 +121,7 @@ static int deliver(tfmt_sink *sink, const uint8_t *p, size_t n)
         return e ? sink_errno(sink, e) : TFMT_OK;
     }
     while (n > 0) {
-        la_ssize_t w = archive_write_data(sink->ar, p, n);
+        la_ssize_t w = tfmt__ar()->archive_write_data(sink->ar, p, n);
         if (w <= 0)
             return archive_fail(sink);
         p += w;
@@ -255,29 +254,33 @@ static const char *filter_for(const char *path)
 
 static int archive_setup(tfmt_sink *sink, const char *filter)
 {
-    struct archive *ar = archive_write_new();
+    int rc = tfmt__archive_load(&sink->err);
+    if (rc != TFMT_OK)
+        return sink->status = rc;
+    struct archive *ar = tfmt__ar()->archive_write_new();
     sink->ar = ar;
     if (!ar)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
-    if (archive_write_add_filter_by_name(ar, filter) != ARCHIVE_OK ||
-        archive_write_set_format_raw(ar) != ARCHIVE_OK ||
-        archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK)
+    if (tfmt__ar()->archive_write_add_filter_by_name(ar, filter) !=
+            ARCHIVE_OK ||
+        tfmt__ar()->archive_write_set_format_raw(ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_write_set_bytes_in_last_block(ar, 1) != ARCHIVE_OK)
         return archive_fail(sink);
     /* no mtime in the gzip header: two runs give identical bytes */
     if (strcmp(filter, "gzip") == 0 &&
-        archive_write_set_filter_option(ar, "gzip", "timestamp", NULL) !=
-            ARCHIVE_OK)
+        tfmt__ar()->archive_write_set_filter_option(ar, "gzip", "timestamp",
+                                                    NULL) != ARCHIVE_OK)
         return archive_fail(sink);
-    if (archive_write_open2(ar, sink, NULL, archive_write_cb, NULL, NULL) !=
-        ARCHIVE_OK)
+    if (tfmt__ar()->archive_write_open2(ar, sink, NULL, archive_write_cb, NULL,
+                                        NULL) != ARCHIVE_OK)
         return archive_fail(sink);
-    struct archive_entry *entry = archive_entry_new();
+    struct archive_entry *entry = tfmt__ar()->archive_entry_new();
     if (!entry)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
-    archive_entry_set_pathname(entry, "data");
-    archive_entry_set_filetype(entry, AE_IFREG);
-    int r = archive_write_header(ar, entry);
-    archive_entry_free(entry);
+    tfmt__ar()->archive_entry_set_pathname(entry, "data");
+    tfmt__ar()->archive_entry_set_filetype(entry, AE_IFREG);
+    int r = tfmt__ar()->archive_write_header(ar, entry);
+    tfmt__ar()->archive_entry_free(entry);
     return r == ARCHIVE_OK ? TFMT_OK : archive_fail(sink);
 }
 
@@ -481,7 +484,7 @@ static int finish_output(tfmt_sink *sink)
     if (rc == TFMT_OK && sink->spool_fd >= 0)
         rc = spool_drain(sink);
     if (rc == TFMT_OK && sink->ar &&
-        archive_write_close(sink->ar) != ARCHIVE_OK)
+        tfmt__ar()->archive_write_close(sink->ar) != ARCHIVE_OK)
         rc = archive_fail(sink);
     if (rc != TFMT_OK || !sink->own_out || sink->has_tmp)
         return rc;
@@ -523,7 +526,7 @@ void tfmt_sink_free(tfmt_sink *sink)
     if (sink->ar) {
         /* a failed run must not end a pipe with a valid trailer */
         sink->discard = true;
-        archive_write_free(sink->ar);
+        tfmt__ar()->archive_write_free(sink->ar);
     }
     if (sink->spool_fd >= 0)
         close(sink->spool_fd);

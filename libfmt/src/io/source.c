@@ -8,8 +8,6 @@
  * text). A stream that must be read at random is spooled to an unlinked
  * temporary file, so memory stays bounded whatever the input size.
  */
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive_lazy.h"
 #include "io_internal.h"
 
 #define ARCHIVE_BLOCK ((size_t)128 * 1024)
@@ -131,7 +130,7 @@ void tfmt_source_free(tfmt_source *src)
         return;
     tfmt_allocator alloc = src->alloc;
     if (src->ar)
-        archive_read_free(src->ar);
+        tfmt__ar()->archive_read_free(src->ar);
     if (src->own_fd && src->fd >= 0)
         close(src->fd);
     tfmt__free(&alloc, src->head);
@@ -181,8 +180,8 @@ static bool is_truncation(const char *s)
  */
 static int archive_fail(tfmt_source *src, uint64_t at, tfmt_error *err)
 {
-    const char *s = archive_error_string(src->ar);
-    int e = archive_errno(src->ar);
+    const char *s = tfmt__ar()->archive_error_string(src->ar);
+    int e = tfmt__ar()->archive_errno(src->ar);
     if (e == ENOMEM)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     if (e > 0 && e != EILSEQ && e != EINVAL)
@@ -245,7 +244,7 @@ static la_ssize_t stream_read_cb(struct archive *ar, void *ctx,
         n = read(src->fd, src->rbuf, ARCHIVE_BLOCK);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
-        archive_set_error(ar, errno, "read error");
+        tfmt__ar()->archive_set_error(ar, errno, "read error");
         return -1;
     }
     src->in_bytes += (uint64_t)n;
@@ -261,16 +260,19 @@ static la_ssize_t stream_read_cb(struct archive *ar, void *ctx,
 
 static int stream_setup(tfmt_source *src, tfmt_error *err)
 {
-    src->ar = archive_read_new();
+    int rc = tfmt__archive_load(err);
+    if (rc != TFMT_OK)
+        return rc;
+    src->ar = tfmt__ar()->archive_read_new();
     src->rbuf = tfmt__malloc(&src->alloc, ARCHIVE_BLOCK);
     if (!src->ar || !src->rbuf)
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
-    if (archive_read_support_filter_gzip(src->ar) != ARCHIVE_OK ||
-        archive_read_support_filter_zstd(src->ar) != ARCHIVE_OK ||
-        archive_read_support_filter_xz(src->ar) != ARCHIVE_OK ||
-        archive_read_support_filter_bzip2(src->ar) != ARCHIVE_OK ||
-        archive_read_support_format_raw(src->ar) != ARCHIVE_OK ||
-        archive_read_support_format_empty(src->ar) != ARCHIVE_OK)
+    if (tfmt__ar()->archive_read_support_filter_gzip(src->ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_read_support_filter_zstd(src->ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_read_support_filter_xz(src->ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_read_support_filter_bzip2(src->ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_read_support_format_raw(src->ar) != ARCHIVE_OK ||
+        tfmt__ar()->archive_read_support_format_empty(src->ar) != ARCHIVE_OK)
         return archive_fail(src, AT_UNKNOWN, err);
     return TFMT_OK;
 }
@@ -282,12 +284,12 @@ static int stream_open(tfmt_source *src, tfmt_error *err)
     if (rc != TFMT_OK)
         return rc;
     src->kind = SRC_STREAM;
-    if (archive_read_open(src->ar, src, NULL, stream_read_cb, NULL) !=
-        ARCHIVE_OK)
+    if (tfmt__ar()->archive_read_open(src->ar, src, NULL, stream_read_cb,
+                                      NULL) != ARCHIVE_OK)
         return archive_fail(src, AT_UNKNOWN, err);
-    src->compression = filter_name(archive_filter_code(src->ar, 0));
+    src->compression = filter_name(tfmt__ar()->archive_filter_code(src->ar, 0));
     struct archive_entry *entry;
-    int r = archive_read_next_header(src->ar, &entry);
+    int r = tfmt__ar()->archive_read_next_header(src->ar, &entry);
     if (r == ARCHIVE_EOF)
         src->eof = true;
     else if (r != ARCHIVE_OK)
@@ -393,7 +395,7 @@ static int stream_fill(tfmt_source *src, uint64_t at, tfmt_error *err)
         const void *p;
         size_t n;
         la_int64_t off;
-        int r = archive_read_data_block(src->ar, &p, &n, &off);
+        int r = tfmt__ar()->archive_read_data_block(src->ar, &p, &n, &off);
         if (r == ARCHIVE_EOF) {
             src->eof = true;
         } else if (r != ARCHIVE_OK) {
@@ -601,7 +603,7 @@ static int stream_spool(tfmt_source *src, tfmt_error *err)
         close(fd);
         return stream_fail(src, rc, err, "input could not be spooled");
     }
-    archive_read_free(src->ar);
+    tfmt__ar()->archive_read_free(src->ar);
     src->ar = NULL;
     tfmt__free(&src->alloc, src->rbuf);
     src->rbuf = NULL;
