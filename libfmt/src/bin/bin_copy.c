@@ -4,22 +4,7 @@
  * interned as CPython's writer would have, so a zstd log copied into an
  * uncompressed writer equals the CPython-written uncompressed log.
  */
-#include "bin_internal.h"
-#include "bin_writer.h"
-
-typedef struct copier {
-    tfmt_bin_reader *r;
-    tfmt_bin_writer *w;
-    uint32_t *map; /* reader frame -> writer frame, lazy */
-    uint32_t nframes;
-    uint32_t base; /* writer frames that predate the copy */
-    uint32_t *wt;  /* reader thread -> writer thread, or
-                      UINT32_MAX before its first sample */
-    size_t nwt, capwt;
-    bool pending;        /* the last batch was a REPEAT of: */
-    uint32_t pending_ti; /* (a writer thread index) */
-    uint32_t fresh[TFMT_MAX_DEPTH];
-} copier;
+#include "bin_copy.h"
 
 static int copy_string(copier *c, uint32_t index, uint32_t *out)
 {
@@ -36,7 +21,7 @@ static int copy_string(copier *c, uint32_t index, uint32_t *out)
  * source frames that read back equal (CPython keeps an end value of -1
  * apart from end == start) stay two entries.
  */
-static int map_frame(copier *c, uint32_t index)
+int tfmt__copy_map_frame(copier *c, uint32_t index)
 {
     const tfmt_frame *src = tfmt_bin_frame(c->r, index);
     if (!src || index >= c->nframes)
@@ -48,43 +33,6 @@ static int map_frame(copier *c, uint32_t index)
         rc = copy_string(c, src->funcname, &f.funcname);
     if (rc == TFMT_OK)
         rc = tfmt__bw_frame_intern(c->w, &f, c->base, &c->map[index]);
-    return rc;
-}
-
-/*
- * Map the frames at [keep, depth) of a root-first stack into c->fresh,
- * interning unseen ones innermost first (CPython's order; the frames
- * before `keep` were mapped with an earlier sample).
- */
-static int map_tail(copier *c, const tfmt_sample *s, uint32_t keep)
-{
-    for (uint32_t i = s->depth; i-- > keep;) {
-        uint32_t idx = s->stack[i];
-        if (idx >= c->nframes || c->map[idx] == UINT32_MAX) {
-            int rc = map_frame(c, idx);
-            if (rc != TFMT_OK)
-                return rc;
-        }
-        c->fresh[i - keep] = c->map[idx];
-    }
-    return TFMT_OK;
-}
-
-/*
- * The source wrote each REPEAT record at the moment it appears in the
- * file. Write the copy's group there too: once a REPEAT batch of one
- * thread is followed by anything but more REPEATs of that thread (two
- * adjacent records of one thread were split by the 16 KiB rule, which
- * the writer re-applies by itself).
- */
-static int place_repeats(copier *c, const tfmt_sample *s, uint32_t ti)
-{
-    bool same = s && s->encoding == TFMT_ENC_REPEAT && ti == c->pending_ti;
-    int rc = TFMT_OK;
-    if (c->pending && !same)
-        rc = tfmt__bw_flush_index(c->w, c->pending_ti);
-    c->pending = s && s->encoding == TFMT_ENC_REPEAT;
-    c->pending_ti = ti;
     return rc;
 }
 
@@ -122,10 +70,10 @@ static int copy_batch(copier *c, const tfmt_sample *s)
     if (s->depth > TFMT_MAX_DEPTH)
         return tfmt__error(&c->w->err, TFMT_EFORMAT, "stack too deep");
     uint32_t ti;
-    bool first;
+    bool first = false;
     int rc = writer_thread(c, s, &ti, &first);
     if (rc == TFMT_OK)
-        rc = place_repeats(c, s, ti);
+        rc = tfmt__copy_place_repeats(c, s->encoding == TFMT_ENC_REPEAT, ti);
     if (rc != TFMT_OK)
         return rc;
     size_t len;
@@ -139,7 +87,7 @@ static int copy_batch(copier *c, const tfmt_sample *s)
                                s->status);
     uint32_t keep = first ? 0 : s->unchanged;
     keep = keep < s->depth ? keep : s->depth;
-    rc = map_tail(c, s, keep);
+    rc = tfmt__copy_map_tail(c, s->stack, s->depth, keep);
     if (rc == TFMT_OK)
         rc = tfmt__bw_sample_tail(c->w, ti, s->timestamps[0],
                                   st ? st[0] : s->status, keep, c->fresh,
@@ -153,8 +101,12 @@ static int copy_batch(copier *c, const tfmt_sample *s)
 static int copy_all(copier *c)
 {
     for (;;) {
+        /* Whole records while it can, then one batch the slow way. */
+        int rc = tfmt__copy_fast(c);
+        if (rc != TFMT_OK)
+            return rc;
         const tfmt_sample *s = NULL;
-        int rc = tfmt_bin_next(c->r, &s);
+        rc = tfmt_bin_next(c->r, &s);
         if (rc == TFMT_DONE)
             break;
         if (rc != TFMT_OK)
@@ -163,7 +115,7 @@ static int copy_all(copier *c)
         if (rc != TFMT_OK)
             return rc;
     }
-    int rc = place_repeats(c, NULL, 0);
+    int rc = tfmt__copy_place_repeats(c, false, 0);
     const tfmt_info *info = tfmt_bin_info(c->r);
     if (rc == TFMT_OK && info->stats.present)
         rc = tfmt_bin_writer_stats(c->w, &info->stats);

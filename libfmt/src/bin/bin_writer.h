@@ -144,6 +144,15 @@ int tfmt__bw_repeat(tfmt_bin_writer *w, uint32_t ti, const uint64_t *ts,
 int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
                         size_t len, uint32_t n, uint64_t last);
 /*
+ * tfmt__bw_repeat_raw for a caller that knows the group ends with these
+ * pairs (the copy, which sees that the next record is not a REPEAT of
+ * the same thread): with no group open and the pairs within CPython's
+ * 16 KiB, they are written at once as the REPEAT record that the group
+ * would become, and *done is set; otherwise nothing happens.
+ */
+int tfmt__bw_repeat_group(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
+                          size_t len, uint32_t n, uint64_t last, bool *done);
+/*
  * One sample of thread `ti`: its previous stack with the frames from
  * `keep` on replaced by fresh[0 .. depth - keep) (writer frame ids, root
  * first); depth is at most TFMT_MAX_DEPTH, and the caller knows the first

@@ -332,6 +332,29 @@ int tfmt__bw_repeat_raw(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
     return rc != TFMT_OK && w->failed ? w->failed : rc;
 }
 
+int tfmt__bw_repeat_group(tfmt_bin_writer *w, uint32_t ti, const uint8_t *raw,
+                          size_t len, uint32_t n, uint64_t last, bool *done)
+{
+    tfmt_bw_thread *t = &w->threads[ti];
+    *done = false;
+    /* An open group, or pairs past CPython's cut: tfmt__bw_repeat_raw. */
+    if (!is_open(w) || t->pending_count || n > UINT64_MAX - w->samples ||
+        len > TFMT_BW_RLE_SIZE - TFMT_BW_RLE_ENTRY + 2)
+        return TFMT_OK;
+    uint8_t head[TFMT_BW_RECORD_HEAD + 5];
+    size_t h = record_head(head, t, TFMT_ENC_REPEAT);
+    h += tfmt__varint_encode(head + h, n);
+    int rc = tfmt__bw_put(w, head, h);
+    if (rc == TFMT_OK)
+        rc = tfmt__bw_put(w, raw, len);
+    w->counts.records[TFMT_ENC_REPEAT]++;
+    w->counts.repeat_samples += n;
+    w->samples += n;
+    t->prev_ts = last;
+    *done = true;
+    return rc;
+}
+
 /* The first frame at or after `from` where the stacks differ. */
 static uint32_t common_root(const tfmt_bw_thread *t, uint32_t from,
                             const uint32_t *fresh, uint32_t depth)
