@@ -37,6 +37,7 @@ typedef struct conv_options {
     /* viewer formats and filters (conv_view.c) */
     const char *title; /* --title (svg, html) */
     const char *top;   /* --top N (top) */
+    const char *jobs;  /* --jobs N: threads for a big log */
     int per_thread;    /* --per-thread (top) */
     cli_list include, exclude, rewrite, threads;
     const char *drop; /* "samples" (default) or "frames" */
@@ -68,6 +69,7 @@ typedef struct conv_job {
     int compression; /* tfmt_compression, or -1: keep input's */
     conv_filter *filter;
     uint32_t top_n;       /* --top, 0: default */
+    uint32_t jobs;        /* --jobs, 0: one per CPU for big logs */
     tfmt_bin_options bin; /* --max-threads; no callbacks */
 } conv_job;
 

@@ -142,8 +142,10 @@ int conv_text(const conv_job *job)
 
     if (!fingerprints || tfmt_profile_new(&p, &job->filter->popts) < 0)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
-    if (code == CLI_EXIT_OK)
+    if (code == CLI_EXIT_OK) {
+        tfmt_profile_set_threads(p, job->jobs);
         code = add_inputs(p, job, fingerprints);
+    }
     if (code == CLI_EXIT_OK) {
         tfmt_filter_report r;
         tfmt_profile_filter_report(p, &r);

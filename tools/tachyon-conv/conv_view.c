@@ -29,15 +29,16 @@ bool conv_takes_jsonl(conv_format f)
            f == CONV_HEATMAP;
 }
 
-static int parse_count(const char *s, uint32_t *out)
+static int parse_count(const char *s, const char *opt, unsigned long max,
+                       uint32_t *out)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > 1000000)
-        return cli_usage("option '--top' needs a count from 1 to 1000000, "
+    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > max)
+        return cli_usage("option '--%s' needs a count from 1 to %lu, "
                          "not '%s'",
-                         s);
+                         opt, max, s);
     *out = (uint32_t)v;
     return CLI_EXIT_OK;
 }
@@ -72,7 +73,11 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
                          "pstats");
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
-    return o->top ? parse_count(o->top, &job->top_n) : CLI_EXIT_OK;
+    int code =
+        o->jobs ? parse_count(o->jobs, "jobs", 64, &job->jobs) : CLI_EXIT_OK;
+    if (code == CLI_EXIT_OK && o->top)
+        code = parse_count(o->top, "top", 1000000, &job->top_n);
+    return code;
 }
 
 static int add_rules(tfmt_match *m, tfmt_match_kind kind, const cli_list *l,

@@ -63,6 +63,8 @@ static const cli_option options[] = {
      "heatmap: look for the sources below DIR too", "DIR", NULL},
     {"path-map", 0, CLI_ARG_REPEATABLE, &opts.path_maps,
      "heatmap: sources recorded under FROM are under TO", "FROM=TO", NULL},
+    {"jobs", 'j', CLI_ARG_REQUIRED, &opts.jobs,
+     "read a big log on N threads (default: one per CPU)", "N", NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
     CLI_READER_OPTIONS(opts.reader),
     {"quiet", 'q', CLI_ARG_NONE, &opts.quiet,
@@ -124,6 +126,12 @@ static const char epilog[] =
     "synthetic \"<truncated>\" frame; jsonl, collapsed and pstats stay\n"
     "CPython's. --no-lines merges the lines of each function (viewer\n"
     "formats only).\n"
+    "\n"
+    "Threads (-j): an uncompressed binary log of 64 MiB or more is read on\n"
+    "one thread per CPU by default, any size with -j N (N > 1), one thread\n"
+    "with -j 1. The output is the same bytes either way. Logs read whole\n"
+    "anyway: compressed ones, and every log for bin, gecko, speedscope,\n"
+    "clickhouse or with a filter (they need the samples in order).\n"
     "\n"
     "Without --run-id, the JSONL run id is the input's fingerprint (a hash\n"
     "of its header, footer, string and frame tables and size), so the same\n"

@@ -90,6 +90,14 @@ typedef struct tfmt_bin_stream {
 int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
                           const tfmt_info *info, const tfmt_allocator *a,
                           tfmt_error *err);
+/*
+ * A stream of region bytes [from, to) only (offsets in the region): the
+ * parts of a region that several threads decode. `from` must be 0 when
+ * the region is compressed.
+ */
+int tfmt__bin_stream_open_range(tfmt_bin_stream *s, tfmt_source *src,
+                                uint64_t from, uint64_t to, bool zstd,
+                                const tfmt_allocator *a, tfmt_error *err);
 int tfmt__bin_stream_fill(tfmt_bin_stream *s, size_t need, tfmt_error *err);
 void tfmt__bin_stream_close(tfmt_bin_stream *s);
 

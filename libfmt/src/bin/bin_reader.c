@@ -41,6 +41,8 @@ static int rec_fail(tfmt_bin_reader *r, int code, int check,
 static void region_note(tfmt_bin_reader *r, bool *done, tfmt_note kind,
                         uint64_t region_off, const char *msg)
 {
+    if (r->slice)
+        r->odd = true;
     if (*done || !r->opts.on_note)
         return;
     *done = true;
@@ -57,11 +59,16 @@ static void region_note(tfmt_bin_reader *r, bool *done, tfmt_note kind,
  * A timestamp past INT64_MAX: deltas that overflow a signed clock. CPython
  * reads timestamps as unsigned and so do we; validate warns.
  */
-static void ts_check(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts)
+static void ts_check(tfmt_bin_reader *r, uint64_t region_off, uint64_t ts,
+                     uint64_t delta)
 {
     char msg[128];
-    if (ts <= INT64_MAX || r->noted_ts)
+    if ((ts | (delta & r->dmask)) <= INT64_MAX || r->noted_ts)
         return;
+    if (r->slice) {
+        r->odd = true;
+        return;
+    }
     snprintf(msg, sizeof msg,
              "timestamp %llu us is past 2^63-1: the "
              "deltas overflow a signed clock (read as unsigned, as CPython "
@@ -269,7 +276,8 @@ void tfmt_bin_free(tfmt_bin_reader *r)
     tfmt__free(r->alloc, r->threads);
     tfmt__tidmap_free(&r->thread_map);
     tfmt__bin_stream_close(&r->stream);
-    tfmt__bin_free_tables(&r->tables);
+    if (!r->slice)
+        tfmt__bin_free_tables(&r->tables);
     tfmt__free(r->alloc, r);
 }
 
@@ -396,7 +404,7 @@ static int decode_delta_record(tfmt_bin_reader *r, uint32_t ti, uint8_t enc,
         return rc;
     t->depth = keep + n;
     t->prev_ts += h.delta;
-    ts_check(r, at, t->prev_ts);
+    ts_check(r, at, t->prev_ts, h.delta);
     r->ts[0] = t->prev_ts;
     r->stream.pos = p;
     emit(r, ti, h.status, enc, 1, keep);
@@ -422,7 +430,7 @@ static int read_pair(tfmt_bin_reader *r, uint64_t *ts, uint8_t *status)
     *status = *p++;
     bin_thread *t = &r->threads[r->rep];
     t->prev_ts += delta;
-    ts_check(r, here(r, s->pos), t->prev_ts);
+    ts_check(r, here(r, s->pos), t->prev_ts, delta);
     s->pos = p;
     *ts = t->prev_ts;
     r->rep_left--;
@@ -443,7 +451,9 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
     uint64_t prev = t->prev_ts;
     uint32_t left = r->rep_left, k = *n;
     uint8_t cur = *status;
-    uint64_t over = 0; /* the first timestamp past 2^63-1, for ts_check */
+    uint64_t dmask = r->dmask;
+    bool hit = false; /* a timestamp for ts_check: the first past 2^63-1 */
+    uint64_t over = 0, over_d = 0;
     bool canon = true; /* every varint in its shortest form */
     while (left > 0 && k < BATCH && (size_t)(end - p) >= MAX_PAIR) {
         uint64_t d = p[0];
@@ -462,8 +472,11 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
         }
         uint8_t st = *p++;
         prev += d;
-        if (prev > INT64_MAX && over == 0)
+        if ((prev | (d & dmask)) > INT64_MAX && !hit) {
+            hit = true;
             over = prev;
+            over_d = d;
+        }
         left--;
         r->st[k] = st;
         if (k > 0 && st != cur && !r->mixed) {
@@ -475,8 +488,8 @@ static void fast_pairs(tfmt_bin_reader *r, uint32_t *n, uint8_t *status)
         cur = st;
         r->ts[k++] = prev;
     }
-    if (over != 0)
-        ts_check(r, here(r, s->pos), over);
+    if (hit)
+        ts_check(r, here(r, s->pos), over, over_d);
     s->pos = p;
     t->prev_ts = prev;
     r->rep_left = left;
@@ -575,6 +588,10 @@ static int count_fail(tfmt_bin_reader *r, const char *fmt, ...)
 static int finish(tfmt_bin_reader *r)
 {
     const tfmt_info *info = &r->fx.info;
+    if (r->slice) { /* the caller adds the slices' counts */
+        r->state = TFMT_DONE;
+        return TFMT_DONE;
+    }
     /* Located at the header's count field: one of the two is wrong. */
     if (r->samples_read != info->sample_count)
         return count_fail(r,

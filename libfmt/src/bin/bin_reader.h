@@ -1,8 +1,10 @@
 /*
- * bin_reader.h - the binary reader's state, private to bin_reader.c and
- * the copy's fast path (bin_copy_fast.c), which decodes the records it
- * can take whole with the reader's own state and leaves every other
- * record, and so every error, to bin_reader.c.
+ * bin_reader.h - the binary reader's state, private to bin_reader.c, the
+ * copy's fast path (bin_copy_fast.c), which decodes the records it can
+ * take whole with the reader's own state and leaves every other record,
+ * and so every error, to bin_reader.c, and the slices (bin_slice.c),
+ * readers of one part of the sample region for decoding on several
+ * threads.
  */
 #ifndef TFMT_BIN_READER_H
 #define TFMT_BIN_READER_H
@@ -59,6 +61,17 @@ struct tfmt_bin_reader {
     uint64_t samples_read;
     bool noted_pop; /* TFMT_NOTE_POP_BEYOND given */
     bool noted_ts;  /* TFMT_NOTE_TIMESTAMP given */
+    /* A slice (bin_slice.c) reads one part of the region for a caller
+     * that decodes the parts on several threads: its threads may start
+     * with placeholder stacks, its tables are the parent's, the sample
+     * count is checked by the caller, and a note, or a timestamp that
+     * only the whole file can judge, sets `odd` instead of being given
+     * (the caller then reads the file whole, which gives it). */
+    bool slice;
+    bool odd;
+    uint64_t dmask; /* UINT64_MAX in a slice: a delta past 2^63-1 is
+                       odd there (it could wrap a clock whose start
+                       the slice does not know) */
     int state;      /* TFMT_OK, TFMT_DONE or the error code */
     tfmt_error err;
 };

@@ -20,12 +20,23 @@ int tfmt__bin_stream_open(tfmt_bin_stream *s, tfmt_source *src,
                           const tfmt_info *info, const tfmt_allocator *a,
                           tfmt_error *err)
 {
+    bool zstd = info->compression == TFMT_COMPRESSION_ZSTD;
+    return tfmt__bin_stream_open_range(
+        s, src, 0, info->string_table_offset - TFMT_BIN_HEADER_SIZE, zstd, a,
+        err);
+}
+
+int tfmt__bin_stream_open_range(tfmt_bin_stream *s, tfmt_source *src,
+                                uint64_t from, uint64_t to, bool zstd,
+                                const tfmt_allocator *a, tfmt_error *err)
+{
     memset(s, 0, sizeof *s);
     s->alloc = a;
     s->src = src;
-    s->next_in = TFMT_BIN_HEADER_SIZE;
-    s->end_in = info->string_table_offset;
-    s->zstd = info->compression == TFMT_COMPRESSION_ZSTD;
+    s->next_in = TFMT_BIN_HEADER_SIZE + from;
+    s->end_in = TFMT_BIN_HEADER_SIZE + to;
+    s->base = from;
+    s->zstd = zstd;
     uint64_t n = s->end_in - s->next_in;
     if (!s->zstd && n <= SIZE_MAX)
         s->mem = tfmt__source_memory(src, s->next_in, (size_t)n);

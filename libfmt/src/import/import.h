@@ -88,6 +88,12 @@ static inline bool tfmt__import_mapped(const tfmt_import *im, uint32_t index)
 }
 
 /*
+ * Map `n` reader frame indices past the table (the placeholders of a
+ * slice, bin_slice.h) to model ids first, first + 1, ...
+ */
+int tfmt__import_placeholders(tfmt_import *im, uint32_t n, uint32_t first);
+
+/*
  * Hand every remaining batch of samples to `fn` (a failure of fn ends the
  * import with its status, recorded by fn). Returns TFMT_OK at the reader's
  * clean end, else the negative status, with the reader's error copied to

@@ -86,6 +86,20 @@ int tfmt__import_frame_slow(tfmt_import *im, uint32_t index, uint32_t *out)
     return rc;
 }
 
+int tfmt__import_placeholders(tfmt_import *im, uint32_t n, uint32_t first)
+{
+    size_t len = (size_t)im->nframes + n + 1;
+    uint32_t *m = tfmt__realloc(im->alloc, im->fmap, len * sizeof *m);
+    if (!m)
+        return nomem(im);
+    for (uint32_t k = 0; k < n; k++)
+        m[im->nframes + k] = first + k;
+    m[len - 1] = TFMT_IMPORT_UNSET;
+    im->fmap = m;
+    im->nframes += n;
+    return TFMT_OK;
+}
+
 int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn, void *ctx)
 {
     int rc = TFMT_OK;

@@ -32,6 +32,7 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt__idset_init(&p->thread_set, o.alloc);
     p->mode = TFMT_MODE_UNKNOWN;
     p->trunc_frame = TFMT_NO_ID;
+    p->par_threads = 1; /* a library starts no threads unless asked */
     p->tl_spool.alloc = o.alloc;
     tfmt__buf_init(&p->tl_spool.rd, o.alloc);
     if (o.nthread_ids) {

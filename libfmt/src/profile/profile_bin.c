@@ -236,19 +236,53 @@ static int add_sample(void *ctx, const tfmt_sample *s)
     return timeline(c, t, s, leaf);
 }
 
-int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
+/*
+ * Stream r's samples into p. `placeholders` > 0: r is a slice whose
+ * threads start with placeholder frames (bin_slice.h), which map to the
+ * profile frame ids TFMT_PAR_PLACEHOLDER + k; *fmap then receives the
+ * reader-to-profile frame map (the caller frees it).
+ */
+static int add_reader(tfmt_profile *p, tfmt_bin_reader *r,
+                      uint32_t placeholders, uint32_t **fmap)
 {
     binctx c;
     memset(&c, 0, sizeof c);
     c.p = p;
     int rc = tfmt__profile_import_open(&c.pi, p, r);
+    if (rc == TFMT_OK && fmap)
+        rc = tfmt__import_placeholders(&c.pi.im, placeholders,
+                                       TFMT_PAR_PLACEHOLDER);
     if (rc == TFMT_OK) {
-        take_info(p, tfmt_bin_info(r));
+        if (!fmap)
+            take_info(p, tfmt_bin_info(r));
         rc = tfmt__import_samples(&c.pi.im, add_sample, &c);
     }
     /* this input's runs end here; the next input's follow them */
     if (rc == TFMT_OK && p->opts.timeline)
         rc = tfmt__profile_tl_close(p, tfmt_bin_info(r)->sample_interval_us);
+    if (rc == TFMT_OK && fmap) {
+        *fmap = c.pi.im.fmap;
+        c.pi.im.fmap = NULL;
+    }
     ctx_free(&c);
     return rc;
+}
+
+int tfmt__profile_add_slice(tfmt_profile *p, tfmt_bin_reader *r,
+                            uint32_t placeholders, uint32_t **fmap)
+{
+    return add_reader(p, r, placeholders, fmap);
+}
+
+void tfmt__profile_take_info(tfmt_profile *p, const tfmt_info *info)
+{
+    take_info(p, info);
+}
+
+int tfmt_profile_add_bin(tfmt_profile *p, tfmt_bin_reader *r)
+{
+    int rc = tfmt__profile_add_par(p, r);
+    if (rc != TFMT_PAR_DECLINED)
+        return rc;
+    return add_reader(p, r, 0, NULL);
 }

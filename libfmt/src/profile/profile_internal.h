@@ -142,6 +142,9 @@ struct tfmt_profile {
     bool *tid_seen;            /* per opts.thread_ids entry */
     bool unindexed;            /* string_set and frame_set not built yet
                                   (tfmt__profile_append_*) */
+    unsigned par_threads;      /* tfmt_profile_set_threads */
+    size_t par_parts;          /* parts of the last binary log added, 0:
+                                  it was read whole (for tests) */
 };
 
 /* Borrow profile string `id`. */
@@ -172,6 +175,37 @@ int tfmt__profile_add_status(tfmt_profile *p, uint64_t thread_id,
                              uint32_t interpreter_id, uint8_t status,
                              const uint32_t *stack, uint32_t depth,
                              uint64_t weight);
+
+/* ---- binary logs on several threads (profile_par.c) ---- */
+
+/*
+ * Frame ids from here up stand, in the profile of one part of a log, for
+ * the frames the part inherits (bin_slice.h); profile_merge.c resolves
+ * them. Real frame ids stay below (the driver checks the frame count).
+ */
+#define TFMT_PAR_PLACEHOLDER 0x80000000u
+/* tfmt__profile_add_par's answer when the log is better read whole. */
+#define TFMT_PAR_DECLINED 1
+
+/*
+ * Add binary log r to p on several threads, when p's options and r allow
+ * it; TFMT_PAR_DECLINED (r untouched) when they do not, or when anything
+ * in the log needs the whole-file reader's exact error or note.
+ */
+int tfmt__profile_add_par(tfmt_profile *p, tfmt_bin_reader *r);
+/* Stream a slice into p (profile_bin.c; see add_reader there). */
+int tfmt__profile_add_slice(tfmt_profile *p, tfmt_bin_reader *r,
+                            uint32_t placeholders, uint32_t **fmap);
+/* The first input's interval, mode and statistics, as add_bin takes. */
+void tfmt__profile_take_info(tfmt_profile *p, const tfmt_info *info);
+/*
+ * Add the profile `part` of one part of a log to p, as if its samples
+ * came now: frames, threads, nodes and leaves in the order the part first
+ * showed them. ph[k] is p's frame for placeholder k. *fmap_out[i] gets p's
+ * id of part frame i (part->nframes entries).
+ */
+int tfmt__profile_merge(tfmt_profile *p, const tfmt_profile *part,
+                        const uint32_t *ph, uint32_t nph, uint32_t *fmap_out);
 
 /* ---- timelines (profile_timeline.c), with opts.timeline ---- */
 

@@ -1,0 +1,114 @@
+/*
+ * profile_merge.c - add the profile of one part of a binary log to the
+ * profile of the parts before it (profile_par.c decodes the parts on
+ * several threads, then merges them here in file order).
+ *
+ * The result must be the profile one reader would have built, id for id:
+ * frames (and the strings they name) are numbered in the order samples
+ * first showed them, nodes in the order paths first appeared, leaves in
+ * the order they were first counted. A part's own profile numbers its
+ * frames, nodes and leaves in that order within the part, so replaying
+ * them in the part's order after the parts before gives the order of the
+ * whole file: an item new to the whole profile keeps its place among the
+ * part's other new items. Placeholder frames (what the part inherits)
+ * are resolved to frames the parts before already have.
+ */
+#include "profile_internal.h"
+
+static int nomem(tfmt_profile *p)
+{
+    return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");
+}
+
+/* Intern part frame f's strings (filename, then funcname) and f in p. */
+static int merge_frame(tfmt_profile *p, const tfmt_profile *part, uint32_t f,
+                       uint32_t *out)
+{
+    tfmt_frame fr = part->frames[f];
+    tfmt_str file = tfmt__profile_str(part, fr.filename);
+    tfmt_str func = tfmt__profile_str(part, fr.funcname);
+    int rc = tfmt__profile_intern_string(p, file.ptr, file.len, &fr.filename);
+    if (rc == TFMT_OK)
+        rc = tfmt__profile_intern_string(p, func.ptr, func.len, &fr.funcname);
+    if (rc == TFMT_OK)
+        rc = tfmt__profile_intern_frame(p, &fr, out);
+    if (rc == TFMT_OK && f == part->trunc_frame)
+        p->trunc_frame = *out;
+    return rc;
+}
+
+/* p's node for part node n, whose parent is mapped already. */
+static int merge_node(tfmt_profile *p, const tfmt_profile *part, uint32_t n,
+                      const uint32_t *fmap, const uint32_t *ph, uint32_t nph,
+                      uint32_t *nmap)
+{
+    const tfmt_pnode *pn = &part->nodes[n];
+    if (pn->parent == TFMT_NO_ID) {
+        const tfmt_pthread *t = &part->threads[pn->thread];
+        uint32_t id;
+        int rc = tfmt__profile_thread(p, t->thread_id, t->interpreter_id,
+                                      t->status, &id);
+        if (rc == TFMT_OK)
+            nmap[n] = p->threads[id].root;
+        return rc;
+    }
+    uint32_t frame;
+    if (pn->frame >= TFMT_PAR_PLACEHOLDER) {
+        uint32_t k = pn->frame - TFMT_PAR_PLACEHOLDER;
+        if (k >= nph || ph[k] == TFMT_NO_ID)
+            return tfmt__error(&p->err, TFMT_EINVAL,
+                               "parallel read: unresolved frame");
+        frame = ph[k];
+    } else {
+        frame = fmap[pn->frame];
+    }
+    return tfmt__profile_child(p, nmap[pn->parent], frame, &nmap[n]);
+}
+
+/* Count the part's leaves in the order they were first counted. */
+static int merge_counts(tfmt_profile *p, const tfmt_profile *part,
+                        const uint32_t *nmap)
+{
+    uint32_t *order =
+        tfmt__malloc(p->alloc, ((size_t)part->nleaves + 1) * sizeof *order);
+    if (!order)
+        return nomem(p);
+    for (size_t n = 0; n < part->nnodes; n++) {
+        uint32_t seq = part->nodes[n].leaf_seq;
+        if (seq != TFMT_NO_ID && seq < part->nleaves)
+            order[seq] = (uint32_t)n;
+    }
+    for (uint32_t i = 0; i < part->nleaves; i++)
+        tfmt__profile_count(p, nmap[order[i]], part->nodes[order[i]].self);
+    tfmt__free(p->alloc, order);
+    return TFMT_OK;
+}
+
+static void merge_report(tfmt_profile *p, const tfmt_profile *part)
+{
+    p->report.read = tfmt__sat_add(p->report.read, part->report.read);
+    p->report.passed = tfmt__sat_add(p->report.passed, part->report.passed);
+    p->report.status_seen |= part->report.status_seen;
+}
+
+int tfmt__profile_merge(tfmt_profile *p, const tfmt_profile *part,
+                        const uint32_t *ph, uint32_t nph, uint32_t *fmap_out)
+{
+    int rc = TFMT_OK;
+    for (size_t f = 0; f < part->nframes && rc == TFMT_OK; f++)
+        rc = merge_frame(p, part, (uint32_t)f, &fmap_out[f]);
+    uint32_t *nmap =
+        rc == TFMT_OK
+            ? tfmt__malloc(p->alloc, (part->nnodes + 1) * sizeof *nmap)
+            : NULL;
+    if (rc == TFMT_OK && !nmap)
+        rc = nomem(p);
+    for (size_t n = 0; n < part->nnodes && rc == TFMT_OK; n++)
+        rc = merge_node(p, part, (uint32_t)n, fmap_out, ph, nph, nmap);
+    if (rc == TFMT_OK)
+        rc = merge_counts(p, part, nmap);
+    if (rc == TFMT_OK)
+        merge_report(p, part);
+    tfmt__free(p->alloc, nmap);
+    return rc;
+}

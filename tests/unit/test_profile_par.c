@@ -1,0 +1,289 @@
+/*
+ * test_profile_par.c - a binary log read on several threads gives the
+ * profile one reader gives, byte for byte in every export, and a log
+ * that is odd anywhere gives the one reader's error or notes.
+ *
+ * The logs are written here by a small random program: threads that
+ * start late, calls, returns, jumps, repeats, empty stacks and stacks
+ * past the 256-frame cap, so that parts start inside every kind of
+ * record and inherit stacks of every depth.
+ */
+#include <unistd.h>
+
+#include "harness.h"
+#include "log_files.h"
+#include "profile_internal.h"
+
+#define RUN_ID "00000000000000000000000000000000"
+#define NFRAMES 300
+
+static char logpath[512], outpath[512];
+
+static void make_paths(void)
+{
+    const char *t = getenv("TMPDIR");
+    t = t && *t ? t : "/tmp";
+    snprintf(logpath, sizeof logpath, "%s/test_par_%ld.bin", t, (long)getpid());
+    snprintf(outpath, sizeof outpath, "%s/test_par_%ld.out", t, (long)getpid());
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint32_t next(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng % n);
+}
+
+/* One step of thread t's stack (root first, up to 300 deep). */
+static void step(uint32_t *st, uint32_t *depth)
+{
+    uint32_t op = next(100);
+    if (op < 45)
+        return;    /* a repeat */
+    if (op < 70) { /* a call */
+        for (uint32_t k = 1 + next(3); k-- > 0 && *depth < 300;)
+            st[(*depth)++] = next(NFRAMES);
+    } else if (op < 90) { /* a return */
+        uint32_t k = 1 + next(5);
+        *depth = k > *depth ? 0 : *depth - k;
+    } else if (op < 97) { /* a jump, sometimes past the cap */
+        *depth = next(30) == 0 ? 250 + next(50) : 1 + next(30);
+        for (uint32_t i = 0; i < *depth; i++)
+            st[i] = next(NFRAMES);
+    } else {
+        *depth = 0;
+    }
+}
+
+/* A log of `samples` samples over `nthreads` threads, some late. */
+static int write_log(uint32_t nthreads, uint32_t samples)
+{
+    test_log_out o;
+    tfmt_error err;
+    int rc = test_log_create(&o, logpath, NULL, &err);
+    uint32_t frames[NFRAMES];
+    for (uint32_t f = 0; rc == TFMT_OK && f < NFRAMES; f++) {
+        char file[32], func[32];
+        snprintf(file, sizeof file, "m%u.py", f % 17);
+        snprintf(func, sizeof func, "fn%u", f);
+        /* every 7th frame a twin of the one before: one profile frame */
+        uint32_t g = f % 7 == 6 ? f - 1 : f;
+        snprintf(func, sizeof func, "fn%u", g);
+        rc = tfmt_bin_writer_location(o.w, file, strlen(file), func,
+                                      strlen(func), (int32_t)(g % 50 + 1), -1,
+                                      -1, -1, -1, &frames[f]);
+    }
+    static uint32_t st[64][300], depth[64];
+    memset(depth, 0, sizeof depth);
+    uint32_t stack[300];
+    uint64_t ts = 1000;
+    for (uint32_t i = 0; rc == TFMT_OK && i < samples; i++) {
+        /* thread t joins after t * samples / (2 * nthreads) samples */
+        uint32_t live = 1 + (uint32_t)((uint64_t)i * 2 * nthreads / samples);
+        uint32_t t = next(live < nthreads ? live : nthreads);
+        step(st[t], &depth[t]);
+        for (uint32_t k = 0; k < depth[t]; k++)
+            stack[k] = frames[st[t][k]];
+        ts += 1 + next(2000);
+        rc = tfmt_bin_writer_sample(o.w, 1000 + t * 7919, t % 3 == 2 ? 1 : 0,
+                                    ts, (uint8_t)next(32), stack, depth[t]);
+    }
+    return test_log_finish(&o, rc);
+}
+
+enum { JSONL, COLLAPSED, PSTATS, SVG, NEXPORTS };
+
+static unsigned char *export(tfmt_profile *p, int which, size_t *len)
+{
+    tfmt_sink *sink;
+    tfmt_error err;
+    int rc = tfmt_sink_open(&sink, outpath, TFMT_SINK_FORCE, NULL, &err);
+    if (rc != TFMT_OK)
+        return NULL;
+    if (which == JSONL)
+        rc = tfmt_profile_write_jsonl(p, sink, RUN_ID);
+    else if (which == COLLAPSED)
+        rc = tfmt_profile_write_collapsed(p, sink);
+    else if (which == PSTATS)
+        rc = tfmt_profile_write_pstats(p, sink);
+    else
+        rc = tfmt_profile_write_svg(p, sink, NULL);
+    int frc = tfmt_sink_finish(sink);
+    tfmt_sink_free(sink);
+    unsigned char *data =
+        rc == TFMT_OK && frc == TFMT_OK ? harness_slurp(outpath, len) : NULL;
+    unlink(outpath);
+    return data;
+}
+
+/* What reading the log gave: status, error, parts, exports. */
+typedef struct outcome {
+    int rc;
+    tfmt_error err;
+    size_t parts;
+    uint64_t bytes_read;
+    unsigned char *out[NEXPORTS];
+    size_t len[NEXPORTS];
+} outcome;
+
+/* Read the log (from memory when mem is set) and export it `nexports`
+ * ways (the first of JSONL, COLLAPSED, ...). */
+static void read_log(const tfmt_profile_options *po, unsigned threads,
+                     const void *mem, size_t memlen, int nexports, outcome *oc)
+{
+    memset(oc, 0, sizeof *oc);
+    tfmt_source *src = NULL;
+    tfmt_bin_reader *r = NULL;
+    tfmt_profile *p = NULL;
+    oc->rc = mem ? tfmt_source_open_memory(&src, mem, memlen, 0, NULL)
+                 : tfmt_source_open_path(&src, logpath, NULL, &oc->err);
+    if (oc->rc == TFMT_OK)
+        oc->rc = tfmt_bin_open(&r, src, NULL, &oc->err);
+    if (oc->rc == TFMT_OK)
+        oc->rc = tfmt_profile_new(&p, po);
+    if (oc->rc == TFMT_OK) {
+        tfmt_profile_set_threads(p, threads);
+        oc->rc = tfmt_profile_add_bin(p, r);
+        oc->parts = p->par_parts;
+        oc->bytes_read = tfmt_bin_bytes_read(r);
+        if (oc->rc != TFMT_OK)
+            oc->err = *tfmt_profile_error(p);
+    }
+    for (int k = 0; oc->rc == TFMT_OK && k < nexports; k++)
+        oc->out[k] = export(p, k, &oc->len[k]);
+    tfmt_profile_free(p);
+    tfmt_bin_free(r);
+    tfmt_source_free(src);
+}
+
+static void outcome_free(outcome *oc)
+{
+    for (int k = 0; k < NEXPORTS; k++)
+        free(oc->out[k]);
+}
+
+static void check_same(const outcome *a, const outcome *b, const char *what)
+{
+    static const char *names[] = {"jsonl", "collapsed", "pstats", "svg"};
+    CHECK(a->rc == b->rc, "%s: status %d, on threads %d", what, a->rc, b->rc);
+    CHECK(strcmp(a->err.msg, b->err.msg) == 0 && a->err.offset == b->err.offset,
+          "%s: error '%s' at %llu, on threads '%s' at %llu", what, a->err.msg,
+          (unsigned long long)a->err.offset, b->err.msg,
+          (unsigned long long)b->err.offset);
+    for (int k = 0; k < NEXPORTS; k++)
+        CHECK(a->len[k] == b->len[k] &&
+                  (a->len[k] == 0 ||
+                   memcmp(a->out[k], b->out[k], a->len[k]) == 0),
+              "%s: %s differs (%zu and %zu bytes)", what, names[k], a->len[k],
+              b->len[k]);
+}
+
+/* The log at logpath read whole and on 2..6 threads, with options po. */
+static void check_threads(const tfmt_profile_options *po, const char *what)
+{
+    outcome one, many;
+    read_log(po, 1, NULL, 0, NEXPORTS, &one);
+    REQUIRE(one.rc == TFMT_OK && one.parts == 0, "%s: read whole: %d %s", what,
+            one.rc, one.err.msg);
+    for (unsigned t = 2; t <= 6; t++) {
+        char label[96];
+        snprintf(label, sizeof label, "%s, %u threads", what, t);
+        read_log(po, t, NULL, 0, NEXPORTS, &many);
+        CHECK(many.parts >= 2, "%s: read in %zu parts", label, many.parts);
+        CHECK(many.bytes_read == one.bytes_read,
+              "%s: %llu bytes read, not %llu", label,
+              (unsigned long long)many.bytes_read,
+              (unsigned long long)one.bytes_read);
+        check_same(&one, &many, label);
+        outcome_free(&many);
+    }
+    outcome_free(&one);
+}
+
+TEST(same_profile)
+{
+    make_paths();
+    static const uint32_t shapes[][2] = {{1, 12000}, {5, 20000}, {40, 30000}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        REQUIRE(write_log(shapes[i][0], shapes[i][1]) == TFMT_OK, "write");
+        char what[64];
+        snprintf(what, sizeof what, "%u threads, %u samples", shapes[i][0],
+                 shapes[i][1]);
+        tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
+        check_threads(&po, what);
+        po.mark_truncated = true; /* the viewers' cut-stack marker */
+        po.no_lines = true;       /* twins of frames: one profile frame */
+        check_threads(&po, what);
+    }
+    unlink(logpath);
+}
+
+/* Options that need samples in order, or filter them, read whole. */
+TEST(filters_read_whole)
+{
+    make_paths();
+    REQUIRE(write_log(5, 15000) == TFMT_OK, "write");
+    tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
+    po.status_all = TFMT_STATUS_HAS_GIL;
+    outcome a, b;
+    read_log(&po, 1, NULL, 0, NEXPORTS, &a);
+    read_log(&po, 4, NULL, 0, NEXPORTS, &b);
+    CHECK(b.parts == 0, "a status filter: read in %zu parts", b.parts);
+    check_same(&a, &b, "status filter");
+    outcome_free(&a);
+    outcome_free(&b);
+    unlink(logpath);
+}
+
+/*
+ * Damage a log at random (bytes changed, bits flipped, runs replaced) and
+ * read it from memory whole and on three threads: the same status, error
+ * text, location and exports, whether the parts were used or not.
+ */
+TEST(damaged_logs)
+{
+    make_paths();
+    REQUIRE(write_log(6, 15000) == TFMT_OK, "write");
+    size_t len = 0;
+    unsigned char *orig = harness_slurp(logpath, &len);
+    REQUIRE(orig && len > 4096, "read back");
+    unsigned char *buf = malloc(len);
+    REQUIRE(buf, "memory");
+    tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
+    int used = 0, failed = 0;
+    for (int i = 0; i < 100; i++) {
+        memcpy(buf, orig, len);
+        for (uint32_t k = 1 + next(4); k-- > 0;) {
+            size_t at = 64 + next((uint32_t)(len * 9 / 10 - 64));
+            uint32_t how = next(3);
+            if (how == 0)
+                buf[at] = (unsigned char)next(256);
+            else if (how == 1)
+                buf[at] ^= (unsigned char)(1u << next(8));
+            else
+                for (uint32_t j = next(24); j-- > 0 && at + j < len;)
+                    buf[at + j] = (unsigned char)next(256);
+        }
+        outcome a, b;
+        read_log(&po, 1, buf, len, COLLAPSED + 1, &a);
+        read_log(&po, 3, buf, len, COLLAPSED + 1, &b);
+        char what[48];
+        snprintf(what, sizeof what, "damage %d", i);
+        check_same(&a, &b, what);
+        used += b.parts > 0;
+        failed += a.rc != TFMT_OK;
+        outcome_free(&a);
+        outcome_free(&b);
+    }
+    /* both kinds came up: clean reads on threads, and errors */
+    CHECK(used > 0 && failed > 0, "%d read on threads, %d failed", used,
+          failed);
+    free(buf);
+    free(orig);
+    unlink(logpath);
+}
+
+TESTS(TCASE(same_profile), TCASE(filters_read_whole), TCASE(damaged_logs))
