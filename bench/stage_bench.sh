@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/stage_bench.sh - where the time of a big conversion goes, stage by
-# stage, and what more cores could give (README "Benchmarks", "Cores").
+# stage, what two cores give here and what more cores could give (README
+# "Benchmarks", "Cores").
 #
 # Usage: bench/stage_bench.sh [BUILD_DIR] [SIZE_MB]
 #   BUILD_DIR  a configured and built tree (default: build)
@@ -14,15 +15,16 @@
 #              decoded and checked, nothing kept
 #   unzstd     validate of the zstd log minus validate of the uncompressed
 #              one (same samples): decompressing the sample region
-#   aggregate  tachyon-conv --to jsonl minus decode: the call tree and the
-#              export
-# Then the wall time each way of splitting the work would need at best on
-# N cores (no hand-off cost counted; estimates, not measurements):
-#   pipeline   decode | aggregate on two threads: max(decode, aggregate)
-#   chunks     the region decoded in N chunks, aggregated in order on one
-#              thread: aggregate + decode / N (zstd: one frame, so its
-#              decompression stays serial: max(unzstd, that))
-#   all split  decode and aggregation both in N pieces: total / N
+# Then tachyon-conv --to jsonl of the uncompressed log on one thread (-j 1)
+# and on every CPU (-j NPROC): CPU and wall time, the best wall of $RUNS,
+# and the md5 of both outputs (they must be equal). And the stages of
+# the parallel read (libfmt/src/profile/profile_par.c), each alone on one
+# thread (bench/par_stages.c): the scans (a chain: each part's scan starts
+# where the one before ended) and the read of the whole log. From them,
+# the best wall time on N cores (an estimate, not a measurement): the
+# scan chain and the last part's read, or all the work over N cores,
+# whichever is longer, plus what stays on one thread (the merge and the
+# export): max(scan + read / (4 N), (scan + read) / N) + (jsonl - read).
 set -euo pipefail
 
 build=${1:-build}
@@ -32,10 +34,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 conv=$build/tools/tachyon-conv
 validate=$build/tools/tachyon-validate
 gen=$build/bench/tachyon-gen
+stages=$build/bench/tachyon-par-stages
+cores=$(nproc)
 out=${BENCH_DIR:-$top/bench/out}
 mkdir -p "$out"
 
-for tool in "$conv" "$validate" "$gen"; do
+for tool in "$conv" "$validate" "$gen" "$stages"; do
     [ -x "$tool" ] || { echo "bench: missing $tool (build first)" >&2; exit 2; }
 done
 [ -x /usr/bin/time ] || { echo "bench: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
@@ -54,61 +58,74 @@ samples=$(awk '/^samples/ {print $2}' "$out/big.report")
 
 # cpu CMD...: "CPU WALL RSS_KB" of the run with the least CPU time.
 cpu() {
-    local b="" w u s rss c
+    best_of 1 "$@"
+}
+
+# wall CMD...: "CPU WALL RSS_KB" of the run with the least wall time.
+wall() {
+    best_of 2 "$@"
+}
+
+best_of() {
+    local by=$1 b="" bk="" w u s rss c k
+    shift
     for _ in $(seq "$runs"); do
         /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$@" > /dev/null
         read -r w u s rss < "$out/time.txt"
         c=$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')
-        if [ -z "$b" ] || awk "BEGIN{exit !($c < ${b%% *})}"; then
+        k=$c
+        [ "$by" = 2 ] && k=$w
+        if [ -z "$bk" ] || awk "BEGIN{exit !($k < $bk)}"; then
             b="$c $w $rss"
+            bk=$k
         fi
     done
     echo "$b"
 }
 
 printf 'load average: %s; %s cores\n' "$(cut -d' ' -f1-3 /proc/loadavg)" \
-    "$(nproc)"
+    "$cores"
 printf '%s thread-samples; %s bytes uncompressed, %s bytes zstd\n' \
     "$samples" "$(stat -c %s "$plain")" "$(stat -c %s "$packed")"
 read -r md5 md5w _ <<< "$(cpu md5sum "$plain")"
 read -r dec decw decr <<< "$(cpu "$validate" -q "$plain")"
 read -r zdec zdecw _ <<< "$(cpu "$validate" -q "$packed")"
-read -r js jsw jsr <<< "$(cpu "$conv" --to jsonl "$plain")"
+read -r js jsw jsr <<< "$(wall "$conv" -j 1 --to jsonl "$plain")"
+read -r pj pjw pjr <<< "$(wall "$conv" -j "$cores" --to jsonl "$plain")"
 read -r zjs zjsw zjsr <<< "$(cpu "$conv" --to jsonl "$packed")"
+one=$("$conv" -j 1 --to jsonl "$plain" | md5sum | cut -c1-32)
+all=$("$conv" -j "$cores" --to jsonl "$plain" | md5sum | cut -c1-32)
+scan=$("$stages" "$plain" | awk '/^scan_s/ {print $2}')
+read1=$("$stages" "$plain" | awk '/^read_s/ {print $2}')
 rm -f "$out/time.txt"
 
 awk -v n="$samples" -v md5="$md5" -v md5w="$md5w" -v dec="$dec" \
     -v decw="$decw" -v decr="$decr" -v zdec="$zdec" -v zdecw="$zdecw" \
     -v js="$js" -v jsw="$jsw" -v jsr="$jsr" -v zjs="$zjs" -v zjsw="$zjsw" \
-    -v zjsr="$zjsr" '
+    -v zjsr="$zjsr" -v pj="$pj" -v pjw="$pjw" -v pjr="$pjr" -v cores="$cores" \
+    -v scan="$scan" -v read1="$read1" -v same="$([ "$one" = "$all" ] && echo yes || echo NO)" '
 function max(a, b) { return a > b ? a : b }
 BEGIN {
     printf "%-34s %8s %8s %9s\n", "run", "cpu_s", "wall_s", "rss_MB"
     printf "%-34s %8.2f %8.2f %9s\n", "md5sum (uncompressed)", md5, md5w, "-"
     printf "%-34s %8.2f %8.2f %9.1f\n", "validate (uncompressed)", dec, decw, decr / 1024
     printf "%-34s %8.2f %8.2f %9s\n", "validate (zstd)", zdec, zdecw, "-"
-    printf "%-34s %8.2f %8.2f %9.1f\n", "conv --to jsonl (uncompressed)", js, jsw, jsr / 1024
-    printf "%-34s %8.2f %8.2f %9.1f\n", "conv --to jsonl (zstd)", zjs, zjsw, zjsr / 1024
-    agg = js - dec; unz = zdec - dec
-    printf "\nstages (cpu s): read %.2f, decode %.2f, unzstd %.2f, aggregate %.2f\n",
-           md5, dec, unz, agg
-    printf "decode is %.0f%% of --to jsonl (uncompressed), aggregate %.0f%%\n",
-           100 * dec / js, 100 * agg / js
-    printf "\nbest wall s for --to jsonl (estimates, no hand-off cost)\n"
-    printf "%-28s %8s %8s %8s %8s\n", "split", "1 core", "2 cores", "8 cores", "16 cores"
-    split("1 2 8 16", cores, " ")
-    line = sprintf("%-28s", "pipeline (uncompressed)")
-    for (i = 1; i <= 4; i++)
-        line = line sprintf(" %8.2f", cores[i] == 1 ? js : max(dec, agg))
-    print line
-    line = sprintf("%-28s", "chunks (uncompressed)")
-    for (i = 1; i <= 4; i++) line = line sprintf(" %8.2f", agg + dec / cores[i])
-    print line
-    line = sprintf("%-28s", "chunks (zstd, one frame)")
-    for (i = 1; i <= 4; i++)
-        line = line sprintf(" %8.2f", cores[i] == 1 ? zjs : max(unz, agg + dec / (cores[i] - 1)))
-    print line
-    line = sprintf("%-28s", "all split (uncompressed)")
-    for (i = 1; i <= 4; i++) line = line sprintf(" %8.2f", js / cores[i])
+    printf "%-34s %8.2f %8.2f %9.1f\n", "conv --to jsonl -j 1", js, jsw, jsr / 1024
+    printf "%-34s %8.2f %8.2f %9.1f\n", sprintf("conv --to jsonl -j %d", cores), pj, pjw, pjr / 1024
+    printf "%-34s %8.2f %8.2f %9.1f\n", "conv --to jsonl (zstd: one thread)", zjs, zjsw, zjsr / 1024
+    printf "\n-j %d against -j 1: wall %.2f -> %.2f s (%.0f%% less), cpu/wall %.2f, same bytes: %s\n",
+           cores, jsw, pjw, 100 * (1 - pjw / jsw), pj / pjw, same
+    printf "stages (cpu s, one thread): read %.2f (md5sum), decode %.2f, unzstd %.2f;\n", md5, dec, zdec - dec
+    printf "  parallel read: scans %.2f, the read of the whole log %.2f, merge and export %.2f\n",
+           scan, read1, js - read1
+    printf "\nbest wall s for --to jsonl on N cores (estimates from the stages, no contention)\n"
+    printf "%-10s %8s %8s %8s %8s\n", "", "1 core", "2 cores", "8 cores", "16 cores"
+    split("1 2 8 16", c, " ")
+    line = sprintf("%-10s", "estimate")
+    for (i = 1; i <= 4; i++) {
+        k = c[i]
+        w = k == 1 ? js : max(scan + read1 / (4 * k), (scan + read1) / k) + (js - read1)
+        line = line sprintf(" %8.2f", w)
+    }
     print line
 }'

@@ -158,7 +158,7 @@ typedef struct tfmt_filter_report {
  * Threads tfmt_profile_add_bin may read a binary log on. 1 (the default):
  * the calling thread only. 0: one per CPU (sched_getaffinity) for an
  * uncompressed log of 64 MiB and more. n > 1: up to n for any
- * uncompressed log of at least 32 KiB a thread. The profile is the same
+ * uncompressed log of at least 16 KiB. The profile is the same
  * either way, id for id. A log is read whole when it is compressed, when
  * the options need samples in order or filter them (timeline, filters,
  * split_status, a custom allocator), or when a reader would note or

@@ -145,6 +145,8 @@ struct tfmt_profile {
     unsigned par_threads;      /* tfmt_profile_set_threads */
     size_t par_parts;          /* parts of the last binary log added, 0:
                                   it was read whole (for tests) */
+    uint64_t par_part_bytes;   /* tests: the part size to aim at (0: the
+                                  automatic size, profile_par.c) */
 };
 
 /* Borrow profile string `id`. */

@@ -29,8 +29,8 @@
 #include "profile_internal.h"
 
 #define AUTO_MIN_REGION (64u << 20) /* auto: logs from this size */
-#define AUTO_PART (8u << 20)        /* auto: at least this per part */
-#define MIN_PART (8u << 10)         /* asked for: at least this */
+#define AUTO_PART (32u << 20)       /* auto: at least this per part */
+#define MIN_PART (8u << 10)         /* never less per part */
 #define MAX_THREADS 64
 #define PARTS_PER_THREAD 4
 #define MAX_PARTS (MAX_THREADS * PARTS_PER_THREAD)
@@ -102,26 +102,34 @@ static bool options_allow(const tfmt_profile *p)
 }
 
 /*
- * How many threads to read the region on (below 2: read it whole). The
- * region is cut into PARTS_PER_THREAD parts a thread, so that a thread
- * that has finished its part finds another while the scans run.
+ * How to read a region: *threads (below 2: whole, on this thread) and
+ * *parts. Every part builds the call paths it shows into a profile of
+ * its own, which costs as much again as in one profile (about 0.012 s of
+ * CPU a part for a realistic profile), so a part should hold many samples
+ * a path: AUTO_PART bytes or more. More parts than threads, up to
+ * PARTS_PER_THREAD a thread, let a thread that has finished a part find
+ * another while the scans run. Parts are never under MIN_PART.
  */
-static size_t thread_count(const tfmt_profile *p, uint64_t region)
+static void plan(const tfmt_profile *p, uint64_t region, size_t *threads,
+                 size_t *parts)
 {
-    unsigned want = p->par_threads;
+    uint64_t want = p->par_threads;
+    *threads = *parts = 1;
     if (want == 1 || !options_allow(p))
-        return 1;
-    uint64_t least = MIN_PART;
+        return;
     if (want == 0) {
         if (region < AUTO_MIN_REGION)
-            return 1;
+            return;
         want = online_cpus();
-        least = AUTO_PART;
     }
-    uint64_t n = region / least / PARTS_PER_THREAD;
-    if (n > want)
-        n = want;
-    return n > MAX_THREADS ? MAX_THREADS : (size_t)n;
+    if (want > MAX_THREADS)
+        want = MAX_THREADS;
+    uint64_t n = region / (p->par_part_bytes ? p->par_part_bytes : AUTO_PART);
+    n = n < want ? want : n;
+    n = n > want * PARTS_PER_THREAD ? want * PARTS_PER_THREAD : n;
+    n = n > region / MIN_PART ? region / MIN_PART : n;
+    *parts = (size_t)n;
+    *threads = (size_t)(n < want ? n : want);
 }
 
 /* ---- pass 1: part boundaries and depths ---- */
@@ -465,9 +473,9 @@ static void par_free(par *c)
  * Everything before the merge leaves p untouched, so any failure there
  * (out of memory included: one reader needs less) declines.
  */
-static int run(par *c, uint64_t region, size_t threads)
+static int run(par *c, uint64_t region, size_t threads, size_t parts)
 {
-    int rc = cut(c, region, threads * PARTS_PER_THREAD);
+    int rc = cut(c, region, parts);
     if (rc == TFMT_OK)
         rc = run_pool(c, threads);
     if (rc == TFMT_OK)
@@ -490,8 +498,9 @@ int tfmt__profile_add_par(tfmt_profile *p, tfmt_bin_reader *r)
     if (region == 0 || tfmt_bin_samples_read(r) != 0 ||
         tfmt_bin_bytes_read(r) != 0 || info->frame_count >= (1u << 30))
         return TFMT_PAR_DECLINED;
-    size_t n = thread_count(p, region);
-    if (n < 2)
+    size_t threads, parts;
+    plan(p, region, &threads, &parts);
+    if (threads < 2)
         return TFMT_PAR_DECLINED;
     par c;
     memset(&c, 0, sizeof c);
@@ -500,7 +509,7 @@ int tfmt__profile_add_par(tfmt_profile *p, tfmt_bin_reader *r)
     c.nframes = info->frame_count;
     c.caller = pthread_self();
     tfmt__tidmap_init(&c.map, NULL);
-    int rc = run(&c, region, n);
+    int rc = run(&c, region, threads, parts);
     par_free(&c);
     return rc;
 }
