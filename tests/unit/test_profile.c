@@ -15,6 +15,7 @@
 #include "log_files.h"
 #include "json_escape.h"
 #include "profile_internal.h"
+#include "tachyon/fmt_export.h"
 
 static const char *const fixture_cases[] = {
     "single_full",         "repeat_rle",       "suffix_calls", "pop_push",
@@ -41,7 +42,19 @@ static void make_outpath(void)
              t && *t ? t : "/tmp", (long)getpid());
 }
 
-enum { JSONL, COLLAPSED };
+enum { JSONL, COLLAPSED, PSTATS, TOP, TOP_THREADS };
+
+static int write_as(tfmt_profile *p, int which, tfmt_sink *sink)
+{
+    tfmt_export_options xo = TFMT_EXPORT_OPTIONS_INIT;
+    xo.per_thread = which == TOP_THREADS;
+    switch (which) {
+    case JSONL: return tfmt_profile_write_jsonl(p, sink, RUN_ID);
+    case COLLAPSED: return tfmt_profile_write_collapsed(p, sink);
+    case PSTATS: return tfmt_profile_write_pstats(p, sink);
+    default: return tfmt_profile_write_top(p, sink, &xo);
+    }
+}
 
 /* Export `p` through a path sink and return the bytes (malloc'd). */
 static unsigned char *export(tfmt_profile *p, int which, size_t *len, int *rc)
@@ -52,10 +65,7 @@ static unsigned char *export(tfmt_profile *p, int which, size_t *len, int *rc)
     *rc = tfmt_sink_open(&sink, outpath, TFMT_SINK_FORCE, NULL, &err);
     if (*rc != TFMT_OK)
         return NULL;
-    if (which == JSONL)
-        *rc = tfmt_profile_write_jsonl(p, sink, RUN_ID);
-    else
-        *rc = tfmt_profile_write_collapsed(p, sink);
+    *rc = write_as(p, which, sink);
     int frc = tfmt_sink_finish(sink);
     tfmt_sink_free(sink);
     if (*rc == TFMT_OK)
@@ -100,8 +110,10 @@ static void check_export_file(tfmt_profile *p, int which, const char *path)
     free(got);
 }
 
-/* Build a profile from a binary log path. */
-static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
+/* Build a profile from a binary log path, with one tree for all threads
+   when `shared`. */
+static tfmt_profile *profile_with(const char *path, bool skip_idle, bool shared,
+                                  int *rc)
 {
     test_log l;
     tfmt_profile *p = NULL;
@@ -110,6 +122,7 @@ static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
     o.skip_idle = skip_idle;
+    o.shared_tree = shared;
     *rc = test_log_open(&l, path, NULL, &err);
     if (*rc == TFMT_OK)
         *rc = tfmt_profile_new(&p, &o);
@@ -121,6 +134,11 @@ static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
         return NULL;
     }
     return p;
+}
+
+static tfmt_profile *profile_of(const char *path, bool skip_idle, int *rc)
+{
+    return profile_with(path, skip_idle, false, rc);
 }
 
 /* ---- escaping and UTF-8 repair ---- */
@@ -728,6 +746,33 @@ TEST(fixtures_jsonl_and_collapsed)
     }
 }
 
+static void check_shared(const char *path, bool skip_idle, tfmt_profile *p);
+
+/* One tree for all threads: CPython's JSONL still, and what one tree per
+   thread gives (check_shared). */
+TEST(fixtures_shared_tree)
+{
+    char path[512], want[512];
+    for (size_t c = 0; c < NCASES; c++) {
+        snprintf(path, sizeof path, "%s/cpython/%s/zstd.bin", TESTDATA,
+                 fixture_cases[c]);
+        int rc;
+        tfmt_profile *p = profile_with(path, false, true, &rc);
+        CHECK(p != NULL, "%s: status %d", path, rc);
+        if (!p)
+            continue;
+        snprintf(want, sizeof want, "%s/cpython/%s/expected.jsonl", TESTDATA,
+                 fixture_cases[c]);
+        check_export_file(p, JSONL, want);
+        tfmt_profile_free(p);
+        p = profile_of(path, false, &rc);
+        CHECK(p != NULL, "%s: status %d", path, rc);
+        if (p)
+            check_shared(path, false, p);
+        tfmt_profile_free(p);
+    }
+}
+
 /*
  * skip_idle expectations come from tests/tools/profile_expect.py, a
  * Python model of CPython's collectors over input.json that first
@@ -960,6 +1005,51 @@ static void check_same_exports(tfmt_profile *a, tfmt_profile *b,
     }
 }
 
+static const char *const which_name[] = {"jsonl", "collapsed", "pstats", "top",
+                                         "top per thread"};
+
+/*
+ * A profile with one tree for all threads (read from `path` again) gives
+ * the bytes of `p`, one tree per thread, for the outputs that do not tell
+ * threads apart, counts the same threads and samples, and is refused by
+ * the writers that split by thread.
+ */
+static void check_shared(const char *path, bool skip_idle, tfmt_profile *p)
+{
+    int rc;
+    tfmt_profile *s = profile_with(path, skip_idle, true, &rc);
+    CHECK(s != NULL, "%s: shared tree: status %d", path, rc);
+    if (!s)
+        return;
+    CHECK(s->nthreads == p->nthreads && s->nnodes <= p->nnodes &&
+              s->samples_total == p->samples_total,
+          "%s: threads %zu/%zu nodes %zu/%zu", path, s->nthreads, p->nthreads,
+          s->nnodes, p->nnodes);
+    for (size_t t = 0; t < s->nthreads && t < p->nthreads; t++)
+        CHECK(s->threads[t].samples == p->threads[t].samples,
+              "%s: thread %zu samples", path, t);
+    for (int which = JSONL; which <= TOP_THREADS; which++) {
+        size_t la, lb;
+        int ra, rb;
+        unsigned char *oa = export(s, which, &la, &ra);
+        unsigned char *ob = export(p, which, &lb, &rb);
+        if (which == COLLAPSED || which == TOP_THREADS) {
+            CHECK(ra == TFMT_EINVAL &&
+                      strstr(tfmt_profile_error(s)->msg, "shared_tree"),
+                  "%s: %s refuses a shared tree (%d)", path, which_name[which],
+                  ra);
+        } else {
+            CHECK(ra == TFMT_OK && rb == TFMT_OK && oa && ob && la == lb &&
+                      memcmp(oa, ob, la) == 0,
+                  "%s: %s differs with a shared tree (%zu vs %zu bytes)", path,
+                  which_name[which], la, lb);
+        }
+        free(oa);
+        free(ob);
+    }
+    tfmt_profile_free(s);
+}
+
 static void random_walk_case(bool skip_idle)
 {
     char path[512];
@@ -994,6 +1084,7 @@ static void random_walk_case(bool skip_idle)
               (unsigned long long)tfmt_profile_samples(ref.p), p->nnodes,
               ref.p->nnodes);
         check_same_exports(p, ref.p, skip_idle ? "skip_idle" : "all");
+        check_shared(path, skip_idle, p);
     }
     tfmt_profile_free(p);
     tfmt_profile_free(ref.p);
@@ -1070,8 +1161,8 @@ TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
       TCASE(empty_profile), TCASE(jsonl_skips_unused_frames),
       TCASE(jsonl_chunks_of_256), TCASE(fixtures_jsonl_and_collapsed),
-      TCASE(fixtures_skip_idle), TCASE(two_readers_merge),
-      TCASE(empty_repeat_thread_is_invisible),
+      TCASE(fixtures_shared_tree), TCASE(fixtures_skip_idle),
+      TCASE(two_readers_merge), TCASE(empty_repeat_thread_is_invisible),
       TCASE(random_walk_matches_reference),
       TCASE(random_walk_skip_idle_matches_reference),
       TCASE(failing_allocations), TCASE(collapsed_prefix_order),

@@ -220,6 +220,10 @@ TEST(same_profile)
         po.mark_truncated = true; /* the viewers' cut-stack marker */
         po.no_lines = true;       /* twins of frames: one profile frame */
         check_threads(&po, what);
+        tfmt_profile_options shared = TFMT_PROFILE_OPTIONS_INIT;
+        shared.shared_tree = true; /* one tree for all threads (jsonl and
+                                      pstats; collapsed and svg refuse) */
+        check_threads(&shared, what);
     }
     unlink(logpath);
 }

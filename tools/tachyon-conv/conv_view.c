@@ -157,6 +157,10 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
     filter->popts.mark_truncated = f == CONV_SPEEDSCOPE || f == CONV_GECKO ||
                                    f == CONV_PPROF || f == CONV_SVG ||
                                    f == CONV_HTML;
+    /* Outputs that do not tell threads apart need no tree per thread:
+     * memory then follows the distinct stacks, not (thread, stack). */
+    filter->popts.shared_tree = f == CONV_JSONL || f == CONV_PSTATS ||
+                                (f == CONV_TOP && o->per_thread <= 0);
 }
 
 /* A status filter that no sample's status byte allows. */

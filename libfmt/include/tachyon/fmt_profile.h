@@ -24,7 +24,7 @@ extern "C" {
 typedef struct tfmt_profile tfmt_profile;
 
 /* Which samples are counted. */
-#define TFMT_PROFILE_OPTIONS_VERSION 2
+#define TFMT_PROFILE_OPTIONS_VERSION 3
 typedef struct tfmt_profile_options {
     unsigned version;            /* TFMT_PROFILE_OPTIONS_VERSION */
     const tfmt_allocator *alloc; /* NULL: libc */
@@ -58,6 +58,13 @@ typedef struct tfmt_profile_options {
     /* Version 2: keep samples of different status apart (one tree per
        thread and status byte), as tfmt_profile_write_clickhouse needs. */
     bool split_status;
+    /* Version 3: one call tree for all threads (threads are still counted,
+       with their samples), for the writers whose output does not tell
+       threads apart: jsonl, pstats and top without per_thread. Memory then
+       follows the distinct stacks, not the distinct (thread, stack) pairs.
+       The writers that split by thread refuse such a profile
+       (TFMT_EINVAL). */
+    bool shared_tree;
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -81,7 +88,7 @@ typedef struct tfmt_profile_options {
 /* clang-format off */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false, NULL, NULL, false, false, false, false}
+     false, false, NULL, NULL, false, false, false, false, false}
 /* clang-format on */
 
 /* `opts` may be NULL. */

@@ -271,6 +271,8 @@ int tfmt_profile_write_clickhouse(tfmt_profile *p, tfmt_sink *sink,
         (run->nlabels && (!run->label_keys || !run->label_values)))
         return p ? tfmt__error(&p->err, TFMT_EINVAL, "invalid arguments")
                  : TFMT_EINVAL;
+    if (tfmt__xneed_threads(p) != TFMT_OK)
+        return TFMT_EINVAL;
     chctx c;
     memset(&c, 0, sizeof c);
     c.p = p;

@@ -198,6 +198,8 @@ static int rechain(const tfmt_profile *p, tfmt_xorder *o)
     }
     t->first_root = TFMT_NO_ID;
     for (size_t i = p->nthreads; i-- > 0;) {
+        if (!tfmt__profile_owns_root(p, o->threads[i]))
+            continue; /* a shared tree is walked once */
         uint32_t root = p->threads[o->threads[i]].root;
         t->next_sibling[root] = t->first_root;
         t->first_root = root;
@@ -278,6 +280,15 @@ int tfmt__xneed_stacks(tfmt_profile *p)
     if (!p->agg_inputs)
         return TFMT_OK;
     return tfmt__error(&p->err, TFMT_EINVAL, "%s", TFMT_JSONL_NO_STACKS);
+}
+
+int tfmt__xneed_threads(tfmt_profile *p)
+{
+    if (!p->opts.shared_tree)
+        return TFMT_OK;
+    return tfmt__error(&p->err, TFMT_EINVAL,
+                       "the profile has one call tree for all threads "
+                       "(shared_tree); this format needs one per thread");
 }
 
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all)

@@ -87,6 +87,13 @@ int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
  */
 int tfmt__xneed_stacks(tfmt_profile *p);
 
+/*
+ * Writers whose output tells threads apart (collapsed, speedscope, pprof,
+ * svg, html, top per thread, clickhouse): TFMT_OK, or TFMT_EINVAL recorded
+ * on the profile when it was built with opts.shared_tree.
+ */
+int tfmt__xneed_threads(tfmt_profile *p);
+
 /* Write the buffer to the sink when it holds TFMT_EXPORT_FLUSH bytes. */
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all);
 

@@ -316,7 +316,7 @@ static void free_all(xctx *c)
 int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
                              const tfmt_export_options *opts)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
         return TFMT_EINVAL;
     xctx c;
     memset(&c, 0, sizeof c);

@@ -230,7 +230,7 @@ static int write_all(sctx *c)
 int tfmt_profile_write_speedscope(tfmt_profile *p, tfmt_sink *sink,
                                   const tfmt_export_options *opts)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
         return TFMT_EINVAL;
     (void)opts;
     sctx c;

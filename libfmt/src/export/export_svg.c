@@ -275,7 +275,7 @@ int tfmt_profile_write_svg(tfmt_profile *p, tfmt_sink *sink,
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
         return TFMT_EINVAL;
     vctx c;
     memset(&c, 0, sizeof c);

@@ -151,6 +151,8 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
     if (!self || !cum)
         rc = TFMT_ENOMEM;
     for (size_t t = 0; t < p->nthreads && rc == TFMT_OK; t++) {
+        if (!tfmt__profile_owns_root(p, c->o.threads[t]))
+            continue; /* a shared tree is counted once */
         count(c, p->threads[c->o.threads[t]].root);
         for (uint32_t f = 0; f < c->nfn; f++) {
             self[f] += c->self[f];
@@ -186,6 +188,8 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
 int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
                    tfmt_buf *out, tfmt_text_flush flush, void *ctx)
 {
+    if (opts && opts->per_thread && tfmt__xneed_threads(p) != TFMT_OK)
+        return TFMT_EINVAL;
     tctx c;
     memset(&c, 0, sizeof c);
     c.p = p;

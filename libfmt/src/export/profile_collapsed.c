@@ -567,7 +567,7 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
 {
     if (!p || !sink)
         return TFMT_EINVAL;
-    if (tfmt__xneed_stacks(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
         return TFMT_EINVAL;
     /* The node index is the largest table left: not needed here. */
     tfmt__profile_drop_index(p);

@@ -14,9 +14,12 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     tfmt_profile_options o;
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
-    /* A version 1 struct ends before split_status. */
+    /* A version 1 struct ends before split_status, a version 2 one before
+     * shared_tree. */
     if (opts && opts->version < 2)
         memcpy(&o, opts, offsetof(tfmt_profile_options, split_status));
+    else if (opts && opts->version < 3)
+        memcpy(&o, opts, offsetof(tfmt_profile_options, shared_tree));
     else if (opts)
         o = *opts;
     *out = NULL;
@@ -561,13 +564,15 @@ static int add_thread(tfmt_profile *p, const threadkey *k, uint64_t h,
                    p->nthreads + 1, sizeof *p->threads) != TFMT_OK)
         return nomem(p);
     uint32_t id = (uint32_t)p->nthreads;
-    uint32_t root;
-    int rc = new_node(p, TFMT_NO_ID, TFMT_NO_ID, id, &root);
+    /* With a shared tree, later threads borrow the first thread's root. */
+    bool own = !p->opts.shared_tree || id == 0;
+    uint32_t root = own ? TFMT_NO_ID : p->threads[0].root;
+    int rc = own ? new_node(p, TFMT_NO_ID, TFMT_NO_ID, id, &root) : TFMT_OK;
     if (rc != TFMT_OK)
         return rc;
     if (tfmt__idset_insert(&p->thread_set, h, id) != TFMT_OK) {
         /* Drop the root just appended: no thread would own it. */
-        p->nnodes--;
+        p->nnodes -= own;
         return nomem(p);
     }
     tfmt_pthread *t = &p->threads[id];
@@ -602,14 +607,20 @@ int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
     return add_thread(p, &k, h, out);
 }
 
-void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight)
+void tfmt__profile_count_leaf(tfmt_profile *p, uint32_t leaf, uint64_t weight)
 {
     tfmt_pnode *n = &p->nodes[leaf];
     if (n->leaf_seq == TFMT_NO_ID)
         n->leaf_seq = p->nleaves++;
     n->self += weight;
-    p->threads[n->thread].samples += weight;
     p->samples_total += weight;
+}
+
+void tfmt__profile_count(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                         uint64_t weight)
+{
+    tfmt__profile_count_leaf(p, leaf, weight);
+    p->threads[thread].samples += weight;
 }
 
 int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
@@ -633,7 +644,7 @@ int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
         if (rc != TFMT_OK)
             return rc;
     }
-    tfmt__profile_count(p, node, weight);
+    tfmt__profile_count(p, *thread, node, weight);
     *leaf = node;
     return TFMT_OK;
 }

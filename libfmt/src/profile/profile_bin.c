@@ -232,7 +232,7 @@ static int add_sample(void *ctx, const tfmt_sample *s)
         return rc;
     t->valid = s->depth;
     uint32_t leaf = t->path[s->depth - 1 + trunc];
-    tfmt__profile_count(c->p, leaf, s->weight);
+    tfmt__profile_count(c->p, t->thread, leaf, s->weight);
     return timeline(c, t, s, leaf);
 }
 

@@ -7,7 +7,10 @@
  * frame), under a root node per thread. A node's `self` is the weight of the
  * samples whose stack ended exactly there. Nodes are appended, so a parent's
  * id is always smaller than its children's: a reverse loop over node ids is
- * a bottom-up traversal, and subtree totals need no recursion.
+ * a bottom-up traversal, and subtree totals need no recursion. With
+ * opts.shared_tree every thread borrows the first thread's root (for the
+ * writers that do not tell threads apart): a walk from the roots must then
+ * take a root once, from the thread that owns it (tfmt__profile_owns_root).
  *
  * Frames are interned on all seven fields (with profile string ids), in the
  * order in which samples first show them, innermost first within a sample:
@@ -42,7 +45,8 @@ typedef struct tfmt_pstring {
 typedef struct tfmt_pnode {
     uint32_t parent;   /* TFMT_NO_ID for a thread root */
     uint32_t frame;    /* profile frame id; TFMT_NO_ID for roots */
-    uint32_t thread;   /* index into profile.threads */
+    uint32_t thread;   /* index into profile.threads (of the
+                          root's owner with opts.shared_tree) */
     uint32_t depth;    /* 0 for roots, 1 for outermost frames */
     uint64_t self;     /* weight of samples ending here */
     uint32_t leaf_seq; /* order in which nodes first got self > 0
@@ -231,7 +235,8 @@ int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
  * own paths (profile_bin.c): the thread index of (thread_id,
  * interpreter_id, status; status counts only with opts.split_status) and
  * the child node of `parent` for `frame`, each created
- * when absent, and counting `weight` (> 0) samples ending at node `leaf`.
+ * when absent, and counting `weight` (> 0) samples of profile thread
+ * `thread` ending at node `leaf`.
  */
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
                          uint32_t interpreter_id, uint8_t status,
@@ -264,7 +269,18 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
     }
     return tfmt__profile_child_slow(p, parent, frame, out);
 }
-void tfmt__profile_count(tfmt_profile *p, uint32_t leaf, uint64_t weight);
+void tfmt__profile_count(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                         uint64_t weight);
+/* The same without the thread's own count (profile_merge.c adds the
+   threads' counts apart: a leaf of a shared tree has no one thread). */
+void tfmt__profile_count_leaf(tfmt_profile *p, uint32_t leaf, uint64_t weight);
+
+/* True when profile thread `t` owns its root (always, but for the threads
+   that borrow the first one's with opts.shared_tree). */
+static inline bool tfmt__profile_owns_root(const tfmt_profile *p, uint32_t t)
+{
+    return p->nodes[p->threads[t].root].thread == t;
+}
 
 /*
  * Free the (parent, frame) -> node index, the largest table of a profile

@@ -37,19 +37,25 @@ static int merge_frame(tfmt_profile *p, const tfmt_profile *part, uint32_t f,
     return rc;
 }
 
+/* p's thread for part thread t, created when new: tmap[t]. */
+static int merge_thread(tfmt_profile *p, const tfmt_profile *part, uint32_t t,
+                        uint32_t *tmap)
+{
+    const tfmt_pthread *th = &part->threads[t];
+    return tfmt__profile_thread(p, th->thread_id, th->interpreter_id,
+                                th->status, &tmap[t]);
+}
+
 /* p's node for part node n, whose parent is mapped already. */
 static int merge_node(tfmt_profile *p, const tfmt_profile *part, uint32_t n,
                       const uint32_t *fmap, const uint32_t *ph, uint32_t nph,
-                      uint32_t *nmap)
+                      uint32_t *nmap, uint32_t *tmap)
 {
     const tfmt_pnode *pn = &part->nodes[n];
     if (pn->parent == TFMT_NO_ID) {
-        const tfmt_pthread *t = &part->threads[pn->thread];
-        uint32_t id;
-        int rc = tfmt__profile_thread(p, t->thread_id, t->interpreter_id,
-                                      t->status, &id);
+        int rc = merge_thread(p, part, pn->thread, tmap);
         if (rc == TFMT_OK)
-            nmap[n] = p->threads[id].root;
+            nmap[n] = p->threads[tmap[pn->thread]].root;
         return rc;
     }
     uint32_t frame;
@@ -65,9 +71,12 @@ static int merge_node(tfmt_profile *p, const tfmt_profile *part, uint32_t n,
     return tfmt__profile_child(p, nmap[pn->parent], frame, &nmap[n]);
 }
 
-/* Count the part's leaves in the order they were first counted. */
+/*
+ * Count the part's leaves in the order they were first counted, then each
+ * thread's samples (with opts.shared_tree a leaf is no one thread's).
+ */
 static int merge_counts(tfmt_profile *p, const tfmt_profile *part,
-                        const uint32_t *nmap)
+                        const uint32_t *nmap, const uint32_t *tmap)
 {
     uint32_t *order =
         tfmt__malloc(p->alloc, ((size_t)part->nleaves + 1) * sizeof *order);
@@ -79,7 +88,9 @@ static int merge_counts(tfmt_profile *p, const tfmt_profile *part,
             order[seq] = (uint32_t)n;
     }
     for (uint32_t i = 0; i < part->nleaves; i++)
-        tfmt__profile_count(p, nmap[order[i]], part->nodes[order[i]].self);
+        tfmt__profile_count_leaf(p, nmap[order[i]], part->nodes[order[i]].self);
+    for (size_t t = 0; t < part->nthreads; t++)
+        p->threads[tmap[t]].samples += part->threads[t].samples;
     tfmt__free(p->alloc, order);
     return TFMT_OK;
 }
@@ -101,14 +112,25 @@ int tfmt__profile_merge(tfmt_profile *p, const tfmt_profile *part,
         rc == TFMT_OK
             ? tfmt__malloc(p->alloc, (part->nnodes + 1) * sizeof *nmap)
             : NULL;
-    if (rc == TFMT_OK && !nmap)
+    uint32_t *tmap =
+        rc == TFMT_OK
+            ? tfmt__malloc(p->alloc, (part->nthreads + 1) * sizeof *tmap)
+            : NULL;
+    if (rc == TFMT_OK && (!nmap || !tmap))
         rc = nomem(p);
+    /* A shared tree has one root: its threads are taken first, in the
+     * part's order (no node is made but p's first root, as when read
+     * whole); else each thread comes with its root, among the nodes. */
+    for (size_t t = 0;
+         p->opts.shared_tree && t < part->nthreads && rc == TFMT_OK; t++)
+        rc = merge_thread(p, part, (uint32_t)t, tmap);
     for (size_t n = 0; n < part->nnodes && rc == TFMT_OK; n++)
-        rc = merge_node(p, part, (uint32_t)n, fmap_out, ph, nph, nmap);
+        rc = merge_node(p, part, (uint32_t)n, fmap_out, ph, nph, nmap, tmap);
     if (rc == TFMT_OK)
-        rc = merge_counts(p, part, nmap);
+        rc = merge_counts(p, part, nmap, tmap);
     if (rc == TFMT_OK)
         merge_report(p, part);
     tfmt__free(p->alloc, nmap);
+    tfmt__free(p->alloc, tmap);
     return rc;
 }
