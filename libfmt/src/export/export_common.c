@@ -163,38 +163,38 @@ static int sort_threads(const tfmt_profile *p, tfmt_xorder *o)
     return TFMT_OK;
 }
 
-typedef struct nsort {
-    uint64_t key; /* parent << 32 | frame rank */
-    uint32_t id;
-} nsort;
-
-static int node_cmp(const void *va, const void *vb)
-{
-    const nsort *a = va, *b = vb;
-    return a->key < b->key ? -1 : a->key > b->key;
-}
-
-/* Re-chain every sibling list in frame-rank order, roots by thread. */
+/*
+ * Re-chain every sibling list in frame-rank order, roots by thread. The
+ * nodes are bucketed by the rank of their frame (a counting sort, 4 bytes
+ * a node) and prepended to their parent's list from the highest rank
+ * down; a parent has at most one child per frame, so every list comes out
+ * in rank order.
+ */
 static int rechain(const tfmt_profile *p, tfmt_xorder *o)
 {
-    size_t n = p->nnodes ? p->nnodes : 1, m = 0;
-    nsort *v = tfmt__malloc(p->alloc, n * sizeof *v);
-    if (!v)
+    size_t n = p->nnodes ? p->nnodes : 1;
+    uint32_t *start = tfmt__calloc(p->alloc, p->nframes + 1, sizeof *start);
+    uint32_t *by_rank = tfmt__malloc(p->alloc, n * sizeof *by_rank);
+    if (!start || !by_rank) {
+        tfmt__free(p->alloc, start);
+        tfmt__free(p->alloc, by_rank);
         return TFMT_ENOMEM;
-    for (size_t i = 0; i < p->nnodes; i++) {
-        const tfmt_pnode *nd = &p->nodes[i];
-        if (nd->parent == TFMT_NO_ID)
-            continue;
-        v[m].key = ((uint64_t)nd->parent << 32) | o->frame_rank[nd->frame];
-        v[m++].id = (uint32_t)i;
     }
-    qsort(v, m, sizeof *v, node_cmp);
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].parent != TFMT_NO_ID)
+            start[o->frame_rank[p->nodes[i].frame] + 1]++;
+    for (size_t r = 0; r < p->nframes; r++)
+        start[r + 1] += start[r];
+    size_t m = p->nframes ? start[p->nframes] : 0;
+    for (size_t i = 0; i < p->nnodes; i++)
+        if (p->nodes[i].parent != TFMT_NO_ID)
+            by_rank[start[o->frame_rank[p->nodes[i].frame]]++] = (uint32_t)i;
     tfmt_ptree *t = &o->tree;
     memset(t->first_child, 0xff, n * sizeof(uint32_t));
-    for (size_t i = m; i-- > 0;) {
-        uint32_t parent = (uint32_t)(v[i].key >> 32);
-        t->next_sibling[v[i].id] = t->first_child[parent];
-        t->first_child[parent] = v[i].id;
+    for (size_t k = m; k-- > 0;) {
+        uint32_t id = by_rank[k], parent = p->nodes[id].parent;
+        t->next_sibling[id] = t->first_child[parent];
+        t->first_child[parent] = id;
     }
     t->first_root = TFMT_NO_ID;
     for (size_t i = p->nthreads; i-- > 0;) {
@@ -204,7 +204,8 @@ static int rechain(const tfmt_profile *p, tfmt_xorder *o)
         t->next_sibling[root] = t->first_root;
         t->first_root = root;
     }
-    tfmt__free(p->alloc, v);
+    tfmt__free(p->alloc, start);
+    tfmt__free(p->alloc, by_rank);
     return TFMT_OK;
 }
 
@@ -218,9 +219,10 @@ void tfmt__xorder_free(const tfmt_profile *p, tfmt_xorder *o)
     memset(o, 0, sizeof *o);
 }
 
-int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o)
+int tfmt__xorder_build(tfmt_profile *p, tfmt_xorder *o)
 {
     memset(o, 0, sizeof *o);
+    tfmt__profile_drop_index(p);
     int rc = rank_frames(p, o);
     if (rc == TFMT_OK)
         rc = sort_threads(p, o);

@@ -47,7 +47,9 @@ typedef struct tfmt_xorder {
     tfmt_ptree tree;
 } tfmt_xorder;
 
-int tfmt__xorder_build(const tfmt_profile *p, tfmt_xorder *o);
+/* Also frees the profile's node index, which no writer needs (the largest
+   table of a profile with many call paths; rebuilt if samples come). */
+int tfmt__xorder_build(tfmt_profile *p, tfmt_xorder *o);
 
 /*
  * Add the JSONL exports' per-frame totals (their samples are not in the
