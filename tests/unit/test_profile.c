@@ -1047,6 +1047,19 @@ static void check_shared(const char *path, bool skip_idle, tfmt_profile *p)
         free(oa);
         free(ob);
     }
+    /* The writers freed the node index: the log read again finds every
+       node again (none added), through an index built anew. */
+    size_t nodes = s->nnodes;
+    uint64_t samples = s->samples_total;
+    test_log l;
+    tfmt_error err;
+    rc = test_log_open(&l, path, NULL, &err);
+    if (rc == TFMT_OK)
+        rc = tfmt_profile_add_bin(s, l.r);
+    test_log_close(&l);
+    CHECK(
+        rc == TFMT_OK && s->nnodes == nodes && s->samples_total == 2 * samples,
+        "%s: read again: status %d, nodes %zu/%zu", path, rc, s->nnodes, nodes);
     tfmt_profile_free(s);
 }
 

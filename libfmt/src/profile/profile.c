@@ -413,58 +413,37 @@ int tfmt__profile_index(tfmt_profile *p)
 
 /*
  * Nodes are found by (parent, frame) in an open-addressing table whose
- * slots hold key and id together, so a probe costs one cache miss (this
- * is the hot path of every changed frame).
+ * slots hold the id and a tag of the key's hash: a miss costs the slot's
+ * cache line, a hit the node's too (this is the hot path of every changed
+ * frame).
  */
-static inline uint32_t node_find(const tfmt_profile *p, uint64_t key,
-                                 size_t *slot)
+static inline uint32_t node_find(const tfmt_profile *p, uint32_t parent,
+                                 uint32_t frame, size_t *slot)
 {
+    uint64_t key = ((uint64_t)parent << 32) | frame;
+    uint32_t tag = tfmt__profile_tag(key);
     size_t mask = p->node_cap - 1;
     size_t i = tfmt__profile_slot(p, key);
     for (;; i = (i + 1) & mask) {
         const tfmt_pslot *s = &p->node_slots[i];
-        if (s->id == TFMT_NO_ID || s->key == key)
+        if (s->id == TFMT_NO_ID ||
+            tfmt__profile_slot_is(p, s, tag, parent, frame))
             break;
     }
     *slot = i;
     return p->node_slots[i].id;
 }
 
-/* Move the node table to `ncap` slots (a power of two). */
-static int node_resize(tfmt_profile *p, size_t ncap)
+/* Put node `id` (not a root) in the first free slot of its probe run. */
+static void node_put(tfmt_profile *p, uint32_t id)
 {
-    /* Check before multiplying: the product must not wrap. */
-    if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
-        return TFMT_ENOMEM;
-    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
-    if (!ns)
-        return TFMT_ENOMEM;
-    tfmt__advise_huge(ns, ncap * sizeof *ns);
-    for (size_t i = 0; i < ncap; i++) {
-        ns[i].key = 0;
-        ns[i].id = TFMT_NO_ID;
-    }
-    size_t old = p->node_cap;
-    tfmt_pslot *os = p->node_slots;
-    p->node_slots = ns;
-    p->node_cap = ncap;
-    p->node_shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)ncap);
-    for (size_t i = 0; i < old; i++) {
-        if (os[i].id == TFMT_NO_ID)
-            continue;
-        size_t j = tfmt__profile_slot(p, os[i].key);
-        while (ns[j].id != TFMT_NO_ID)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = os[i];
-    }
-    tfmt__free(p->alloc, os);
-    return TFMT_OK;
-}
-
-/* Double the node table (load kept under 1/2). */
-static int node_rehash(tfmt_profile *p)
-{
-    return node_resize(p, p->node_cap ? p->node_cap * 2 : 1024);
+    const tfmt_pnode *n = &p->nodes[id];
+    uint64_t key = ((uint64_t)n->parent << 32) | n->frame;
+    size_t j = tfmt__profile_slot(p, key);
+    while (p->node_slots[j].id != TFMT_NO_ID)
+        j = (j + 1) & (p->node_cap - 1);
+    p->node_slots[j].id = id;
+    p->node_slots[j].tag = tfmt__profile_tag(key);
 }
 
 static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
@@ -495,40 +474,58 @@ void tfmt__profile_drop_index(tfmt_profile *p)
     p->node_cap = p->node_count = 0;
 }
 
-/* Index every node again (after tfmt__profile_drop_index). */
-static int node_reindex(tfmt_profile *p)
+/*
+ * Build the node index with `ncap` slots (a power of two) from the nodes
+ * themselves, in id order: every node but the roots is indexed whenever
+ * the table exists. The old table is freed first, so old and new are
+ * never held together; on failure the index stays dropped.
+ */
+static int node_index(tfmt_profile *p, size_t ncap)
 {
-    size_t cap = 1024;
-    while (cap < 2 * (p->nnodes + 1))
-        cap *= 2;
-    if (node_resize(p, cap) != TFMT_OK)
+    tfmt__profile_drop_index(p);
+    /* Check before multiplying: the product must not wrap. */
+    if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
+    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
+    if (!ns)
+        return TFMT_ENOMEM;
+    tfmt__advise_huge(ns, ncap * sizeof *ns);
+    for (size_t i = 0; i < ncap; i++) {
+        ns[i].id = TFMT_NO_ID;
+        ns[i].tag = 0;
+    }
+    p->node_slots = ns;
+    p->node_cap = ncap;
+    p->node_shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)ncap);
     for (size_t i = 0; i < p->nnodes; i++) {
-        const tfmt_pnode *n = &p->nodes[i];
-        if (n->parent == TFMT_NO_ID)
+        if (p->nodes[i].parent == TFMT_NO_ID)
             continue;
-        uint64_t key = ((uint64_t)n->parent << 32) | n->frame;
-        size_t j = tfmt__profile_slot(p, key);
-        while (p->node_slots[j].id != TFMT_NO_ID)
-            j = (j + 1) & (cap - 1);
-        p->node_slots[j].key = key;
-        p->node_slots[j].id = (uint32_t)i;
+        node_put(p, (uint32_t)i);
         p->node_count++;
     }
     return TFMT_OK;
+}
+
+/* Room in the index for one more node, the load kept at most 1/2: built
+   (after tfmt__profile_drop_index) or at least doubled when needed. */
+static int node_room(tfmt_profile *p)
+{
+    if (p->node_cap && (p->node_count + 1) * 2 <= p->node_cap)
+        return TFMT_OK;
+    size_t cap = 1024;
+    while (cap < 2 * (p->nnodes + 1))
+        cap *= 2;
+    return node_index(p, cap);
 }
 
 /* The child of `parent` for `frame`, created when absent. */
 int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent, uint32_t frame,
                              uint32_t *out)
 {
-    uint64_t key = ((uint64_t)parent << 32) | frame;
     size_t slot;
-    if (!p->node_cap && p->nnodes > p->nthreads && node_reindex(p) != TFMT_OK)
+    if (node_room(p) != TFMT_OK)
         return nomem(p);
-    if ((p->node_count + 1) * 2 > p->node_cap && node_rehash(p) != TFMT_OK)
-        return nomem(p);
-    uint32_t id = node_find(p, key, &slot);
+    uint32_t id = node_find(p, parent, frame, &slot);
     if (id != TFMT_NO_ID) {
         *out = id;
         return TFMT_OK;
@@ -536,8 +533,9 @@ int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent, uint32_t frame,
     int rc = new_node(p, parent, frame, p->nodes[parent].thread, &id);
     if (rc != TFMT_OK)
         return rc;
-    p->node_slots[slot].key = key;
     p->node_slots[slot].id = id;
+    p->node_slots[slot].tag =
+        tfmt__profile_tag(((uint64_t)parent << 32) | frame);
     p->node_count++;
     *out = id;
     return TFMT_OK;

@@ -54,10 +54,15 @@ typedef struct tfmt_pnode {
                           first-seen order of Python's Counters */
 } tfmt_pnode;
 
-/* A node-table slot: key = parent << 32 | frame; id TFMT_NO_ID = empty. */
+/*
+ * A node-table slot: node `id` (TFMT_NO_ID = empty) and 32 bits of its
+ * key's hash, so that a probe reads the node (to compare parent and frame)
+ * only when those bits match: 8 bytes a slot, not 16, for one node read
+ * per hit.
+ */
 typedef struct tfmt_pslot {
-    uint64_t key;
     uint32_t id;
+    uint32_t tag;
 } tfmt_pslot;
 
 /* The open run of a thread's timeline (profile_timeline.c). */
@@ -247,6 +252,21 @@ static inline size_t tfmt__profile_slot(const tfmt_profile *p, uint64_t key)
     return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->node_shift);
 }
 
+/* A slot's tag: a second multiply, whose top bits are not the index's. */
+static inline uint32_t tfmt__profile_tag(uint64_t key)
+{
+    return (uint32_t)(((key ^ (key >> 31)) * 0xbf58476d1ce4e5b9ULL) >> 32);
+}
+
+/* True when slot `s` (not empty) holds the node of (parent, frame). */
+static inline bool tfmt__profile_slot_is(const tfmt_profile *p,
+                                         const tfmt_pslot *s, uint32_t tag,
+                                         uint32_t parent, uint32_t frame)
+{
+    return s->tag == tag && p->nodes[s->id].parent == parent &&
+           p->nodes[s->id].frame == frame;
+}
+
 int tfmt__profile_child_slow(tfmt_profile *p, uint32_t parent, uint32_t frame,
                              uint32_t *out);
 static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
@@ -257,11 +277,12 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
     uint64_t key = ((uint64_t)parent << 32) | frame;
     if (p->node_cap) {
         size_t mask = p->node_cap - 1;
+        uint32_t tag = tfmt__profile_tag(key);
         for (size_t i = tfmt__profile_slot(p, key);; i = (i + 1) & mask) {
             const tfmt_pslot *s = &p->node_slots[i];
             if (s->id == TFMT_NO_ID)
                 break;
-            if (s->key == key) {
+            if (tfmt__profile_slot_is(p, s, tag, parent, frame)) {
                 *out = s->id;
                 return TFMT_OK;
             }
