@@ -160,6 +160,7 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
     /* Outputs that do not tell threads apart need no tree per thread:
      * memory then follows the distinct stacks, not (thread, stack). */
     filter->popts.shared_tree = f == CONV_JSONL || f == CONV_PSTATS ||
+                                f == CONV_HEATMAP ||
                                 (f == CONV_TOP && o->per_thread <= 0);
 }
 

@@ -60,10 +60,10 @@ typedef struct tfmt_profile_options {
     bool split_status;
     /* Version 3: one call tree for all threads (threads are still counted,
        with their samples), for the writers whose output does not tell
-       threads apart: jsonl, pstats and top without per_thread. Memory then
-       follows the distinct stacks, not the distinct (thread, stack) pairs.
-       The writers that split by thread refuse such a profile
-       (TFMT_EINVAL). */
+       threads apart: jsonl, pstats, the heatmap and top without
+       per_thread. Memory then follows the distinct stacks, not the
+       distinct (thread, stack) pairs. The writers that split by thread
+       refuse such a profile (TFMT_EINVAL). */
     bool shared_tree;
 } tfmt_profile_options;
 /*
