@@ -28,15 +28,29 @@ static size_t count(tfmt_match *m, tfmt_match_kind k)
     return m ? tfmt_match_count(m, k) : 0;
 }
 
+/* The options rewrite names or change stacks: a tfmt_pfilter is needed. */
+static bool changes_frames(const tfmt_profile_options *o)
+{
+    return count(o->rules, TFMT_MATCH_REWRITE) > 0 ||
+           count(o->rules, TFMT_MATCH_EXCLUDE) > 0 ||
+           count(o->focus, TFMT_MATCH_INCLUDE) > 0 || o->collapse_recursion;
+}
+
+bool tfmt__pfilter_any(const tfmt_profile_options *o)
+{
+    return changes_frames(o) || o->skip_idle || o->nthread_ids > 0 ||
+           o->status_all != 0 || o->status_none != 0;
+}
+
 int tfmt__pfilter_new(tfmt_profile *p, tfmt_pfilter **out)
 {
     const tfmt_profile_options *o = &p->opts;
     *out = NULL;
+    if (!changes_frames(o))
+        return TFMT_OK;
     bool rewrite = count(o->rules, TFMT_MATCH_REWRITE) > 0;
     bool names = count(o->rules, TFMT_MATCH_EXCLUDE) > 0 ||
                  count(o->focus, TFMT_MATCH_INCLUDE) > 0;
-    if (!rewrite && !names && !o->collapse_recursion)
-        return TFMT_OK;
     tfmt_pfilter *f = tfmt__calloc(p->alloc, 1, sizeof *f);
     if (!f)
         return tfmt__error(&p->err, TFMT_ENOMEM, "out of memory");

@@ -15,6 +15,9 @@
 
 typedef struct tfmt_pfilter tfmt_pfilter;
 
+/* Some option drops samples, rewrites names or changes stacks. */
+bool tfmt__pfilter_any(const tfmt_profile_options *o);
+
 /*
  * Per-input filter state for `p` (whose options are used). *out is NULL
  * when the options rewrite no names and change no stacks.

@@ -23,10 +23,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 
-#include <tachyon/fmt_match.h>
-
 #include "bin_slice.h"
-#include "profile_internal.h"
+#include "profile_filter.h"
 
 #define AUTO_MIN_REGION (64u << 20) /* auto: logs from this size */
 #define AUTO_PART (32u << 20)       /* auto: at least this per part */
@@ -84,20 +82,11 @@ static unsigned online_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-static bool no_rules(const struct tfmt_match *m)
-{
-    return !m || (tfmt_match_count(m, TFMT_MATCH_INCLUDE) == 0 &&
-                  tfmt_match_count(m, TFMT_MATCH_EXCLUDE) == 0 &&
-                  tfmt_match_count(m, TFMT_MATCH_REWRITE) == 0);
-}
-
 /* Options under which samples may be counted out of order. */
 static bool options_allow(const tfmt_profile *p)
 {
     const tfmt_profile_options *o = &p->opts;
-    return !o->alloc && !o->skip_idle && o->nthread_ids == 0 &&
-           o->status_all == 0 && o->status_none == 0 && no_rules(o->rules) &&
-           no_rules(o->focus) && !o->collapse_recursion && !o->timeline &&
+    return !o->alloc && !tfmt__pfilter_any(o) && !o->timeline &&
            !o->split_status;
 }
 
@@ -366,15 +355,16 @@ static int follow_part(par *c, part *pt)
         uint32_t depth;
         uint64_t ts;
         tfmt__bin_thread_state(pt->slice, t, &st, &depth, &ts);
-        uint32_t *real = tfmt__malloc(NULL, ((size_t)depth + 1) * sizeof *real);
+        /* in place: the part's placeholders were copied to ph_real */
+        uint32_t *real = tfmt__realloc(NULL, c->stacks[t],
+                                       ((size_t)depth + 1) * sizeof *real);
         if (!real)
             return TFMT_ENOMEM;
+        c->stacks[t] = real;
         for (uint32_t j = 0; j < depth; j++) {
             uint32_t f = st[j];
             real[j] = f < c->nframes ? f : pt->ph_real[f - c->nframes];
         }
-        tfmt__free(NULL, c->stacks[t]);
-        c->stacks[t] = real;
         c->threads[t].depth = depth;
         if (t < pt->nseeds) { /* a relative clock: see bin_slice.h */
             if (c->ts[t] > INT64_MAX - ts)
