@@ -72,7 +72,8 @@ static inline int harness_run(const harness_case *cases, size_t n, int argc,
         return harness_run(cases, sizeof cases / sizeof cases[0], argc, argv); \
     }
 
-/* Read a whole file into a malloc'd buffer (test helper). */
+/* Read a whole file into a malloc'd buffer, a NUL after its *len bytes
+   (test helper). */
 static inline unsigned char *harness_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -93,6 +94,10 @@ static inline unsigned char *harness_slurp(const char *path, size_t *len)
         }
     }
     fclose(f);
+    /* NUL after the bytes (n < cap here), for callers that take the text
+     * as a string: nothing past them is ever read */
+    if (buf)
+        buf[n] = 0;
     *len = n;
     return buf;
 }

@@ -29,6 +29,7 @@ static void make_paths(void)
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t part_bytes = 16 << 10;
+static bool phased; /* write_log: each thread in turn, none at once */
 
 static uint32_t next(uint32_t n)
 {
@@ -84,7 +85,8 @@ static int write_log(uint32_t nthreads, uint32_t samples)
     for (uint32_t i = 0; rc == TFMT_OK && i < samples; i++) {
         /* thread t joins after t * samples / (2 * nthreads) samples */
         uint32_t live = 1 + (uint32_t)((uint64_t)i * 2 * nthreads / samples);
-        uint32_t t = next(live < nthreads ? live : nthreads);
+        uint32_t t = phased ? (uint32_t)((uint64_t)i * nthreads / samples)
+                            : next(live < nthreads ? live : nthreads);
         step(st[t], &depth[t]);
         for (uint32_t k = 0; k < depth[t]; k++)
             stack[k] = frames[st[t][k]];
@@ -95,7 +97,20 @@ static int write_log(uint32_t nthreads, uint32_t samples)
     return test_log_finish(&o, rc);
 }
 
-enum { JSONL, COLLAPSED, PSTATS, SVG, NEXPORTS };
+enum {
+    JSONL,
+    COLLAPSED,
+    PSTATS,
+    SVG,
+    PPROF,      /* not gzipped */
+    SPEEDSCOPE, /* without a timeline */
+    TOP,        /* with a table per thread */
+    HTML,
+    NEXPORTS
+};
+#define EXPORTS(from, to) (((1u << (to)) - 1) & ~((1u << (from)) - 1))
+#define ALL EXPORTS(0, NEXPORTS)
+#define BY_THREAD EXPORTS(SVG, NEXPORTS) /* what tfmt_tviews serve */
 
 static unsigned char *export(tfmt_profile *p, int which, size_t *len)
 {
@@ -104,14 +119,25 @@ static unsigned char *export(tfmt_profile *p, int which, size_t *len)
     int rc = tfmt_sink_open(&sink, outpath, TFMT_SINK_FORCE, NULL, &err);
     if (rc != TFMT_OK)
         return NULL;
+    tfmt_export_options xo = TFMT_EXPORT_OPTIONS_INIT;
+    xo.gzip = false;
+    xo.per_thread = true;
     if (which == JSONL)
         rc = tfmt_profile_write_jsonl(p, sink, RUN_ID);
     else if (which == COLLAPSED)
         rc = tfmt_profile_write_collapsed(p, sink);
     else if (which == PSTATS)
         rc = tfmt_profile_write_pstats(p, sink);
-    else
+    else if (which == SVG)
         rc = tfmt_profile_write_svg(p, sink, NULL);
+    else if (which == PPROF)
+        rc = tfmt_profile_write_pprof(p, sink, &xo);
+    else if (which == SPEEDSCOPE)
+        rc = tfmt_profile_write_speedscope(p, sink, &xo);
+    else if (which == TOP)
+        rc = tfmt_profile_write_top(p, sink, &xo);
+    else
+        rc = tfmt_profile_write_html(p, sink, &xo);
     int frc = tfmt_sink_finish(sink);
     tfmt_sink_free(sink);
     unsigned char *data =
@@ -130,10 +156,11 @@ typedef struct outcome {
     size_t len[NEXPORTS];
 } outcome;
 
-/* Read the log (from memory when mem is set) and export it `nexports`
- * ways (the first of JSONL, COLLAPSED, ...). */
+/* Read the log (from memory when mem is set) and export it the ways in
+ * mask `which` (bit JSONL, bit COLLAPSED, ...). */
 static void read_log(const tfmt_profile_options *po, unsigned threads,
-                     const void *mem, size_t memlen, int nexports, outcome *oc)
+                     const void *mem, size_t memlen, unsigned which,
+                     outcome *oc)
 {
     memset(oc, 0, sizeof *oc);
     tfmt_source *src = NULL;
@@ -154,8 +181,9 @@ static void read_log(const tfmt_profile_options *po, unsigned threads,
         if (oc->rc != TFMT_OK)
             oc->err = *tfmt_profile_error(p);
     }
-    for (int k = 0; oc->rc == TFMT_OK && k < nexports; k++)
-        oc->out[k] = export(p, k, &oc->len[k]);
+    for (int k = 0; oc->rc == TFMT_OK && k < NEXPORTS; k++)
+        if (which & (1u << k))
+            oc->out[k] = export(p, k, &oc->len[k]);
     tfmt_profile_free(p);
     tfmt_bin_free(r);
     tfmt_source_free(src);
@@ -169,7 +197,8 @@ static void outcome_free(outcome *oc)
 
 static void check_same(const outcome *a, const outcome *b, const char *what)
 {
-    static const char *names[] = {"jsonl", "collapsed", "pstats", "svg"};
+    static const char *names[] = {"jsonl", "collapsed",  "pstats", "svg",
+                                  "pprof", "speedscope", "top",    "html"};
     CHECK(a->rc == b->rc, "%s: status %d, on threads %d", what, a->rc, b->rc);
     CHECK(strcmp(a->err.msg, b->err.msg) == 0 && a->err.offset == b->err.offset,
           "%s: error '%s' at %llu, on threads '%s' at %llu", what, a->err.msg,
@@ -187,13 +216,13 @@ static void check_same(const outcome *a, const outcome *b, const char *what)
 static void check_threads(const tfmt_profile_options *po, const char *what)
 {
     outcome one, many;
-    read_log(po, 1, NULL, 0, NEXPORTS, &one);
+    read_log(po, 1, NULL, 0, EXPORTS(JSONL, PPROF), &one);
     REQUIRE(one.rc == TFMT_OK && one.parts == 0, "%s: read whole: %d %s", what,
             one.rc, one.err.msg);
     for (unsigned t = 2; t <= 6; t++) {
         char label[96];
         snprintf(label, sizeof label, "%s, %u threads", what, t);
-        read_log(po, t, NULL, 0, NEXPORTS, &many);
+        read_log(po, t, NULL, 0, EXPORTS(JSONL, PPROF), &many);
         /* more parts than threads: scans run ahead of the decodes */
         CHECK(many.parts > t, "%s: read in %zu parts", label, many.parts);
         CHECK(many.bytes_read == one.bytes_read,
@@ -222,8 +251,48 @@ TEST(same_profile)
         check_threads(&po, what);
         tfmt_profile_options shared = TFMT_PROFILE_OPTIONS_INIT;
         shared.shared_tree = true; /* one tree for all threads (jsonl and
-                                      pstats; collapsed and svg refuse) */
+                                      pstats; the rest refuse) */
         check_threads(&shared, what);
+    }
+    unlink(logpath);
+}
+
+/*
+ * A shared tree with thread leaves gives what a tree per thread gives in
+ * every writer that rebuilds a thread's tree from them (tfmt_tviews), read
+ * whole or on threads: logs of one thread (its pairs never written out),
+ * of threads at once, and of threads in turn (parts of one thread that is
+ * not the whole profile's first).
+ */
+TEST(thread_leaves)
+{
+    make_paths();
+    static const uint32_t shapes[][3] = {
+        {1, 12000, 0}, {5, 20000, 0}, {40, 30000, 0}, {5, 40000, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        phased = shapes[i][2];
+        REQUIRE(write_log(shapes[i][0], shapes[i][1]) == TFMT_OK, "write");
+        phased = false;
+        for (int marked = 0; marked < 2; marked++) {
+            tfmt_profile_options per = TFMT_PROFILE_OPTIONS_INIT;
+            per.mark_truncated = marked;
+            tfmt_profile_options leaves = per;
+            leaves.shared_tree = leaves.thread_leaves = true;
+            outcome a, b;
+            read_log(&per, 1, NULL, 0, BY_THREAD, &a);
+            for (int k = SVG; k < NEXPORTS; k++)
+                CHECK(a.len[k] > 0, "shape %zu: export %d failed", i, k);
+            for (unsigned t = 1; t <= 4; t += 3) {
+                char what[64];
+                snprintf(what, sizeof what, "shape %zu, marked %d, %u threads",
+                         i, marked, t);
+                read_log(&leaves, t, NULL, 0, BY_THREAD, &b);
+                CHECK(t == 1 || b.parts > t, "%s: %zu parts", what, b.parts);
+                check_same(&a, &b, what);
+                outcome_free(&b);
+            }
+            outcome_free(&a);
+        }
     }
     unlink(logpath);
 }
@@ -236,8 +305,8 @@ TEST(filters_read_whole)
     tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
     po.status_all = TFMT_STATUS_HAS_GIL;
     outcome a, b;
-    read_log(&po, 1, NULL, 0, NEXPORTS, &a);
-    read_log(&po, 4, NULL, 0, NEXPORTS, &b);
+    read_log(&po, 1, NULL, 0, ALL, &a);
+    read_log(&po, 4, NULL, 0, ALL, &b);
     CHECK(b.parts == 0, "a status filter: read in %zu parts", b.parts);
     check_same(&a, &b, "status filter");
     outcome_free(&a);
@@ -275,8 +344,8 @@ TEST(damaged_logs)
                     buf[at + j] = (unsigned char)next(256);
         }
         outcome a, b;
-        read_log(&po, 1, buf, len, COLLAPSED + 1, &a);
-        read_log(&po, 3, buf, len, COLLAPSED + 1, &b);
+        read_log(&po, 1, buf, len, EXPORTS(JSONL, PSTATS), &a);
+        read_log(&po, 3, buf, len, EXPORTS(JSONL, PSTATS), &b);
         char what[48];
         snprintf(what, sizeof what, "damage %d", i);
         check_same(&a, &b, what);
@@ -293,4 +362,5 @@ TEST(damaged_logs)
     unlink(logpath);
 }
 
-TESTS(TCASE(same_profile), TCASE(filters_read_whole), TCASE(damaged_logs))
+TESTS(TCASE(same_profile), TCASE(thread_leaves), TCASE(filters_read_whole),
+      TCASE(damaged_logs))

@@ -157,11 +157,18 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
     filter->popts.mark_truncated = f == CONV_SPEEDSCOPE || f == CONV_GECKO ||
                                    f == CONV_PPROF || f == CONV_SVG ||
                                    f == CONV_HTML;
-    /* Outputs that do not tell threads apart need no tree per thread:
-     * memory then follows the distinct stacks, not (thread, stack). */
+    /* Outputs that do not tell threads apart need no tree per thread, nor
+     * does speedscope's timeline (each run names its leaf): memory then
+     * follows the distinct stacks, not (thread, stack). The flame graphs
+     * and pprof rebuild one thread's tree at a time from (thread, stack)
+     * counts, as speedscope does without a timeline (ClickHouse rows
+     * have no time order). */
+    bool views = f == CONV_SVG || f == CONV_HTML || f == CONV_PPROF ||
+                 f == CONV_SPEEDSCOPE;
     filter->popts.shared_tree = f == CONV_JSONL || f == CONV_PSTATS ||
-                                f == CONV_HEATMAP ||
-                                (f == CONV_TOP && o->per_thread <= 0);
+                                f == CONV_HEATMAP || f == CONV_SPEEDSCOPE ||
+                                (f == CONV_TOP && o->per_thread <= 0) || views;
+    filter->popts.thread_leaves = views;
 }
 
 /* A status filter that no sample's status byte allows. */

@@ -24,7 +24,7 @@ extern "C" {
 typedef struct tfmt_profile tfmt_profile;
 
 /* Which samples are counted. */
-#define TFMT_PROFILE_OPTIONS_VERSION 3
+#define TFMT_PROFILE_OPTIONS_VERSION 4
 typedef struct tfmt_profile_options {
     unsigned version;            /* TFMT_PROFILE_OPTIONS_VERSION */
     const tfmt_allocator *alloc; /* NULL: libc */
@@ -60,11 +60,20 @@ typedef struct tfmt_profile_options {
     bool split_status;
     /* Version 3: one call tree for all threads (threads are still counted,
        with their samples), for the writers whose output does not tell
-       threads apart: jsonl, pstats, the heatmap and top without
-       per_thread. Memory then follows the distinct stacks, not the
-       distinct (thread, stack) pairs. The writers that split by thread
-       refuse such a profile (TFMT_EINVAL). */
+       threads apart: jsonl, pstats, the heatmap, top without per_thread
+       and speedscope with a timeline. Memory then follows the distinct
+       stacks, not the distinct (thread, stack) pairs. The writers that
+       split by thread refuse such a profile (TFMT_EINVAL) unless it also
+       has thread_leaves. */
     bool shared_tree;
+    /* Version 4: with shared_tree, also count each thread's samples per
+       stack (a stack one thread ran alone costs nothing more; one that
+       several threads ran, 16 bytes per thread and some index), from
+       which speedscope, pprof, svg, html and top per_thread rebuild one
+       thread's tree at a time: memory then follows the distinct stacks,
+       not every thread's tree. collapsed and clickhouse still refuse a
+       shared tree. */
+    bool thread_leaves;
 } tfmt_profile_options;
 /*
  * Name filters. Every frame's file and function names are first rewritten
@@ -88,7 +97,7 @@ typedef struct tfmt_profile_options {
 /* clang-format off */
 #define TFMT_PROFILE_OPTIONS_INIT \
     {TFMT_PROFILE_OPTIONS_VERSION, NULL, false, NULL, 0, 0, 0, NULL, NULL, \
-     false, false, NULL, NULL, false, false, false, false, false}
+     false, false, NULL, NULL, false, false, false, false, false, false}
 /* clang-format on */
 
 /* `opts` may be NULL. */

@@ -293,6 +293,16 @@ int tfmt__xneed_threads(tfmt_profile *p)
                        "(shared_tree); this format needs one per thread");
 }
 
+int tfmt__xneed_views(tfmt_profile *p)
+{
+    if (!p->opts.shared_tree || p->opts.thread_leaves)
+        return TFMT_OK;
+    return tfmt__error(&p->err, TFMT_EINVAL,
+                       "the profile has one call tree for all threads "
+                       "(shared_tree) and no thread_leaves; this format "
+                       "needs the threads' own trees");
+}
+
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all)
 {
     int rc = tfmt__profile_flush(b, sink, all ? 0 : TFMT_EXPORT_FLUSH);

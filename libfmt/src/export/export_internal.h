@@ -52,6 +52,53 @@ typedef struct tfmt_xorder {
 int tfmt__xorder_build(tfmt_profile *p, tfmt_xorder *o);
 
 /*
+ * One thread's call tree in content order (export_tview.c), for the
+ * writers that split by thread and walk one thread at a time. With a tree
+ * per thread it is the thread's subtree of the xorder's tree. With a
+ * shared tree and thread leaves it is rebuilt from the thread's (thread,
+ * leaf) pairs over the shared nodes, one thread at a time: node ids are
+ * the shared tree's, but a node's self weight, total and children are
+ * the thread's own. Valid until the next tfmt__tviews_get.
+ */
+typedef struct tfmt_tview {
+    const tfmt_pnode *nodes; /* parent, frame and depth (not self,
+                                not thread) */
+    const uint64_t *self;    /* per node; NULL: nodes[].self */
+    const tfmt_ptree *tree;  /* children in content order, totals */
+    uint32_t root, thread;
+} tfmt_tview;
+
+static inline uint64_t tfmt__tview_self(const tfmt_tview *v, uint32_t node)
+{
+    return v->self ? v->self[node] : v->nodes[node].self;
+}
+
+typedef struct tfmt_tviews {
+    const tfmt_profile *p;
+    const tfmt_xorder *o;
+    bool rebuild;             /* shared tree with thread leaves */
+    uint32_t *start, *leaves; /* thread t's leaves: leaves[start[t] ..
+                                 start[t + 1]), each a node it counted
+                                 alone, or a pair id with the top bit
+                                 set */
+    uint32_t *pre;            /* per node: rank in the content preorder */
+    uint32_t *by_pre;         /* inverse of pre */
+    uint32_t *stamp;          /* per node: the last view (gen) it was in */
+    uint32_t gen;             /* views built so far */
+    uint32_t *set;            /* the view's nodes, as preorder ranks */
+    uint64_t *self;
+    tfmt_ptree tree;
+} tfmt_tviews;
+
+int tfmt__tviews_init(tfmt_tviews *vs, const tfmt_profile *p,
+                      const tfmt_xorder *o);
+int tfmt__tviews_get(tfmt_tviews *vs, uint32_t thread, tfmt_tview *out);
+/* True for a thread with no view of its own (it borrows a shared tree
+   that has no thread leaves): a walk of every thread skips it. */
+bool tfmt__tviews_skip(const tfmt_tviews *vs, uint32_t thread);
+void tfmt__tviews_free(tfmt_tviews *vs);
+
+/*
  * Add the JSONL exports' per-frame totals (their samples are not in the
  * tree) to per-key figures: self[key[f]] and cum[key[f]] for every frame
  * f an export listed (key[f] < nkeys). Frames that share a key (its
@@ -95,6 +142,13 @@ int tfmt__xneed_stacks(tfmt_profile *p);
  * on the profile when it was built with opts.shared_tree.
  */
 int tfmt__xneed_threads(tfmt_profile *p);
+
+/*
+ * Writers that walk one thread at a time through tfmt_tviews (speedscope,
+ * pprof, svg, html): the same, but a shared tree with thread_leaves will
+ * do.
+ */
+int tfmt__xneed_views(tfmt_profile *p);
 
 /* Write the buffer to the sink when it holds TFMT_EXPORT_FLUSH bytes. */
 int tfmt__xflush(tfmt_profile *p, tfmt_buf *b, tfmt_sink *sink, bool all);

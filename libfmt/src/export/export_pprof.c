@@ -28,6 +28,7 @@ typedef struct xctx {
     tfmt_sink *sink;
     struct archive *ar; /* gzip filter, NULL for plain output */
     tfmt_xorder o;
+    tfmt_tviews vs;
     uint32_t *floc, *ffunc; /* profile frame -> location / function id */
     uint32_t nlocs, nfuncs;
     uint32_t *pstr; /* profile string -> pprof string index */
@@ -134,10 +135,11 @@ static int put_value_type(xctx *c, uint32_t field, uint64_t type, uint64_t unit)
     return rc | tfmt__pb_bytes(&c->out, field, c->sub.data, c->sub.len);
 }
 
-static int put_sample(xctx *c, uint32_t node, uint32_t depth)
+static int put_sample(xctx *c, const tfmt_tview *v, uint32_t node,
+                      uint32_t depth)
 {
     const tfmt_profile *p = c->p;
-    uint64_t n = p->nodes[node].self;
+    uint64_t n = tfmt__tview_self(v, node);
     uint64_t values[2] = {n, n * p->interval_us};
     /* location ids leaf first: reverse the root-first path in place */
     for (uint32_t i = 0, j = depth - 1; i < j; i++, j--) {
@@ -155,22 +157,22 @@ static int put_sample(xctx *c, uint32_t node, uint32_t depth)
     }
     rc |= tfmt__pb_packed(&c->msg, 2, values, 2);
     rc |= tfmt__pb_uint(&c->sub, 1, S_TID);
-    rc |=
-        tfmt__pb_uint(&c->sub, 3, p->threads[p->nodes[node].thread].thread_id);
+    rc |= tfmt__pb_uint(&c->sub, 3, p->threads[v->thread].thread_id);
     rc |= tfmt__pb_bytes(&c->msg, 3, c->sub.data, c->sub.len);
     rc |= tfmt__pb_bytes(&c->out, 2, c->msg.data, c->msg.len);
     return rc ? TFMT_ENOMEM : emit(c, false);
 }
 
-static int put_samples(xctx *c)
+/* A sample per call path of the thread with self weight, in a walk. */
+static int put_thread(xctx *c, const tfmt_tview *v)
 {
     const tfmt_profile *p = c->p;
     tfmt_pwalk w;
-    tfmt__pwalk_init(&w, p, &c->o.tree);
+    tfmt__pwalk_sub(&w, v->nodes, v->tree, v->root);
     uint32_t node;
     int dir, rc = TFMT_OK;
     while (rc == TFMT_OK && (dir = tfmt__pwalk_next(&w, &node)) != 0) {
-        const tfmt_pnode *n = &p->nodes[node];
+        const tfmt_pnode *n = &v->nodes[node];
         if (n->frame == TFMT_NO_ID || dir < 0)
             continue;
         if (n->depth > c->cappath &&
@@ -178,8 +180,24 @@ static int put_samples(xctx *c)
                        sizeof *c->path) != TFMT_OK)
             return TFMT_ENOMEM;
         c->path[n->depth - 1] = c->floc[n->frame];
-        if (n->self > 0)
-            rc = put_sample(c, node, n->depth);
+        if (tfmt__tview_self(v, node) > 0)
+            rc = put_sample(c, v, node, n->depth);
+    }
+    return rc;
+}
+
+/* The threads in thread order. */
+static int put_samples(xctx *c)
+{
+    int rc = TFMT_OK;
+    for (size_t i = 0; i < c->p->nthreads && rc == TFMT_OK; i++) {
+        uint32_t t = c->o.threads[i];
+        tfmt_tview v;
+        if (tfmt__tviews_skip(&c->vs, t))
+            continue;
+        rc = tfmt__tviews_get(&c->vs, t, &v);
+        if (rc == TFMT_OK)
+            rc = put_thread(c, &v);
     }
     return rc;
 }
@@ -310,13 +328,14 @@ static void free_all(xctx *c)
     tfmt__buf_free(&c->out);
     tfmt__buf_free(&c->msg);
     tfmt__buf_free(&c->sub);
+    tfmt__tviews_free(&c->vs);
     tfmt__xorder_free(c->p, &c->o);
 }
 
 int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
                              const tfmt_export_options *opts)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
     xctx c;
     memset(&c, 0, sizeof c);
@@ -326,6 +345,8 @@ int tfmt_profile_write_pprof(tfmt_profile *p, tfmt_sink *sink,
     tfmt__buf_init(&c.msg, p->alloc);
     tfmt__buf_init(&c.sub, p->alloc);
     int rc = tfmt__xorder_build(p, &c.o);
+    if (rc == TFMT_OK)
+        rc = tfmt__tviews_init(&c.vs, p, &c.o);
     if (rc == TFMT_OK)
         rc = alloc_all(&c);
     if (rc == TFMT_OK && (!opts || opts->gzip))

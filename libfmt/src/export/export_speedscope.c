@@ -23,6 +23,7 @@ typedef struct sctx {
     tfmt_profile *p;
     tfmt_sink *sink;
     tfmt_xorder o;
+    tfmt_tviews vs;   /* without a timeline */
     uint32_t *sframe; /* profile frame -> speedscope frame */
     uint32_t *path;   /* speedscope frames of the walk, root first */
     size_t cappath;
@@ -87,35 +88,32 @@ static int push(sctx *c, uint32_t depth, uint32_t frame)
 }
 
 /* Samples (paths) of one thread, then their weights. */
-static int put_samples(sctx *c, uint32_t root, bool weights)
+static int put_samples(sctx *c, uint32_t t, bool weights)
 {
-    const tfmt_profile *p = c->p;
+    tfmt_tview v;
+    if (tfmt__tviews_get(&c->vs, t, &v) != TFMT_OK)
+        return TFMT_ENOMEM;
     tfmt_pwalk w;
-    tfmt_ptree sub = c->o.tree;
-    sub.first_root = root;
-    tfmt__pwalk_init(&w, p, &sub);
+    tfmt__pwalk_sub(&w, v.nodes, v.tree, v.root);
     uint32_t node, depth = 0;
     bool first = true;
     int dir, rc = TFMT_OK;
     while (rc == TFMT_OK && (dir = tfmt__pwalk_next(&w, &node)) != 0) {
-        if (node == root) {
-            if (dir < 0)
-                break;
+        if (node == v.root)
             continue;
-        }
         if (dir < 0) {
             depth--;
             continue;
         }
-        if (push(c, depth++, c->sframe[p->nodes[node].frame]) != TFMT_OK)
+        if (push(c, depth++, c->sframe[v.nodes[node].frame]) != TFMT_OK)
             return TFMT_ENOMEM;
-        uint64_t self = p->nodes[node].self;
+        uint64_t self = tfmt__tview_self(&v, node);
         if (self == 0)
             continue;
         rc = tfmt__buf_puts(&c->out, first ? "" : ",");
         first = false;
         if (weights) {
-            rc |= tfmt__buf_put_u64(&c->out, self * p->interval_us);
+            rc |= tfmt__buf_put_u64(&c->out, self * c->p->interval_us);
         } else {
             rc |= tfmt__buf_putc(&c->out, '[');
             for (uint32_t i = 0; i < depth; i++)
@@ -195,11 +193,11 @@ static int put_profile(sctx *c, uint32_t t, bool first)
         first ? "" : ",", (unsigned long long)th->thread_id, th->interpreter_id,
         (unsigned long long)end);
     if (rc == TFMT_OK)
-        rc = tl ? put_timeline(c, t, false) : put_samples(c, th->root, false);
+        rc = tl ? put_timeline(c, t, false) : put_samples(c, t, false);
     if (rc == TFMT_OK)
         rc = tfmt__buf_puts(&c->out, "],\"weights\":[");
     if (rc == TFMT_OK)
-        rc = tl ? put_timeline(c, t, true) : put_samples(c, th->root, true);
+        rc = tl ? put_timeline(c, t, true) : put_samples(c, t, true);
     return rc ? rc : tfmt__buf_puts(&c->out, "]}");
 }
 
@@ -230,7 +228,11 @@ static int write_all(sctx *c)
 int tfmt_profile_write_speedscope(tfmt_profile *p, tfmt_sink *sink,
                                   const tfmt_export_options *opts)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
+    /* A timeline names each run's call path by its leaf, whose frames are
+     * the same in a tree shared by all threads: only the walk of the
+     * tree needs one per thread. */
+    if (tfmt__xneed_stacks(p) != TFMT_OK ||
+        (!p->opts.timeline && tfmt__xneed_views(p) != TFMT_OK))
         return TFMT_EINVAL;
     (void)opts;
     sctx c;
@@ -239,6 +241,8 @@ int tfmt_profile_write_speedscope(tfmt_profile *p, tfmt_sink *sink,
     c.sink = sink;
     tfmt__buf_init(&c.out, p->alloc);
     int rc = tfmt__xorder_build(p, &c.o);
+    if (rc == TFMT_OK && !p->opts.timeline)
+        rc = tfmt__tviews_init(&c.vs, p, &c.o);
     if (rc == TFMT_OK)
         rc = write_all(&c);
     if (rc == TFMT_ENOMEM)
@@ -248,6 +252,7 @@ int tfmt_profile_write_speedscope(tfmt_profile *p, tfmt_sink *sink,
     tfmt__buf_free(&c.out);
     tfmt__free(p->alloc, c.sframe);
     tfmt__free(p->alloc, c.path);
+    tfmt__tviews_free(&c.vs);
     tfmt__xorder_free(p, &c.o);
     return rc;
 }

@@ -30,6 +30,7 @@ typedef struct vctx {
     bool embedded; /* inside an HTML page */
     tfmt_sink *sink;
     tfmt_xorder o;
+    tfmt_tviews vs;
     double scale; /* px per sample */
     double height;
     uint32_t levels; /* levels drawn (root = 0) */
@@ -146,24 +147,24 @@ static int put_box(vctx *c, uint32_t level, double x, uint64_t total,
 }
 
 /*
- * Every node at least 0.1 px wide, in a walk of the content order;
- * next[level] is where the next box of a level starts (in samples).
+ * Every node of a thread at least 0.1 px wide, in a walk of the content
+ * order; next[level] is where the next box of a level starts (in samples).
  */
-static int put_tree(vctx *c)
+static int put_thread(vctx *c, const tfmt_tview *v)
 {
     const tfmt_profile *p = c->p;
     double min = 0.1 / c->scale;
     tfmt_pwalk w;
-    tfmt__pwalk_init(&w, p, &c->o.tree);
+    tfmt__pwalk_sub(&w, v->nodes, v->tree, v->root);
     uint32_t node;
     int dir, rc = TFMT_OK;
     char label[64];
     while (rc == TFMT_OK && (dir = tfmt__pwalk_next(&w, &node)) != 0) {
         if (dir < 0)
             continue;
-        const tfmt_pnode *n = &p->nodes[node];
+        const tfmt_pnode *n = &v->nodes[node];
         uint32_t level = n->depth + 1;
-        uint64_t total = c->o.tree.total[node];
+        uint64_t total = v->tree->total[node];
         if (level >= c->levels)
             continue; /* below the deepest box drawn: too narrow */
         double x = c->next[level];
@@ -174,13 +175,62 @@ static int put_tree(vctx *c)
         const tfmt_frame *f = NULL;
         if (n->frame == TFMT_NO_ID)
             snprintf(label, sizeof label, "thread %llu",
-                     (unsigned long long)p->threads[n->thread].thread_id);
+                     (unsigned long long)p->threads[v->thread].thread_id);
         else
             f = &p->frames[n->frame];
         rc = put_box(c, level, x, total, f, label);
         if (rc == TFMT_OK)
             rc = tfmt__xflush(c->p, &c->out, c->sink, false);
     }
+    return rc;
+}
+
+/*
+ * The deepest level of a thread's tree at least 0.1 px wide (a narrower
+ * node is not drawn, and neither is anything below it).
+ */
+static uint32_t deepest(const vctx *c, const tfmt_tview *v)
+{
+    double min = 0.1 / c->scale;
+    tfmt_pwalk w;
+    tfmt__pwalk_sub(&w, v->nodes, v->tree, v->root);
+    uint32_t node, maxd = 0;
+    int dir;
+    while ((dir = tfmt__pwalk_next(&w, &node)) != 0) {
+        uint64_t total = v->tree->total[node];
+        if (dir > 0 && total && (double)total >= min &&
+            v->nodes[node].depth > maxd)
+            maxd = v->nodes[node].depth;
+    }
+    return maxd;
+}
+
+/*
+ * Each thread in thread order: pass 0 finds the levels to draw, pass 1
+ * draws (a thread's view is built again for each pass).
+ */
+static int each_thread(vctx *c, int pass)
+{
+    const tfmt_profile *p = c->p;
+    int rc = TFMT_OK;
+    uint32_t maxd = 0;
+    for (size_t i = 0; i < p->nthreads && rc == TFMT_OK; i++) {
+        uint32_t t = c->o.threads[i];
+        tfmt_tview v;
+        if (tfmt__tviews_skip(&c->vs, t))
+            continue;
+        rc = tfmt__tviews_get(&c->vs, t, &v);
+        if (rc != TFMT_OK)
+            break;
+        if (pass == 0) {
+            uint32_t d = deepest(c, &v);
+            maxd = d > maxd ? d : maxd;
+        } else {
+            rc = put_thread(c, &v);
+        }
+    }
+    if (pass == 0)
+        c->levels = maxd + 2; /* "all", then threads at depth 0 */
     return rc;
 }
 
@@ -231,38 +281,23 @@ static int put_head(vctx *c, const char *title)
            tfmt__buf_printf(b, "<g transform=\"translate(%.0f,0)\">\n", MARGIN);
 }
 
-/*
- * Levels to draw: down to the deepest node at least 0.1 px wide (a
- * narrower node is not drawn, and neither is anything below it).
- */
-static uint32_t drawn_levels(const vctx *c)
-{
-    const tfmt_profile *p = c->p;
-    double min = 0.1 / c->scale;
-    uint32_t maxd = 0;
-    for (size_t i = 0; i < p->nnodes; i++) {
-        uint64_t total = c->o.tree.total[i];
-        if (total && (double)total >= min && p->nodes[i].depth > maxd)
-            maxd = p->nodes[i].depth;
-    }
-    return maxd + 2; /* "all", then threads at depth 0 */
-}
-
 static int write_svg(vctx *c, const char *title)
 {
     const tfmt_profile *p = c->p;
     uint64_t total = p->samples_total ? p->samples_total : 1;
     c->scale = (WIDTH - 2 * MARGIN) / (double)total;
-    c->levels = drawn_levels(c);
+    int rc = each_thread(c, 0);
+    if (rc != TFMT_OK)
+        return rc;
     c->next = tfmt__calloc(p->alloc, (size_t)c->levels + 2, sizeof *c->next);
     if (!c->next)
         return TFMT_ENOMEM;
     c->height = TOP_PAD + BOTTOM_PAD + c->levels * FRAME_H;
-    int rc = put_head(c, title);
+    rc = put_head(c, title);
     if (rc == TFMT_OK && p->samples_total)
         rc = put_box(c, 0, 0, p->samples_total, NULL, "all");
     if (rc == TFMT_OK)
-        rc = put_tree(c);
+        rc = each_thread(c, 1);
     return rc ? rc : tfmt__buf_puts(&c->out, "</g>\n</svg>\n");
 }
 
@@ -275,7 +310,7 @@ int tfmt_profile_write_svg(tfmt_profile *p, tfmt_sink *sink,
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded)
 {
-    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
     vctx c;
     memset(&c, 0, sizeof c);
@@ -286,6 +321,8 @@ int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
     const char *title = opts && opts->title ? opts->title : "Flame Graph";
     int rc = tfmt__xorder_build(p, &c.o);
     if (rc == TFMT_OK)
+        rc = tfmt__tviews_init(&c.vs, p, &c.o);
+    if (rc == TFMT_OK)
         rc = write_svg(&c, title);
     if (rc == TFMT_OK)
         rc = tfmt__xflush(p, &c.out, sink, true);
@@ -293,6 +330,7 @@ int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
         rc = tfmt__xfail(p, rc, NULL);
     tfmt__free(p->alloc, c.next);
     tfmt__buf_free(&c.out);
+    tfmt__tviews_free(&c.vs);
     tfmt__xorder_free(p, &c.o);
     return rc;
 }

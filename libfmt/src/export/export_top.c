@@ -19,6 +19,7 @@ typedef struct trow {
 typedef struct tctx {
     tfmt_profile *p;
     tfmt_xorder o;
+    tfmt_tviews vs;     /* per_thread */
     uint32_t *ffn;      /* profile frame -> function */
     uint32_t *fn_frame; /* function -> a frame of it (for names) */
     uint32_t nfn;
@@ -43,32 +44,26 @@ static void number_functions(tctx *c)
     }
 }
 
-/* Self and cumulative weights over the subtree of `root`. */
-static void count(tctx *c, uint32_t root)
+/* Self and cumulative weights over one thread's tree. */
+static void count(tctx *c, const tfmt_tview *v)
 {
-    const tfmt_profile *p = c->p;
     memset(c->self, 0, c->nfn * sizeof *c->self);
     memset(c->cum, 0, c->nfn * sizeof *c->cum);
-    tfmt_ptree sub = c->o.tree;
-    sub.first_root = root;
     tfmt_pwalk w;
-    tfmt__pwalk_init(&w, p, &sub);
+    tfmt__pwalk_sub(&w, v->nodes, v->tree, v->root);
     uint32_t node;
     int dir;
     while ((dir = tfmt__pwalk_next(&w, &node)) != 0) {
-        if (node == root) {
-            if (dir < 0)
-                break;
+        if (node == v->root)
             continue;
-        }
-        uint32_t f = c->ffn[p->nodes[node].frame];
+        uint32_t f = c->ffn[v->nodes[node].frame];
         if (dir < 0) {
             c->active[f]--;
             continue;
         }
         if (c->active[f]++ == 0)
-            c->cum[f] += c->o.tree.total[node];
-        c->self[f] += p->nodes[node].self;
+            c->cum[f] += v->tree->total[node];
+        c->self[f] += tfmt__tview_self(v, node);
     }
 }
 
@@ -151,9 +146,12 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
     if (!self || !cum)
         rc = TFMT_ENOMEM;
     for (size_t t = 0; t < p->nthreads && rc == TFMT_OK; t++) {
-        if (!tfmt__profile_owns_root(p, c->o.threads[t]))
+        uint32_t id = c->o.threads[t];
+        if (!tfmt__profile_owns_root(p, id))
             continue; /* a shared tree is counted once */
-        count(c, p->threads[c->o.threads[t]].root);
+        tfmt_tview whole = {p->nodes, NULL, &c->o.tree, p->threads[id].root,
+                            id};
+        count(c, &whole);
         for (uint32_t f = 0; f < c->nfn; f++) {
             self[f] += c->self[f];
             cum[f] += c->cum[f];
@@ -170,13 +168,16 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
     tfmt__free(p->alloc, cum);
     for (size_t t = 0; o && o->per_thread && t < p->nthreads && !rc; t++) {
         const tfmt_pthread *th = &p->threads[c->o.threads[t]];
+        tfmt_tview v;
+        if (tfmt__tviews_get(&c->vs, c->o.threads[t], &v) != TFMT_OK)
+            return TFMT_ENOMEM;
         rc = tfmt__buf_printf(&c->out,
                               "\nthread %llu (interpreter %u): "
                               "%llu samples\n",
                               (unsigned long long)th->thread_id,
                               th->interpreter_id,
                               (unsigned long long)th->samples);
-        count(c, th->root);
+        count(c, &v);
         if (rc == TFMT_OK)
             rc = put_table(c, th->samples, limit);
         if (rc == TFMT_OK && flush)
@@ -188,7 +189,7 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
 int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
                    tfmt_buf *out, tfmt_text_flush flush, void *ctx)
 {
-    if (opts && opts->per_thread && tfmt__xneed_threads(p) != TFMT_OK)
+    if (opts && opts->per_thread && tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
     tctx c;
     memset(&c, 0, sizeof c);
@@ -205,6 +206,8 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
     if (rc == TFMT_OK &&
         (!c.ffn || !c.fn_frame || !c.self || !c.cum || !c.active || !c.rows))
         rc = TFMT_ENOMEM;
+    if (rc == TFMT_OK && opts && opts->per_thread)
+        rc = tfmt__tviews_init(&c.vs, p, &c.o);
     if (rc == TFMT_OK) {
         number_functions(&c);
         rc = put_all(&c, opts, flush, ctx);
@@ -213,6 +216,7 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(p->alloc, v[i]);
     *out = c.out;
+    tfmt__tviews_free(&c.vs);
     tfmt__xorder_free(p, &c.o);
     return rc;
 }

@@ -15,13 +15,17 @@ int tfmt_profile_new(tfmt_profile **out, const tfmt_profile_options *opts)
     memset(&o, 0, sizeof o);
     o.version = TFMT_PROFILE_OPTIONS_VERSION;
     /* A version 1 struct ends before split_status, a version 2 one before
-     * shared_tree. */
+     * shared_tree, a version 3 one before thread_leaves. */
     if (opts && opts->version < 2)
         memcpy(&o, opts, offsetof(tfmt_profile_options, split_status));
     else if (opts && opts->version < 3)
         memcpy(&o, opts, offsetof(tfmt_profile_options, shared_tree));
+    else if (opts && opts->version < 4)
+        memcpy(&o, opts, offsetof(tfmt_profile_options, thread_leaves));
     else if (opts)
         o = *opts;
+    if (!o.shared_tree)
+        o.thread_leaves = false; /* a tree per thread says it all */
     *out = NULL;
     tfmt_profile *p = tfmt__calloc(o.alloc, 1, sizeof *p);
     if (!p)
@@ -64,6 +68,7 @@ void tfmt_profile_free(tfmt_profile *p)
     tfmt__spool_free(&p->tl_spool);
     tfmt__free(p->alloc, p->threads);
     tfmt__free(p->alloc, p->node_slots);
+    tfmt__tleaf_free(p);
     tfmt__free(p->alloc, p->aggs);
     tfmt__free(p->alloc, p->agg_listed);
     tfmt__free(p->alloc, p->tid_seen);
@@ -463,15 +468,22 @@ static int new_node(tfmt_profile *p, uint32_t parent, uint32_t frame,
     n->depth = parent == TFMT_NO_ID ? 0 : p->nodes[parent].depth + 1;
     n->self = 0;
     n->leaf_seq = TFMT_NO_ID;
+    n->pair = TFMT_NO_ID;
     *out = id;
     return TFMT_OK;
 }
 
-void tfmt__profile_drop_index(tfmt_profile *p)
+static void drop_node_index(tfmt_profile *p)
 {
     tfmt__free(p->alloc, p->node_slots);
     p->node_slots = NULL;
     p->node_cap = p->node_count = 0;
+}
+
+void tfmt__profile_drop_index(tfmt_profile *p)
+{
+    drop_node_index(p);
+    tfmt__tleaf_drop_index(p);
 }
 
 /*
@@ -482,7 +494,7 @@ void tfmt__profile_drop_index(tfmt_profile *p)
  */
 static int node_index(tfmt_profile *p, size_t ncap)
 {
-    tfmt__profile_drop_index(p);
+    drop_node_index(p);
     /* Check before multiplying: the product must not wrap. */
     if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
@@ -605,20 +617,15 @@ int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
     return add_thread(p, &k, h, out);
 }
 
-void tfmt__profile_count_leaf(tfmt_profile *p, uint32_t leaf, uint64_t weight)
+int tfmt__profile_count_paired(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                               uint64_t weight)
 {
-    tfmt_pnode *n = &p->nodes[leaf];
-    if (n->leaf_seq == TFMT_NO_ID)
-        n->leaf_seq = p->nleaves++;
-    n->self += weight;
-    p->samples_total += weight;
-}
-
-void tfmt__profile_count(tfmt_profile *p, uint32_t thread, uint32_t leaf,
-                         uint64_t weight)
-{
+    int rc = tfmt__tleaf_add(p, thread, leaf, weight);
+    if (rc != TFMT_OK)
+        return rc;
     tfmt__profile_count_leaf(p, leaf, weight);
     p->threads[thread].samples += weight;
+    return TFMT_OK;
 }
 
 int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
@@ -642,9 +649,8 @@ int tfmt__profile_add_stack_at(tfmt_profile *p, uint64_t thread_id,
         if (rc != TFMT_OK)
             return rc;
     }
-    tfmt__profile_count(p, *thread, node, weight);
     *leaf = node;
-    return TFMT_OK;
+    return tfmt__profile_count(p, *thread, node, weight);
 }
 
 int tfmt__profile_add_stack(tfmt_profile *p, uint64_t thread_id,

@@ -232,8 +232,8 @@ static int add_sample(void *ctx, const tfmt_sample *s)
         return rc;
     t->valid = s->depth;
     uint32_t leaf = t->path[s->depth - 1 + trunc];
-    tfmt__profile_count(c->p, t->thread, leaf, s->weight);
-    return timeline(c, t, s, leaf);
+    rc = tfmt__profile_count(c->p, t->thread, leaf, s->weight);
+    return rc == TFMT_OK ? timeline(c, t, s, leaf) : rc;
 }
 
 /*

@@ -52,7 +52,14 @@ typedef struct tfmt_pnode {
     uint32_t leaf_seq; /* order in which nodes first got self > 0
                           (TFMT_NO_ID while self == 0): the
                           first-seen order of Python's Counters */
+    uint32_t pair;     /* opts.thread_leaves (in what was padding):
+                          the one thread that counted this leaf,
+                          or TFMT_PAIR_TABLE, or TFMT_NO_ID */
 } tfmt_pnode;
+
+/* tfmt_pnode.pair of a leaf that several threads counted: their counts
+   are in the profile's pair table (profile_leaves.c). */
+#define TFMT_PAIR_TABLE (TFMT_NO_ID - 1)
 
 /*
  * A node-table slot: node `id` (TFMT_NO_ID = empty) and 32 bits of its
@@ -86,6 +93,16 @@ typedef struct tfmt_pagg {
                            have their cum summed; writers cap it
                            at the exports' samples) */
 } tfmt_pagg;
+
+/*
+ * With opts.thread_leaves (profile_leaves.c): the weight of the samples
+ * of one thread whose stack ended at one node of the shared tree, for
+ * the leaves that more than one thread counted.
+ */
+typedef struct tfmt_ptleaf {
+    uint32_t thread, node;
+    uint64_t self;
+} tfmt_ptleaf;
 
 typedef struct tfmt_pthread {
     uint64_t thread_id;
@@ -151,11 +168,16 @@ struct tfmt_profile {
     bool *tid_seen;            /* per opts.thread_ids entry */
     bool unindexed;            /* string_set and frame_set not built yet
                                   (tfmt__profile_append_*) */
-    unsigned par_threads;      /* tfmt_profile_set_threads */
-    size_t par_parts;          /* parts of the last binary log added, 0:
-                                  it was read whole (for tests) */
-    uint64_t par_part_bytes;   /* tests: the part size to aim at (0: the
-                                  automatic size, profile_par.c) */
+    tfmt_ptleaf *tleaves;      /* opts.thread_leaves */
+    size_t ntleaves, captleaves;
+    tfmt_pslot *tleaf_slots; /* open addressing on (thread, node) */
+    size_t tleaf_cap;
+    unsigned tleaf_shift;
+    unsigned par_threads;    /* tfmt_profile_set_threads */
+    size_t par_parts;        /* parts of the last binary log added, 0:
+                                it was read whole (for tests) */
+    uint64_t par_part_bytes; /* tests: the part size to aim at (0: the
+                                automatic size, profile_par.c) */
 };
 
 /* Borrow profile string `id`. */
@@ -290,11 +312,30 @@ static inline int tfmt__profile_child(tfmt_profile *p, uint32_t parent,
     }
     return tfmt__profile_child_slow(p, parent, frame, out);
 }
-void tfmt__profile_count(tfmt_profile *p, uint32_t thread, uint32_t leaf,
-                         uint64_t weight);
-/* The same without the thread's own count (profile_merge.c adds the
-   threads' counts apart: a leaf of a shared tree has no one thread). */
-void tfmt__profile_count_leaf(tfmt_profile *p, uint32_t leaf, uint64_t weight);
+/* The count without the thread's own (profile_merge.c adds the threads'
+   counts apart: a leaf of a shared tree has no one thread). */
+static inline void tfmt__profile_count_leaf(tfmt_profile *p, uint32_t leaf,
+                                            uint64_t weight)
+{
+    tfmt_pnode *n = &p->nodes[leaf];
+    if (n->leaf_seq == TFMT_NO_ID)
+        n->leaf_seq = p->nleaves++;
+    n->self += weight;
+    p->samples_total += weight;
+}
+/* tfmt__profile_count through the pair table (opts.thread_leaves). */
+int tfmt__profile_count_paired(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                               uint64_t weight);
+static inline int tfmt__profile_count(tfmt_profile *p, uint32_t thread,
+                                      uint32_t leaf, uint64_t weight)
+{
+    /* A leaf its thread counted alone before costs one compare. */
+    if (p->opts.thread_leaves && p->nodes[leaf].pair != thread)
+        return tfmt__profile_count_paired(p, thread, leaf, weight);
+    tfmt__profile_count_leaf(p, leaf, weight);
+    p->threads[thread].samples += weight;
+    return TFMT_OK;
+}
 
 /* True when profile thread `t` owns its root (always, but for the threads
    that borrow the first one's with opts.shared_tree). */
@@ -305,10 +346,23 @@ static inline bool tfmt__profile_owns_root(const tfmt_profile *p, uint32_t t)
 
 /*
  * Free the (parent, frame) -> node index, the largest table of a profile
- * with many call paths, which exporters do not need. It is rebuilt from
- * the nodes should samples be added again.
+ * with many call paths, which exporters do not need, and the index of
+ * the thread leaves. They are rebuilt should samples be added again.
  */
 void tfmt__profile_drop_index(tfmt_profile *p);
+
+/* ---- thread leaves (profile_leaves.c), with opts.thread_leaves ---- */
+
+/*
+ * Add `weight` to the pair (profile thread, shared-tree leaf node), just
+ * before the leaf's own count (tfmt__profile_count_leaf): a leaf one
+ * thread counted holds that thread's count as its self, and the first
+ * count of a second thread moves it into the pair table.
+ */
+int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                    uint64_t weight);
+void tfmt__tleaf_drop_index(tfmt_profile *p);
+void tfmt__tleaf_free(tfmt_profile *p);
 
 /*
  * The synthetic "<truncated>" frame (file "~", no location) that
@@ -394,14 +448,18 @@ void tfmt__ptree_free(const tfmt_profile *p, tfmt_ptree *t);
  * end. Roots are visited too (their frame is TFMT_NO_ID).
  */
 typedef struct tfmt_pwalk {
-    const tfmt_profile *p;
+    const tfmt_pnode *nodes;
     const tfmt_ptree *t;
     uint32_t cur;
+    uint32_t stop; /* the walk ends on leaving it (TFMT_NO_ID: none) */
     bool entering;
 } tfmt_pwalk;
 
 void tfmt__pwalk_init(tfmt_pwalk *w, const tfmt_profile *p,
                       const tfmt_ptree *t);
+/* A walk of the subtree of `root` alone, over node array `nodes`. */
+void tfmt__pwalk_sub(tfmt_pwalk *w, const tfmt_pnode *nodes,
+                     const tfmt_ptree *t, uint32_t root);
 int tfmt__pwalk_next(tfmt_pwalk *w, uint32_t *node);
 
 /*

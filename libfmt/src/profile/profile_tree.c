@@ -57,9 +57,20 @@ int tfmt__ptree_build(const tfmt_profile *p, tfmt_ptree *out)
 
 void tfmt__pwalk_init(tfmt_pwalk *w, const tfmt_profile *p, const tfmt_ptree *t)
 {
-    w->p = p;
+    w->nodes = p->nodes;
     w->t = t;
     w->cur = t->first_root;
+    w->stop = TFMT_NO_ID;
+    w->entering = true;
+}
+
+void tfmt__pwalk_sub(tfmt_pwalk *w, const tfmt_pnode *nodes,
+                     const tfmt_ptree *t, uint32_t root)
+{
+    w->nodes = nodes;
+    w->t = t;
+    w->cur = root;
+    w->stop = root;
     w->entering = true;
 }
 
@@ -78,11 +89,13 @@ int tfmt__pwalk_next(tfmt_pwalk *w, uint32_t *node)
         return 1;
     }
     uint32_t sib = w->t->next_sibling[cur];
-    if (sib != TFMT_NO_ID) {
+    if (cur == w->stop) {
+        w->cur = TFMT_NO_ID;
+    } else if (sib != TFMT_NO_ID) {
         w->cur = sib;
         w->entering = true;
     } else {
-        w->cur = w->p->nodes[cur].parent;
+        w->cur = w->nodes[cur].parent;
     }
     return -1;
 }

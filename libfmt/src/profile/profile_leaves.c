@@ -1,0 +1,153 @@
+/*
+ * profile_leaves.c - the (thread, leaf) counts of a profile built with
+ * opts.shared_tree and opts.thread_leaves.
+ *
+ * A shared tree holds each distinct stack once, whatever thread ran it;
+ * the pairs say which threads ran it and how often. The writers that
+ * split by thread rebuild one thread's tree at a time from them
+ * (export_tview.c), so a profile of 10,000 threads never holds 10,000
+ * trees.
+ *
+ * Most leaves are counted by one thread only: such a leaf notes the
+ * thread (tfmt_pnode.pair) and its self is that thread's count, with no
+ * table and no lookup, which keeps the common case at its speed. When a
+ * second thread counts it, the leaf's counts move into the pair table,
+ * an open-addressing index like the node index's (8-byte slots of pair
+ * id and 32 bits of the key's hash) over pairs appended as they come.
+ */
+#include "profile_internal.h"
+
+static uint64_t tleaf_key(uint32_t thread, uint32_t node)
+{
+    return ((uint64_t)thread << 32) | node;
+}
+
+static size_t tleaf_slot(const tfmt_profile *p, uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->tleaf_shift);
+}
+
+void tfmt__tleaf_drop_index(tfmt_profile *p)
+{
+    tfmt__free(p->alloc, p->tleaf_slots);
+    p->tleaf_slots = NULL;
+    p->tleaf_cap = 0;
+}
+
+void tfmt__tleaf_free(tfmt_profile *p)
+{
+    tfmt__tleaf_drop_index(p);
+    tfmt__free(p->alloc, p->tleaves);
+    p->tleaves = NULL;
+    p->ntleaves = p->captleaves = 0;
+}
+
+static void tleaf_put(tfmt_profile *p, uint32_t id)
+{
+    uint64_t key = tleaf_key(p->tleaves[id].thread, p->tleaves[id].node);
+    size_t j = tleaf_slot(p, key);
+    while (p->tleaf_slots[j].id != TFMT_NO_ID)
+        j = (j + 1) & (p->tleaf_cap - 1);
+    p->tleaf_slots[j].id = id;
+    p->tleaf_slots[j].tag = tfmt__profile_tag(key);
+}
+
+/* Room for one more pair, the load kept at most 1/2: the index is built
+   from the pairs (after a drop) or rebuilt at twice the size. */
+static int tleaf_room(tfmt_profile *p)
+{
+    if (p->tleaf_cap && (p->ntleaves + 1) * 2 <= p->tleaf_cap)
+        return TFMT_OK;
+    size_t cap = 1024;
+    while (cap < 2 * (p->ntleaves + 1))
+        cap *= 2;
+    tfmt__tleaf_drop_index(p);
+    if (cap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
+        return TFMT_ENOMEM;
+    p->tleaf_slots = tfmt__malloc(p->alloc, cap * sizeof *p->tleaf_slots);
+    if (!p->tleaf_slots)
+        return TFMT_ENOMEM;
+    tfmt__advise_huge(p->tleaf_slots, cap * sizeof *p->tleaf_slots);
+    for (size_t i = 0; i < cap; i++) {
+        p->tleaf_slots[i].id = TFMT_NO_ID;
+        p->tleaf_slots[i].tag = 0;
+    }
+    p->tleaf_cap = cap;
+    p->tleaf_shift = 64 - (unsigned)__builtin_ctzll((unsigned long long)cap);
+    for (size_t i = 0; i < p->ntleaves; i++)
+        tleaf_put(p, (uint32_t)i);
+    return TFMT_OK;
+}
+
+/* The pair's id, appended when new. */
+static int tleaf_find(tfmt_profile *p, uint32_t thread, uint32_t node,
+                      uint32_t *out)
+{
+    if (tleaf_room(p) != TFMT_OK)
+        return TFMT_ENOMEM;
+    uint64_t key = tleaf_key(thread, node);
+    uint32_t tag = tfmt__profile_tag(key);
+    size_t j = tleaf_slot(p, key);
+    for (;; j = (j + 1) & (p->tleaf_cap - 1)) {
+        const tfmt_pslot *s = &p->tleaf_slots[j];
+        if (s->id == TFMT_NO_ID)
+            break;
+        const tfmt_ptleaf *l = &p->tleaves[s->id];
+        if (s->tag == tag && l->thread == thread && l->node == node) {
+            *out = s->id;
+            return TFMT_OK;
+        }
+    }
+    if (p->ntleaves >= TFMT_NO_ID)
+        return TFMT_ELIMIT;
+    if (tfmt__grow(p->alloc, (void **)&p->tleaves, &p->captleaves,
+                   p->ntleaves + 1, sizeof *p->tleaves) != TFMT_OK)
+        return TFMT_ENOMEM;
+    uint32_t id = (uint32_t)p->ntleaves++;
+    p->tleaves[id] = (tfmt_ptleaf){thread, node, 0};
+    p->tleaf_slots[j].id = id;
+    p->tleaf_slots[j].tag = tag;
+    *out = id;
+    return TFMT_OK;
+}
+
+static int tleaf_fail(tfmt_profile *p, int rc)
+{
+    if (rc == TFMT_ELIMIT)
+        return tfmt__error(&p->err, rc, "too many (thread, stack) pairs");
+    return tfmt__error(&p->err, rc, "out of memory");
+}
+
+/* Add `weight` to the table's pair (thread, leaf). */
+static int pair_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                    uint64_t weight)
+{
+    uint32_t id;
+    int rc = tleaf_find(p, thread, leaf, &id);
+    if (rc != TFMT_OK)
+        return tleaf_fail(p, rc);
+    p->tleaves[id].self += weight; /* as a node's self: the same sums */
+    return TFMT_OK;
+}
+
+int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
+                    uint64_t weight)
+{
+    uint32_t *owner = &p->nodes[leaf].pair;
+    if (*owner == thread)
+        return TFMT_OK; /* its own leaf: the node's self counts it */
+    if (*owner == TFMT_NO_ID && thread < TFMT_PAIR_TABLE) {
+        *owner = thread;
+        return TFMT_OK;
+    }
+    if (*owner != TFMT_PAIR_TABLE) {
+        /* a second thread: the first one's count so far goes first */
+        if (*owner != TFMT_NO_ID) {
+            int rc = pair_add(p, *owner, leaf, p->nodes[leaf].self);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+        *owner = TFMT_PAIR_TABLE;
+    }
+    return pair_add(p, thread, leaf, weight);
+}
