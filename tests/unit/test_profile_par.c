@@ -29,7 +29,10 @@ static void make_paths(void)
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t part_bytes = 16 << 10;
-static bool phased; /* write_log: each thread in turn, none at once */
+static bool phased;     /* write_log: each thread in turn, none at once */
+static bool semicolons; /* write_log: some function names hold a ';' */
+static bool clashes;    /* write_log: frames of other files that print
+                           alike in collapsed lines (same basename) */
 
 static uint32_t next(uint32_t n)
 {
@@ -69,14 +72,20 @@ static int write_log(uint32_t nthreads, uint32_t samples)
     uint32_t frames[NFRAMES];
     for (uint32_t f = 0; rc == TFMT_OK && f < NFRAMES; f++) {
         char file[32], func[32];
-        snprintf(file, sizeof file, "m%u.py", f % 17);
-        snprintf(func, sizeof func, "fn%u", f);
+        /* files of one name in two directories: one collapsed text */
+        snprintf(file, sizeof file, "d%u/m%u.py", f % 2, f % 17);
         /* every 7th frame a twin of the one before: one profile frame */
         uint32_t g = f % 7 == 6 ? f - 1 : f;
-        snprintf(func, sizeof func, "fn%u", g);
-        rc = tfmt_bin_writer_location(o.w, file, strlen(file), func,
-                                      strlen(func), (int32_t)(g % 50 + 1), -1,
-                                      -1, -1, -1, &frames[f]);
+        snprintf(func, sizeof func, semicolons && g % 5 == 0 ? "f;n%u" : "fn%u",
+                 g);
+        if (clashes) {
+            snprintf(file, sizeof file, "d%u/m%u.py", f / 30 % 2, f % 3);
+            snprintf(func, sizeof func, "fn%u", g % 10);
+        }
+        rc = tfmt_bin_writer_location(
+            o.w, file, strlen(file), func, strlen(func),
+            (int32_t)(clashes ? g % 5 + 1 : g % 50 + 1), -1, -1, -1, -1,
+            &frames[f]);
     }
     static uint32_t st[64][300], depth[64];
     memset(depth, 0, sizeof depth);
@@ -91,8 +100,9 @@ static int write_log(uint32_t nthreads, uint32_t samples)
         for (uint32_t k = 0; k < depth[t]; k++)
             stack[k] = frames[st[t][k]];
         ts += 1 + next(2000);
-        rc = tfmt_bin_writer_sample(o.w, 1000 + t * 7919, t % 3 == 2 ? 1 : 0,
-                                    ts, (uint8_t)next(32), stack, depth[t]);
+        /* threads 2k and 2k + 1 share a thread id, in two interpreters */
+        rc = tfmt_bin_writer_sample(o.w, 1000 + t / 2 * 7919, t % 2, ts,
+                                    (uint8_t)next(32), stack, depth[t]);
     }
     return test_log_finish(&o, rc);
 }
@@ -110,7 +120,8 @@ enum {
 };
 #define EXPORTS(from, to) (((1u << (to)) - 1) & ~((1u << (from)) - 1))
 #define ALL EXPORTS(0, NEXPORTS)
-#define BY_THREAD EXPORTS(SVG, NEXPORTS) /* what tfmt_tviews serve */
+/* the writers that split by thread */
+#define BY_THREAD (EXPORTS(SVG, NEXPORTS) | 1u << COLLAPSED)
 
 static unsigned char *export(tfmt_profile *p, int which, size_t *len)
 {
@@ -259,7 +270,7 @@ TEST(same_profile)
 
 /*
  * A shared tree with thread leaves gives what a tree per thread gives in
- * every writer that rebuilds a thread's tree from them (tfmt_tviews), read
+ * every writer that splits by thread (collapsed, tfmt_tviews'), read
  * whole or on threads: logs of one thread (its pairs never written out),
  * of threads at once, and of threads in turn (parts of one thread that is
  * not the whole profile's first).
@@ -267,32 +278,36 @@ TEST(same_profile)
 TEST(thread_leaves)
 {
     make_paths();
-    static const uint32_t shapes[][3] = {
-        {1, 12000, 0}, {5, 20000, 0}, {40, 30000, 0}, {5, 40000, 1}};
+    /* threads, samples, in turn, names with ';', clashing texts */
+    static const uint32_t shapes[][5] = {
+        {1, 8000, 0, 0, 0},  {5, 12000, 0, 0, 0}, {40, 20000, 0, 0, 0},
+        {5, 20000, 1, 0, 0}, {9, 12000, 0, 1, 0}, {7, 15000, 0, 0, 1},
+        {7, 15000, 0, 1, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         phased = shapes[i][2];
+        semicolons = shapes[i][3];
+        clashes = shapes[i][4];
         REQUIRE(write_log(shapes[i][0], shapes[i][1]) == TFMT_OK, "write");
-        phased = false;
-        for (int marked = 0; marked < 2; marked++) {
-            tfmt_profile_options per = TFMT_PROFILE_OPTIONS_INIT;
-            per.mark_truncated = marked;
-            tfmt_profile_options leaves = per;
-            leaves.shared_tree = leaves.thread_leaves = true;
-            outcome a, b;
-            read_log(&per, 1, NULL, 0, BY_THREAD, &a);
-            for (int k = SVG; k < NEXPORTS; k++)
-                CHECK(a.len[k] > 0, "shape %zu: export %d failed", i, k);
-            for (unsigned t = 1; t <= 4; t += 3) {
-                char what[64];
-                snprintf(what, sizeof what, "shape %zu, marked %d, %u threads",
-                         i, marked, t);
-                read_log(&leaves, t, NULL, 0, BY_THREAD, &b);
-                CHECK(t == 1 || b.parts > t, "%s: %zu parts", what, b.parts);
-                check_same(&a, &b, what);
-                outcome_free(&b);
-            }
-            outcome_free(&a);
+        phased = semicolons = clashes = false;
+        /* the truncation marker on every other shape */
+        tfmt_profile_options per = TFMT_PROFILE_OPTIONS_INIT;
+        per.mark_truncated = i % 2;
+        tfmt_profile_options leaves = per;
+        leaves.shared_tree = leaves.thread_leaves = true;
+        outcome a, b;
+        read_log(&per, 1, NULL, 0, BY_THREAD, &a);
+        for (int k = 0; k < NEXPORTS; k++)
+            CHECK(!(BY_THREAD & 1u << k) || a.len[k] > 0,
+                  "shape %zu: export %d failed", i, k);
+        for (unsigned t = 1; t <= 4; t += 3) {
+            char what[64];
+            snprintf(what, sizeof what, "shape %zu, %u threads", i, t);
+            read_log(&leaves, t, NULL, 0, BY_THREAD, &b);
+            CHECK(t == 1 || b.parts > t, "%s: %zu parts", what, b.parts);
+            check_same(&a, &b, what);
+            outcome_free(&b);
         }
+        outcome_free(&a);
     }
     unlink(logpath);
 }

@@ -41,6 +41,7 @@ typedef struct cctx {
     cnode *nodes;
     size_t nnodes, capnodes;
     uint32_t *nmap; /* profile node -> cnode id */
+    bool identity;  /* the fold is the identity: nmap is not filled */
     tfmt_idset kset, nset;
     void *paths; /* lines' ckey ids, root first */
     bool narrow; /* paths are uint16_t, not uint32_t */
@@ -61,5 +62,20 @@ typedef struct cctx {
  * Needs c->nodes and the frame texts.
  */
 int tfmt__collapsed_rank_order(cctx *c);
+
+/*
+ * pos[i] for every cnode i: the rank of its text (its frames' texts, root
+ * first, after its root's "tid:N") in byte order, equal for equal texts.
+ * TFMT_DONE when some frame text holds a ';' (as above).
+ */
+int tfmt__collapsed_rank_pos(cctx *c, uint32_t *pos);
+
+/*
+ * The lines of a profile with a shared tree and thread leaves, written to
+ * `sink` (collapsed_threads.c): c is folded from the shared tree, with
+ * c->nmap (or the identity, c->identity) from profile nodes to cnodes and
+ * the frame texts rendered.
+ */
+int tfmt__collapsed_threads(cctx *c, tfmt_sink *sink, bool *io_failed);
 
 #endif

@@ -482,27 +482,48 @@ static uint32_t max_depth(const cctx *c)
     return d;
 }
 
-int tfmt__collapsed_rank_order(cctx *c)
+/* The trie of c's cnodes and its walk (r->pos, r->cmap). */
+static int rank_walk(rctx *r, cctx *c)
 {
     if (any_semicolon(c) || c->nnodes >= UINT32_MAX / 2)
         return TFMT_DONE;
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->a = c->p->alloc;
+    int rc = text_keys(r);
+    if (rc == TFMT_OK)
+        rc = build_trie(r);
+    if (rc == TFMT_OK)
+        rc = root_tids(r);
+    if (rc == TFMT_OK)
+        rc = rank_items(r);
+    if (rc == TFMT_OK)
+        rc = sibling_lists(r);
+    if (rc == TFMT_OK)
+        rc = walk(r, max_depth(c));
+    return rc;
+}
+
+int tfmt__collapsed_rank_order(cctx *c)
+{
     rctx r;
-    memset(&r, 0, sizeof r);
-    r.c = c;
-    r.a = c->p->alloc;
-    int rc = text_keys(&r);
-    if (rc == TFMT_OK)
-        rc = build_trie(&r);
-    if (rc == TFMT_OK)
-        rc = root_tids(&r);
-    if (rc == TFMT_OK)
-        rc = rank_items(&r);
-    if (rc == TFMT_OK)
-        rc = sibling_lists(&r);
-    if (rc == TFMT_OK)
-        rc = walk(&r, max_depth(c));
+    int rc = rank_walk(&r, c);
+    if (rc == TFMT_DONE)
+        return rc;
     if (rc == TFMT_OK)
         rc = order_lines(&r);
+    rctx_free(&r);
+    return rc;
+}
+
+int tfmt__collapsed_rank_pos(cctx *c, uint32_t *pos)
+{
+    rctx r;
+    int rc = rank_walk(&r, c);
+    if (rc == TFMT_DONE)
+        return rc;
+    for (size_t i = 0; rc == TFMT_OK && i < c->nnodes; i++)
+        pos[i] = r.pos[r.cmap[i]];
     rctx_free(&r);
     return rc;
 }

@@ -90,6 +90,17 @@ typedef struct tfmt_tviews {
     tfmt_ptree tree;
 } tfmt_tviews;
 
+/*
+ * Every thread's leaves in a profile with thread leaves, grouped by thread:
+ * thread t's are items[start[t] .. start[t + 1]) (both malloc'd), each a
+ * leaf the thread counted alone or a pair of the table; tfmt__tleaf_item
+ * gives an item's leaf node and the thread's weight on it.
+ */
+int tfmt__tleaf_groups(const tfmt_profile *p, uint32_t **start,
+                       uint32_t **items);
+void tfmt__tleaf_item(const tfmt_profile *p, uint32_t item, uint32_t *leaf,
+                      uint64_t *self);
+
 int tfmt__tviews_init(tfmt_tviews *vs, const tfmt_profile *p,
                       const tfmt_xorder *o);
 int tfmt__tviews_get(tfmt_tviews *vs, uint32_t thread, tfmt_tview *out);
@@ -137,16 +148,16 @@ int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
 int tfmt__xneed_stacks(tfmt_profile *p);
 
 /*
- * Writers whose output tells threads apart (collapsed, speedscope, pprof,
- * svg, html, top per thread, clickhouse): TFMT_OK, or TFMT_EINVAL recorded
- * on the profile when it was built with opts.shared_tree.
+ * Writers that need every thread's own tree (clickhouse): TFMT_OK, or
+ * TFMT_EINVAL recorded on the profile when it was built with
+ * opts.shared_tree.
  */
 int tfmt__xneed_threads(tfmt_profile *p);
 
 /*
- * Writers that walk one thread at a time through tfmt_tviews (speedscope,
- * pprof, svg, html): the same, but a shared tree with thread_leaves will
- * do.
+ * Writers that rebuild one thread at a time from thread leaves (collapsed,
+ * and through tfmt_tviews speedscope, pprof, svg, html, top per thread):
+ * the same, but a shared tree with thread_leaves will do.
  */
 int tfmt__xneed_views(tfmt_profile *p);
 

@@ -45,21 +45,23 @@ static uint32_t item_thread(const tfmt_profile *p, uint32_t x)
                              : p->nodes[x].pair;
 }
 
-/*
- * Every thread's leaves, grouped by thread (a counting sort): the leaves
- * one thread counted alone, and the pairs of the table.
- */
-static int group_leaves(tfmt_tviews *vs)
+int tfmt__tleaf_groups(const tfmt_profile *p, uint32_t **start_out,
+                       uint32_t **items_out)
 {
-    const tfmt_profile *p = vs->p;
+    *start_out = *items_out = NULL;
+    if (p->nnodes >= TFMT_PAIR_BIT || p->ntleaves >= TFMT_PAIR_BIT)
+        return TFMT_ENOMEM; /* the items could not be told apart */
     size_t n = p->ntleaves;
     for (size_t i = 0; i < p->nnodes; i++)
         n += p->nodes[i].pair < p->nthreads;
-    vs->start = tfmt__calloc(p->alloc, p->nthreads + 2, sizeof *vs->start);
-    vs->leaves = tfmt__malloc(p->alloc, (n ? n : 1) * sizeof *vs->leaves);
-    if (!vs->start || !vs->leaves)
+    uint32_t *start = tfmt__calloc(p->alloc, p->nthreads + 2, sizeof *start);
+    uint32_t *items = tfmt__malloc(p->alloc, (n ? n : 1) * sizeof *items);
+    if (!start || !items) {
+        tfmt__free(p->alloc, start);
+        tfmt__free(p->alloc, items);
         return TFMT_ENOMEM;
-    uint32_t *s = vs->start + 1; /* s[t] counts, then fills, thread t */
+    }
+    uint32_t *s = start + 1; /* s[t] counts, then fills, thread t */
     for (uint32_t pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < p->ntleaves + p->nnodes; i++) {
             uint32_t x = i < p->ntleaves ? (uint32_t)i | TFMT_PAIR_BIT
@@ -70,12 +72,26 @@ static int group_leaves(tfmt_tviews *vs)
             if (pass == 0)
                 s[t + 1]++;
             else
-                vs->leaves[s[t]++] = x;
+                items[s[t]++] = x;
         }
         for (size_t t = 0; pass == 0 && t < p->nthreads; t++)
             s[t + 1] += s[t];
     }
+    *start_out = start;
+    *items_out = items;
     return TFMT_OK;
+}
+
+void tfmt__tleaf_item(const tfmt_profile *p, uint32_t x, uint32_t *leaf,
+                      uint64_t *self)
+{
+    if (x & TFMT_PAIR_BIT) {
+        *leaf = p->tleaves[x & ~TFMT_PAIR_BIT].node;
+        *self = p->tleaves[x & ~TFMT_PAIR_BIT].self;
+    } else {
+        *leaf = x;
+        *self = p->nodes[x].self;
+    }
 }
 
 /* pre[] and by_pre[]: a walk of the shared tree in content order. */
@@ -103,8 +119,6 @@ int tfmt__tviews_init(tfmt_tviews *vs, const tfmt_profile *p,
     /* One thread's tree is the shared one. */
     if (!p->opts.shared_tree || p->nthreads <= 1)
         return TFMT_OK;
-    if (p->nnodes >= TFMT_PAIR_BIT || p->ntleaves >= TFMT_PAIR_BIT)
-        return TFMT_ENOMEM; /* the items could not be told apart */
     vs->rebuild = true;
     size_t n = p->nnodes ? p->nnodes : 1;
     const tfmt_allocator *a = p->alloc;
@@ -118,7 +132,7 @@ int tfmt__tviews_init(tfmt_tviews *vs, const tfmt_profile *p,
     vs->tree.total = tfmt__malloc(a, n * sizeof(uint64_t));
     if (!vs->pre || !vs->by_pre || !vs->stamp || !vs->set || !vs->self ||
         !vs->tree.first_child || !vs->tree.next_sibling || !vs->tree.total ||
-        group_leaves(vs) != TFMT_OK)
+        tfmt__tleaf_groups(p, &vs->start, &vs->leaves) != TFMT_OK)
         return TFMT_ENOMEM;
     number_preorder(vs);
     return TFMT_OK;
@@ -186,14 +200,9 @@ int tfmt__tviews_get(tfmt_tviews *vs, uint32_t thread, tfmt_tview *out)
     uint32_t gen = vs->gen;
     size_t n = take_path(vs, out->root, gen, 0);
     for (uint32_t i = vs->start[thread]; i < vs->start[thread + 1]; i++) {
-        uint32_t x = vs->leaves[i], leaf = x;
-        uint64_t self = 0;
-        if (x & TFMT_PAIR_BIT) {
-            leaf = p->tleaves[x & ~TFMT_PAIR_BIT].node;
-            self = p->tleaves[x & ~TFMT_PAIR_BIT].self;
-        } else {
-            self = p->nodes[x].self;
-        }
+        uint32_t leaf;
+        uint64_t self;
+        tfmt__tleaf_item(p, vs->leaves[i], &leaf, &self);
         n = take_path(vs, leaf, gen, n);
         vs->self[leaf] += self;
     }

@@ -116,6 +116,7 @@ static int fold_tree(cctx *c)
 {
     if (fold_is_identity(c)) {
         copy_tree(c);
+        c->identity = true;
         return TFMT_OK;
     }
     const tfmt_profile *p = c->p;
@@ -567,10 +568,13 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
 {
     if (!p || !sink)
         return TFMT_EINVAL;
-    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_threads(p) != TFMT_OK)
+    if (tfmt__xneed_stacks(p) != TFMT_OK || tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
     /* The node index is the largest table left: not needed here. */
     tfmt__profile_drop_index(p);
+    /* A tree shared by threads is folded alike, then each thread's lines
+     * come from its leaves (one thread's tree is the shared one). */
+    bool shared = p->opts.shared_tree && p->nthreads > 1;
     cctx c;
     bool io_failed = false;
     int rc = ctx_init(&c, p);
@@ -580,13 +584,15 @@ int tfmt_profile_write_collapsed(tfmt_profile *p, tfmt_sink *sink)
         rc = fold_tree(&c);
     if (rc == TFMT_OK)
         rc = render_frames(&c);
+    if (rc == TFMT_OK && shared)
+        rc = tfmt__collapsed_threads(&c, sink, &io_failed);
     drop_fold_state(&c);
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK && !shared)
         rc = ordered_lines(&c);
     /* The lines hold all the rest needs of the cnodes. */
     tfmt__free(p->alloc, c.nodes);
     c.nodes = NULL;
-    if (rc == TFMT_OK)
+    if (rc == TFMT_OK && !shared)
         rc = write_lines(&c, sink, &io_failed);
     if (io_failed) {
         rc = tfmt__error_take(&p->err, tfmt_sink_error(sink), TFMT_EIO);
