@@ -159,16 +159,16 @@ void conv_view_options(conv_filter *filter, const conv_options *o,
                                    f == CONV_HTML;
     /* Outputs that do not tell threads apart need no tree per thread, nor
      * does speedscope's timeline (each run names its leaf): memory then
-     * follows the distinct stacks, not (thread, stack). collapsed, the
-     * flame graphs and pprof rebuild what they need of one thread at a
-     * time from (thread, stack) counts, as speedscope does without a
-     * timeline (ClickHouse rows have no time order). */
+     * follows the distinct stacks, not (thread, stack). The writers that
+     * split by thread rebuild what they need of one thread at a time from
+     * (thread, stack) counts, as speedscope does without a timeline
+     * (ClickHouse rows as input have no time order). */
     bool views = f == CONV_COLLAPSED || f == CONV_SVG || f == CONV_HTML ||
-                 f == CONV_PPROF || f == CONV_SPEEDSCOPE;
-    filter->popts.shared_tree = f == CONV_JSONL || f == CONV_PSTATS ||
-                                f == CONV_HEATMAP || f == CONV_SPEEDSCOPE ||
-                                (f == CONV_TOP && o->per_thread <= 0) || views;
-    filter->popts.thread_leaves = views;
+                 f == CONV_PPROF || f == CONV_SPEEDSCOPE || f == CONV_TOP ||
+                 f == CONV_CLICKHOUSE;
+    filter->popts.shared_tree =
+        f == CONV_JSONL || f == CONV_PSTATS || f == CONV_HEATMAP || views;
+    filter->popts.thread_leaves = views && (f != CONV_TOP || o->per_thread > 0);
 }
 
 /* A status filter that no sample's status byte allows. */

@@ -69,10 +69,10 @@ typedef struct tfmt_profile_options {
     /* Version 4: with shared_tree, also count each thread's samples per
        stack (a stack one thread ran alone costs nothing more; one that
        several threads ran, 16 bytes per thread and some index), from
-       which collapsed, speedscope, pprof, svg, html and top per_thread
-       rebuild what they need of one thread at a time, to the same bytes:
-       memory then follows the distinct stacks, not every thread's tree.
-       clickhouse still refuses a shared tree. */
+       which collapsed, clickhouse, speedscope, pprof, svg, html and top
+       per_thread rebuild what they need of one thread at a time, to the
+       same bytes: memory then follows the distinct stacks, not every
+       thread's tree. */
     bool thread_leaves;
 } tfmt_profile_options;
 /*

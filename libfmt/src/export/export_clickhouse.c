@@ -3,8 +3,9 @@
  * schemas/clickhouse/tachyon_stacks.sql, one JSONEachRow line per
  * (thread, status, stack) with its count.
  *
- * Rows come in the order their stacks first got a sample (the profile's
- * leaf order), numbered from 0 in `row`: (run_id, row) identifies a row,
+ * Rows come in the order their (thread, stack) first got a sample
+ * (tfmt__pfirst, the same with a tree per thread or thread leaves),
+ * numbered from 0 in `row`: (run_id, row) identifies a row,
  * so a run loaded twice shows as repeated pairs, and ORDER BY run_id, row
  * replays a run in CPython's first-seen order (what collapsed and JSONL
  * outputs number by). Strings are written as UTF-8 with only quotes,
@@ -203,11 +204,12 @@ static int frame_column(chctx *c, fcol col, uint32_t depth)
     return rc ? TFMT_ENOMEM : tfmt__buf_putc(b, ']');
 }
 
-static int write_row(chctx *c, uint32_t row, uint32_t leaf)
+static int write_row(chctx *c, uint32_t row, uint32_t thread, uint32_t leaf,
+                     uint64_t count)
 {
     const tfmt_profile *p = c->p;
     const tfmt_pnode *n = &p->nodes[leaf];
-    const tfmt_pthread *t = &p->threads[n->thread];
+    const tfmt_pthread *t = &p->threads[thread];
     if (n->depth > c->cap && tfmt__grow(p->alloc, (void **)&c->path, &c->cap,
                                         n->depth, sizeof *c->path) != TFMT_OK)
         return TFMT_ENOMEM;
@@ -229,38 +231,34 @@ static int write_row(chctx *c, uint32_t row, uint32_t leaf)
     for (int col = 0; col < NCOLS && rc == TFMT_OK; col++)
         rc = frame_column(c, (fcol)col, depth);
     rc |= tfmt__buf_puts(b, ",\"count\":");
-    rc |= tfmt__buf_put_u64(b, n->self);
+    rc |= tfmt__buf_put_u64(b, count);
     rc |= tfmt__buf_puts(b, "}\n");
     return rc ? TFMT_ENOMEM : TFMT_OK;
 }
 
-/* Leaves (nodes with samples) by leaf_seq, which numbers them densely. */
-static int leaf_order(const tfmt_profile *p, uint32_t **out)
-{
-    uint32_t *order = tfmt__calloc(p->alloc, p->nleaves + 1, sizeof *order);
-    if (!order)
-        return TFMT_ENOMEM;
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (p->nodes[i].self > 0 && p->nodes[i].leaf_seq < p->nleaves)
-            order[p->nodes[i].leaf_seq] = (uint32_t)i;
-    *out = order;
-    return TFMT_OK;
-}
-
+/* A row per (thread, stack) in the order it was first counted. */
 static int write_rows(chctx *c)
 {
-    uint32_t *order = NULL;
+    tfmt_pfirst it;
     int rc = run_columns(c);
     if (rc == TFMT_OK)
-        rc = leaf_order(c->p, &order);
-    for (uint32_t i = 0; i < c->p->nleaves && rc == TFMT_OK; i++) {
-        rc = write_row(c, i, order[i]);
+        rc = tfmt__pfirst_init(&it, c->p);
+    if (rc != TFMT_OK)
+        return rc;
+    uint32_t thread, leaf, row = 0;
+    uint64_t count;
+    while ((rc = tfmt__pfirst_next(&it, &thread, &leaf, &count)) == TFMT_OK) {
+        rc = write_row(c, row++, thread, leaf, count);
         if (rc == TFMT_OK)
             rc = tfmt__profile_flush(&c->out, c->sink, TFMT_EXPORT_FLUSH);
+        if (rc != TFMT_OK)
+            break;
     }
-    if (rc == TFMT_OK)
+    tfmt__pfirst_free(&it);
+    if (rc == TFMT_DONE)
         rc = tfmt__profile_flush(&c->out, c->sink, 0);
-    tfmt__free(c->p->alloc, order);
+    if (rc == TFMT_EINVAL)
+        return tfmt__error(&c->p->err, rc, "a counted stack of no thread");
     return rc;
 }
 
@@ -271,7 +269,7 @@ int tfmt_profile_write_clickhouse(tfmt_profile *p, tfmt_sink *sink,
         (run->nlabels && (!run->label_keys || !run->label_values)))
         return p ? tfmt__error(&p->err, TFMT_EINVAL, "invalid arguments")
                  : TFMT_EINVAL;
-    if (tfmt__xneed_threads(p) != TFMT_OK)
+    if (tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
     chctx c;
     memset(&c, 0, sizeof c);
@@ -284,5 +282,5 @@ int tfmt_profile_write_clickhouse(tfmt_profile *p, tfmt_sink *sink,
     tfmt__buf_free(&c.out);
     tfmt__buf_free(&c.head);
     tfmt__free(p->alloc, c.path);
-    return rc == TFMT_OK ? rc : tfmt__xfail(p, rc, sink);
+    return rc == TFMT_OK || rc == TFMT_EINVAL ? rc : tfmt__xfail(p, rc, sink);
 }

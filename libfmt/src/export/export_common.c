@@ -284,15 +284,6 @@ int tfmt__xneed_stacks(tfmt_profile *p)
     return tfmt__error(&p->err, TFMT_EINVAL, "%s", TFMT_JSONL_NO_STACKS);
 }
 
-int tfmt__xneed_threads(tfmt_profile *p)
-{
-    if (!p->opts.shared_tree)
-        return TFMT_OK;
-    return tfmt__error(&p->err, TFMT_EINVAL,
-                       "the profile has one call tree for all threads "
-                       "(shared_tree); this format needs one per thread");
-}
-
 int tfmt__xneed_views(tfmt_profile *p)
 {
     if (!p->opts.shared_tree || p->opts.thread_leaves)

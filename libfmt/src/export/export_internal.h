@@ -148,16 +148,10 @@ int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
 int tfmt__xneed_stacks(tfmt_profile *p);
 
 /*
- * Writers that need every thread's own tree (clickhouse): TFMT_OK, or
- * TFMT_EINVAL recorded on the profile when it was built with
- * opts.shared_tree.
- */
-int tfmt__xneed_threads(tfmt_profile *p);
-
-/*
- * Writers that rebuild one thread at a time from thread leaves (collapsed,
- * and through tfmt_tviews speedscope, pprof, svg, html, top per thread):
- * the same, but a shared tree with thread_leaves will do.
+ * Writers whose output tells threads apart (collapsed, clickhouse, and
+ * through tfmt_tviews speedscope, pprof, svg, html, top per thread):
+ * TFMT_OK, or TFMT_EINVAL recorded on the profile when it was built with
+ * opts.shared_tree but without thread_leaves.
  */
 int tfmt__xneed_views(tfmt_profile *p);
 

@@ -97,7 +97,9 @@ typedef struct tfmt_pagg {
 /*
  * With opts.thread_leaves (profile_leaves.c): the weight of the samples
  * of one thread whose stack ended at one node of the shared tree, for
- * the leaves that more than one thread counted.
+ * the leaves that more than one thread counted. Pairs are appended as
+ * they come, the first pair of a leaf being its owner's (the thread
+ * that counted it first).
  */
 typedef struct tfmt_ptleaf {
     uint32_t thread, node;
@@ -173,6 +175,10 @@ struct tfmt_profile {
     tfmt_pslot *tleaf_slots; /* open addressing on (thread, node) */
     size_t tleaf_cap;
     unsigned tleaf_shift;
+    uint32_t *tleaf_mark; /* per leaf_seq: pairs in the table when the
+                             leaf was first counted (what came
+                             before it) */
+    size_t capmarks;
     unsigned par_threads;    /* tfmt_profile_set_threads */
     size_t par_parts;        /* parts of the last binary log added, 0:
                                 it was read whole (for tests) */
@@ -362,6 +368,28 @@ void tfmt__profile_drop_index(tfmt_profile *p);
 int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
                     uint64_t weight);
 void tfmt__tleaf_drop_index(tfmt_profile *p);
+
+/*
+ * Every (thread, leaf) pair of a profile in the order it was first
+ * counted, with its whole weight: with thread leaves, each leaf's first
+ * count (its owner pair, or the leaf itself when one thread counted it)
+ * merged with the other pairs by the leaves' marks; else each leaf, of
+ * its tree's thread. What one reader counted first comes first, whatever
+ * the parts.
+ */
+typedef struct tfmt_pfirst {
+    const tfmt_profile *p;
+    uint32_t *order; /* leaf_seq -> node */
+    uint32_t *own;   /* per node of the table: its owner pair */
+    uint32_t i;      /* next leaf */
+    size_t j;        /* next pair */
+} tfmt_pfirst;
+
+int tfmt__pfirst_init(tfmt_pfirst *it, const tfmt_profile *p);
+/* TFMT_OK, TFMT_DONE at the end, TFMT_EINVAL for a leaf of no thread. */
+int tfmt__pfirst_next(tfmt_pfirst *it, uint32_t *thread, uint32_t *leaf,
+                      uint64_t *weight);
+void tfmt__pfirst_free(tfmt_pfirst *it);
 void tfmt__tleaf_free(tfmt_profile *p);
 
 /*

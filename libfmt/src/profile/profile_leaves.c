@@ -38,8 +38,10 @@ void tfmt__tleaf_free(tfmt_profile *p)
 {
     tfmt__tleaf_drop_index(p);
     tfmt__free(p->alloc, p->tleaves);
+    tfmt__free(p->alloc, p->tleaf_mark);
     p->tleaves = NULL;
-    p->ntleaves = p->captleaves = 0;
+    p->tleaf_mark = NULL;
+    p->ntleaves = p->captleaves = p->capmarks = 0;
 }
 
 static void tleaf_put(tfmt_profile *p, uint32_t id)
@@ -52,14 +54,15 @@ static void tleaf_put(tfmt_profile *p, uint32_t id)
     p->tleaf_slots[j].tag = tfmt__profile_tag(key);
 }
 
-/* Room for one more pair, the load kept at most 1/2: the index is built
+/* Room for one more pair, the load kept at most 3/4 (a miss probes a
+   few slots more than at 1/2, for half the table): the index is built
    from the pairs (after a drop) or rebuilt at twice the size. */
 static int tleaf_room(tfmt_profile *p)
 {
-    if (p->tleaf_cap && (p->ntleaves + 1) * 2 <= p->tleaf_cap)
+    if (p->tleaf_cap && (p->ntleaves + 1) * 4 <= p->tleaf_cap * 3)
         return TFMT_OK;
     size_t cap = 1024;
-    while (cap < 2 * (p->ntleaves + 1))
+    while (cap * 3 < 4 * (p->ntleaves + 1))
         cap *= 2;
     tfmt__tleaf_drop_index(p);
     if (cap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
@@ -133,6 +136,15 @@ static int pair_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
 int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
                     uint64_t weight)
 {
+    /* A leaf's first count: note where the pairs were (a first count
+     * always comes here, as no thread owns the leaf yet). */
+    if (p->nodes[leaf].leaf_seq == TFMT_NO_ID) {
+        if (tfmt__grow(p->alloc, (void **)&p->tleaf_mark, &p->capmarks,
+                       (size_t)p->nleaves + 1,
+                       sizeof *p->tleaf_mark) != TFMT_OK)
+            return tleaf_fail(p, TFMT_ENOMEM);
+        p->tleaf_mark[p->nleaves] = (uint32_t)p->ntleaves;
+    }
     uint32_t *owner = &p->nodes[leaf].pair;
     if (*owner == thread)
         return TFMT_OK; /* its own leaf: the node's self counts it */
@@ -150,4 +162,80 @@ int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
         *owner = TFMT_PAIR_TABLE;
     }
     return pair_add(p, thread, leaf, weight);
+}
+
+/* ---- pairs in the order they were first counted ---- */
+
+int tfmt__pfirst_init(tfmt_pfirst *it, const tfmt_profile *p)
+{
+    memset(it, 0, sizeof *it);
+    it->p = p;
+    it->order =
+        tfmt__malloc(p->alloc, ((size_t)p->nleaves + 1) * sizeof(uint32_t));
+    it->own = tfmt__malloc(p->alloc,
+                           (p->ntleaves ? p->nnodes : 1) * sizeof(uint32_t));
+    if (!it->order || !it->own) {
+        tfmt__pfirst_free(it);
+        return TFMT_ENOMEM;
+    }
+    for (size_t n = 0; n < p->nnodes; n++)
+        if (p->nodes[n].leaf_seq < p->nleaves)
+            it->order[p->nodes[n].leaf_seq] = (uint32_t)n;
+    /* a leaf's first pair is its owner's */
+    for (size_t n = 0; p->ntleaves && n < p->nnodes; n++)
+        it->own[n] = TFMT_NO_ID;
+    for (size_t i = p->ntleaves; i-- > 0;)
+        it->own[p->tleaves[i].node] = (uint32_t)i;
+    return TFMT_OK;
+}
+
+void tfmt__pfirst_free(tfmt_pfirst *it)
+{
+    if (!it->p)
+        return;
+    tfmt__free(it->p->alloc, it->order);
+    tfmt__free(it->p->alloc, it->own);
+    memset(it, 0, sizeof *it);
+}
+
+/* The next leaf's first count: its owner's, or its tree's thread's. */
+static int leaf_first(tfmt_pfirst *it, uint32_t *thread, uint32_t *leaf,
+                      uint64_t *weight)
+{
+    const tfmt_profile *p = it->p;
+    uint32_t n = it->order[it->i++];
+    const tfmt_pnode *pn = &p->nodes[n];
+    *leaf = n;
+    *weight = pn->self;
+    if (!p->opts.thread_leaves) {
+        *thread = pn->thread;
+    } else if (pn->pair == TFMT_PAIR_TABLE) {
+        *thread = p->tleaves[it->own[n]].thread;
+        *weight = p->tleaves[it->own[n]].self;
+    } else if (pn->pair < p->nthreads) {
+        *thread = pn->pair;
+    } else {
+        return TFMT_EINVAL;
+    }
+    return TFMT_OK;
+}
+
+int tfmt__pfirst_next(tfmt_pfirst *it, uint32_t *thread, uint32_t *leaf,
+                      uint64_t *weight)
+{
+    const tfmt_profile *p = it->p;
+    while (it->j < p->ntleaves && it->own[p->tleaves[it->j].node] == it->j)
+        it->j++; /* an owner pair comes with its leaf */
+    /* pairs made before leaf i's first count come before it */
+    bool pair = it->j < p->ntleaves &&
+                (it->i == p->nleaves || it->j < p->tleaf_mark[it->i]);
+    if (pair) {
+        const tfmt_ptleaf *l = &p->tleaves[it->j++];
+        *thread = l->thread;
+        *leaf = l->node;
+        *weight = l->self;
+        return TFMT_OK;
+    }
+    return it->i < p->nleaves ? leaf_first(it, thread, leaf, weight)
+                              : TFMT_DONE;
 }

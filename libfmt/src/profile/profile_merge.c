@@ -72,85 +72,35 @@ static int merge_node(tfmt_profile *p, const tfmt_profile *part, uint32_t n,
 }
 
 /*
- * The part's pairs grouped by leaf node: leaf n's are pairs[start[n] ..
- * start[n + 1]) (a counting sort; both NULL when the part has none).
- */
-static int pairs_by_node(tfmt_profile *p, const tfmt_profile *part,
-                         uint32_t **start, uint32_t **pairs)
-{
-    *start = *pairs = NULL;
-    if (!part->ntleaves)
-        return TFMT_OK;
-    *start = tfmt__calloc(p->alloc, part->nnodes + 2, sizeof **start);
-    *pairs = tfmt__malloc(p->alloc, part->ntleaves * sizeof **pairs);
-    if (!*start || !*pairs)
-        return nomem(p);
-    uint32_t *s = *start + 1; /* s[n] counts, then fills, node n */
-    for (size_t i = 0; i < part->ntleaves; i++)
-        s[part->tleaves[i].node + 1]++;
-    for (size_t n = 0; n < part->nnodes; n++)
-        s[n + 1] += s[n];
-    for (size_t i = 0; i < part->ntleaves; i++)
-        (*pairs)[s[part->tleaves[i].node]++] = (uint32_t)i;
-    return TFMT_OK;
-}
-
-/*
- * Count one part leaf in p as its samples would: each thread's pair (with
- * thread leaves), each just before its weight on the leaf.
- */
-static int merge_leaf(tfmt_profile *p, const tfmt_profile *part, uint32_t n,
-                      uint32_t to, const uint32_t *tmap, const uint32_t *start,
-                      const uint32_t *pairs)
-{
-    const tfmt_pnode *pn = &part->nodes[n];
-    int rc = TFMT_OK;
-    if (!p->opts.thread_leaves) {
-        tfmt__profile_count_leaf(p, to, pn->self);
-    } else if (pn->pair >= part->nthreads && pn->pair != TFMT_PAIR_TABLE) {
-        rc = tfmt__error(&p->err, TFMT_EINVAL,
-                         "parallel read: leaf of no thread");
-    } else if (pn->pair != TFMT_PAIR_TABLE) {
-        rc = tfmt__tleaf_add(p, tmap[pn->pair], to, pn->self);
-        tfmt__profile_count_leaf(p, to, pn->self);
-    } else {
-        for (uint32_t i = start[n]; i < start[n + 1] && rc == TFMT_OK; i++) {
-            const tfmt_ptleaf *l = &part->tleaves[pairs[i]];
-            rc = tfmt__tleaf_add(p, tmap[l->thread], to, l->self);
-            tfmt__profile_count_leaf(p, to, l->self);
-        }
-    }
-    return rc;
-}
-
-/*
- * Count the part's leaves in the order they were first counted, then each
- * thread's samples (with opts.shared_tree a leaf is no one thread's).
+ * Count the part's leaves in p in the order the part first counted them,
+ * each with its whole weight, and with thread leaves each pair just
+ * before its weight (tfmt__pfirst: so p numbers leaves and orders pairs
+ * as one reader would); then each thread's samples (with
+ * opts.shared_tree a leaf is no one thread's).
  */
 static int merge_counts(tfmt_profile *p, const tfmt_profile *part,
                         const uint32_t *nmap, const uint32_t *tmap)
 {
-    uint32_t *start, *pairs;
-    int rc = pairs_by_node(p, part, &start, &pairs);
-    uint32_t *order = rc == TFMT_OK
-                          ? tfmt__malloc(p->alloc, ((size_t)part->nleaves + 1) *
-                                                       sizeof *order)
-                          : NULL;
-    if (rc == TFMT_OK && !order)
-        rc = nomem(p);
-    for (size_t n = 0; n < part->nnodes && rc == TFMT_OK; n++) {
-        uint32_t seq = part->nodes[n].leaf_seq;
-        if (seq != TFMT_NO_ID && seq < part->nleaves)
-            order[seq] = (uint32_t)n;
+    tfmt_pfirst it;
+    if (tfmt__pfirst_init(&it, part) != TFMT_OK)
+        return nomem(p);
+    uint32_t t, leaf;
+    uint64_t w;
+    int rc;
+    while ((rc = tfmt__pfirst_next(&it, &t, &leaf, &w)) == TFMT_OK) {
+        if (p->opts.thread_leaves &&
+            (rc = tfmt__tleaf_add(p, tmap[t], nmap[leaf], w)) != TFMT_OK)
+            break;
+        tfmt__profile_count_leaf(p, nmap[leaf], w);
     }
-    for (uint32_t i = 0; i < part->nleaves && rc == TFMT_OK; i++)
-        rc = merge_leaf(p, part, order[i], nmap[order[i]], tmap, start, pairs);
-    for (size_t t = 0; t < part->nthreads && rc == TFMT_OK; t++)
-        p->threads[tmap[t]].samples += part->threads[t].samples;
-    tfmt__free(p->alloc, order);
-    tfmt__free(p->alloc, start);
-    tfmt__free(p->alloc, pairs);
-    return rc;
+    tfmt__pfirst_free(&it);
+    if (rc == TFMT_EINVAL)
+        return tfmt__error(&p->err, rc, "parallel read: leaf of no thread");
+    if (rc != TFMT_DONE)
+        return rc;
+    for (size_t i = 0; i < part->nthreads; i++)
+        p->threads[tmap[i]].samples += part->threads[i].samples;
+    return TFMT_OK;
 }
 
 static void merge_report(tfmt_profile *p, const tfmt_profile *part)
