@@ -175,10 +175,11 @@ struct tfmt_profile {
     tfmt_pslot *tleaf_slots; /* open addressing on (thread, node) */
     size_t tleaf_cap;
     unsigned tleaf_shift;
-    uint32_t *tleaf_mark; /* per leaf_seq: pairs in the table when the
-                             leaf was first counted (what came
-                             before it) */
+    uint32_t *tleaf_mark; /* per leaf_seq from mark_base: pairs in the
+                             table when the leaf was first counted
+                             (what came before it); 0 below */
     size_t capmarks;
+    uint32_t mark_base;      /* leaves counted before the first pair */
     unsigned par_threads;    /* tfmt_profile_set_threads */
     size_t par_parts;        /* parts of the last binary log added, 0:
                                 it was read whole (for tests) */

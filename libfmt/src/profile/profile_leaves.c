@@ -42,6 +42,7 @@ void tfmt__tleaf_free(tfmt_profile *p)
     p->tleaves = NULL;
     p->tleaf_mark = NULL;
     p->ntleaves = p->captleaves = p->capmarks = 0;
+    p->mark_base = 0;
 }
 
 static void tleaf_put(tfmt_profile *p, uint32_t id)
@@ -137,13 +138,16 @@ int tfmt__tleaf_add(tfmt_profile *p, uint32_t thread, uint32_t leaf,
                     uint64_t weight)
 {
     /* A leaf's first count: note where the pairs were (a first count
-     * always comes here, as no thread owns the leaf yet). */
-    if (p->nodes[leaf].leaf_seq == TFMT_NO_ID) {
-        if (tfmt__grow(p->alloc, (void **)&p->tleaf_mark, &p->capmarks,
-                       (size_t)p->nleaves + 1,
+     * always comes here, as no thread owns the leaf yet); until the first
+     * pair that is 0, which needs no note. */
+    if (p->nodes[leaf].leaf_seq == TFMT_NO_ID && p->ntleaves) {
+        size_t k = p->nleaves - p->mark_base;
+        if (tfmt__grow(p->alloc, (void **)&p->tleaf_mark, &p->capmarks, k + 1,
                        sizeof *p->tleaf_mark) != TFMT_OK)
             return tleaf_fail(p, TFMT_ENOMEM);
-        p->tleaf_mark[p->nleaves] = (uint32_t)p->ntleaves;
+        p->tleaf_mark[k] = (uint32_t)p->ntleaves;
+    } else if (!p->ntleaves) {
+        p->mark_base = p->nleaves + (p->nodes[leaf].leaf_seq == TFMT_NO_ID);
     }
     uint32_t *owner = &p->nodes[leaf].pair;
     if (*owner == thread)
@@ -227,8 +231,10 @@ int tfmt__pfirst_next(tfmt_pfirst *it, uint32_t *thread, uint32_t *leaf,
     while (it->j < p->ntleaves && it->own[p->tleaves[it->j].node] == it->j)
         it->j++; /* an owner pair comes with its leaf */
     /* pairs made before leaf i's first count come before it */
-    bool pair = it->j < p->ntleaves &&
-                (it->i == p->nleaves || it->j < p->tleaf_mark[it->i]);
+    bool pair =
+        it->j < p->ntleaves &&
+        (it->i == p->nleaves || (it->i >= p->mark_base &&
+                                 it->j < p->tleaf_mark[it->i - p->mark_base]));
     if (pair) {
         const tfmt_ptleaf *l = &p->tleaves[it->j++];
         *thread = l->thread;
