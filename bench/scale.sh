@@ -19,9 +19,10 @@
 #              profile (gecko: at most 10x md5sum; bin: at most 1.5x)
 #   unique     UNIQUE stacks, 3 x UNIQUE samples, one thread: collapsed
 #              (at most 15x md5sum), jsonl and bin; RSS per unique stack
-#   threads    10,000 threads, every target (under 64 MB): "walk", each
-#              thread walking a script of the realistic program (about 80
-#              unique stacks a thread), and "few", ten stacks a thread
+#   threads    10,000 threads, every target and clickhouse (under 64 MB):
+#              "walk", each thread walking a script of the realistic
+#              program (about 80 unique stacks a thread), and "few", ten
+#              stacks a thread
 #   depth      --to bin on stacks about 10 and about 200 frames deep (flat
 #              in depth: the same ratio to md5sum)
 #   jsonl      a JSONL export of a million frames (tachyon-diff-gen):
@@ -59,6 +60,12 @@ input() {
     fi
 }
 
+# extra TARGET: the options that make TARGET's output one fixed text
+# (clickhouse: a run id and a time of its own, not random and mtime).
+extra() {
+    [ "$1" != clickhouse ] || echo "--run-id 00000000000000000000000000000000 --time 1"
+}
+
 # section NAME SAMPLES TARGET...: md5sum of $out/NAME.bin and tachyon-conv
 # --to each TARGET on it (and BASE's), measured together; then the table.
 section() {
@@ -68,8 +75,10 @@ section() {
     load=$(load_avg)
     case_add "$name-md5" md5sum "$f"
     for to in "$@"; do
-        case_add "$name-$to" "$conv" "$f" --to "$to"
-        [ -z "$base" ] || case_add "$name-$to-base" "$bconv" "$f" --to "$to"
+        # shellcheck disable=SC2046
+        case_add "$name-$to" "$conv" "$f" --to "$to" $(extra "$to")
+        # shellcheck disable=SC2046
+        [ -z "$base" ] || case_add "$name-$to-base" "$bconv" "$f" --to "$to" $(extra "$to")
     done
     cases_run
     echo "$size bytes, $n samples ($(cat "$f.args")); load average" \
@@ -86,8 +95,10 @@ section() {
     compare_head
     for to in "$@"; do
         local a b same
-        a=$(out_md5 "$to" "$conv" "$f" --to "$to")
-        b=$(out_md5 "$to" "$bconv" "$f" --to "$to")
+        # shellcheck disable=SC2046
+        a=$(out_md5 "$to" "$conv" "$f" --to "$to" $(extra "$to"))
+        # shellcheck disable=SC2046
+        b=$(out_md5 "$to" "$bconv" "$f" --to "$to" $(extra "$to"))
         [ "$a" = "$b" ] && same="same" || same="differs"
         compare_row "$to" "$name-$to" "$name-$to-base" "$same"
     done
@@ -120,10 +131,10 @@ threads() {
     input threads-few --threads 10000 --unique 100000 --samples 4000000
     echo "### 10,000 threads, walking the realistic program"
     echo
-    section threads-walk 4600000 $all_targets
+    section threads-walk 4600000 $all_targets clickhouse
     echo "### 10,000 threads, ten stacks each"
     echo
-    section threads-few 4000000 $all_targets
+    section threads-few 4000000 $all_targets clickhouse
     echo "Peak RSS per thread (all of it, over 10,000):" \
          "jsonl $(rss_per threads-few-jsonl 10000) bytes," \
          "gecko $(rss_per threads-few-gecko 10000) bytes."
