@@ -53,6 +53,22 @@ typedef struct cctx {
     size_t *foff;   /* per ckey: offset into ftext */
 } cctx;
 
+/* ---- sorts (collapsed_sort.c) ---- */
+
+/* < 0, 0, > 0 as id a sorts before, with, after id b. */
+typedef int (*tfmt_id_cmp)(void *ctx, uint32_t a, uint32_t b);
+
+/* Stable merge sort of the ids v[0..n) by cmp; tmp has room for n. */
+void tfmt__collapsed_msort(uint32_t *v, uint32_t *tmp, size_t n,
+                           tfmt_id_cmp cmp, void *ctx);
+
+/*
+ * Stable radix sort of the ids v[0..n), largest count first: id i's
+ * count is the uint64_t at (const char *)counts + i * stride.
+ */
+int tfmt__collapsed_by_count(const tfmt_allocator *a, uint32_t *v, size_t n,
+                             const void *counts, size_t stride);
+
 /*
  * Put the cnodes that are lines (count > 0) in output order (count
  * descending, text, first appearance) into c->order, c->nlines of them,

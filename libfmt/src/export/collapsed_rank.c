@@ -148,35 +148,11 @@ static tfmt_str item_text(const rctx *r, uint32_t i, char buf[24])
     return tid_text(r->root_tid[(i - nframe_items) / 2], buf);
 }
 
-static int cmp_items(const rctx *r, uint32_t x, uint32_t y)
+static int cmp_items(void *ctx, uint32_t x, uint32_t y)
 {
+    const rctx *r = ctx;
     char bx[24], by[24];
     return cmp_text(item_text(r, x, bx), x & 1, item_text(r, y, by), y & 1);
-}
-
-/* Bottom-up merge sort of item ids (qsort has no context pointer). */
-static void sort_items(const rctx *r, uint32_t *v, uint32_t *tmp, size_t n)
-{
-    uint32_t *src = v, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo > w ? lo + w : n;
-            size_t hi = n - mid > w ? mid + w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] =
-                    cmp_items(r, src[j], src[i]) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
 }
 
 /*
@@ -196,7 +172,7 @@ static int rank_items(rctx *r)
     if (rc == TFMT_OK) {
         for (uint32_t i = 0; i < n; i++)
             v[i] = i;
-        sort_items(r, v, tmp, n);
+        tfmt__collapsed_msort(v, tmp, n, cmp_items, r);
         for (uint32_t i = 0; i < n; i++) {
             r->rank[v[i]] = i;
             r->sub[i] = v[i] & 1;
@@ -397,34 +373,6 @@ static int walk(rctx *r, uint32_t max_depth)
 
 /* ---- the lines ---- */
 
-/* Stable LSD radix sort of cnode ids by count, largest first. */
-static int by_count(rctx *r, uint32_t *v, size_t n)
-{
-    const cnode *l = r->c->nodes;
-    uint32_t *tmp = alloc_n(r, n, sizeof *tmp);
-    if (!tmp)
-        return TFMT_ENOMEM;
-    uint32_t *src = v, *dst = tmp;
-    for (unsigned shift = 0; shift < 64; shift += 8) {
-        size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            cnt[((~l[src[i]].count >> shift) & 0xff) + 1]++;
-        if (n == 0 || cnt[((~l[src[0]].count >> shift) & 0xff) + 1] == n)
-            continue;
-        for (int d = 0; d < 256; d++)
-            cnt[d + 1] += cnt[d];
-        for (size_t i = 0; i < n; i++)
-            dst[cnt[(~l[src[i]].count >> shift) & 0xff]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != v)
-        memcpy(v, src, n * sizeof *v);
-    tfmt__free(r->a, tmp);
-    return TFMT_OK;
-}
-
 /* Insertion sort of cnode ids by first appearance (short runs). */
 static void by_first(const cnode *l, uint32_t *v, size_t n)
 {
@@ -471,7 +419,8 @@ static int order_lines(rctx *r)
             by_first(c->nodes, c->order + from, end[p] - from);
     tfmt__free(r->a, end);
     c->nlines = n;
-    return by_count(r, c->order, n);
+    return tfmt__collapsed_by_count(r->a, c->order, n, &c->nodes[0].count,
+                                    sizeof(cnode));
 }
 
 static uint32_t max_depth(const cctx *c)

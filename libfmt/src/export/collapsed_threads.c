@@ -146,10 +146,20 @@ static int node_cmp(tctx *x, uint32_t a, uint32_t b, uint32_t *buf)
     return path_cmp(x->c, x->path, na, buf, nb);
 }
 
-/*
- * Frame texts with a ';': rank the folded nodes by a comparison sort of
- * their texts (a bottom-up merge sort: qsort has no context).
- */
+/* A comparison of folded nodes by text, for tfmt__collapsed_msort. */
+typedef struct bytext {
+    tctx *x;
+    uint32_t *buf; /* room for a path */
+} bytext;
+
+static int cmp_by_text(void *ctx, uint32_t a, uint32_t b)
+{
+    bytext *t = ctx;
+    return node_cmp(t->x, a, b, t->buf);
+}
+
+/* Frame texts with a ';': rank the folded nodes by a comparison sort of
+   their texts. */
 static int rank_by_comparison(tctx *x, uint32_t maxd)
 {
     cctx *c = x->c;
@@ -158,30 +168,16 @@ static int rank_by_comparison(tctx *x, uint32_t maxd)
     uint32_t *tmp = tfmt__malloc(x->a, (n ? n : 1) * sizeof *tmp);
     uint32_t *buf = tfmt__malloc(x->a, ((size_t)maxd + 1) * sizeof *buf);
     int rc = v && tmp && buf ? TFMT_OK : TFMT_ENOMEM;
-    for (size_t i = 0; rc == TFMT_OK && i < n; i++)
-        v[i] = (uint32_t)i;
-    uint32_t *src = v, *dst = tmp;
-    for (size_t w = 1; rc == TFMT_OK && w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo > w ? lo + w : n;
-            size_t hi = n - mid > w ? mid + w : n;
-            size_t i = lo, j = mid, k = lo;
-            while (i < mid && j < hi)
-                dst[k++] =
-                    node_cmp(x, src[j], src[i], buf) < 0 ? src[j++] : src[i++];
-            while (i < mid)
-                dst[k++] = src[i++];
-            while (j < hi)
-                dst[k++] = src[j++];
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
+    if (rc == TFMT_OK) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = (uint32_t)i;
+        bytext t = {x, buf};
+        tfmt__collapsed_msort(v, tmp, n, cmp_by_text, &t);
     }
     for (size_t k = 0, r = 0; rc == TFMT_OK && k < n; k++) {
-        if (k && node_cmp(x, src[k - 1], src[k], buf) != 0)
+        if (k && node_cmp(x, v[k - 1], v[k], buf) != 0)
             r++;
-        x->pos[src[k]] = (uint32_t)r;
+        x->pos[v[k]] = (uint32_t)r;
     }
     tfmt__free(x->a, v);
     tfmt__free(x->a, tmp);
@@ -284,38 +280,17 @@ static int all_lines(tctx *x)
     return rc;
 }
 
-/* Stable LSD radix sort of the line indices by count, largest first. */
+/* The line indices in output order: by count, stably. */
 static int by_count(tctx *x)
 {
     size_t n = x->nlines;
     x->order = tfmt__malloc(x->a, (n ? n : 1) * sizeof *x->order);
-    uint32_t *tmp = tfmt__malloc(x->a, (n ? n : 1) * sizeof *tmp);
-    if (!x->order || !tmp) {
-        tfmt__free(x->a, tmp);
+    if (!x->order)
         return TFMT_ENOMEM;
-    }
     for (size_t i = 0; i < n; i++)
         x->order[i] = (uint32_t)i;
-    uint32_t *src = x->order, *dst = tmp;
-    const tline *l = x->lines;
-    for (unsigned shift = 0; n && shift < 64; shift += 8) {
-        size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            cnt[((~l[src[i]].count >> shift) & 0xff) + 1]++;
-        if (cnt[((~l[src[0]].count >> shift) & 0xff) + 1] == n)
-            continue;
-        for (int d = 0; d < 256; d++)
-            cnt[d + 1] += cnt[d];
-        for (size_t i = 0; i < n; i++)
-            dst[cnt[(~l[src[i]].count >> shift) & 0xff]++] = src[i];
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != x->order)
-        memcpy(x->order, src, n * sizeof *src);
-    tfmt__free(x->a, tmp);
-    return TFMT_OK;
+    return tfmt__collapsed_by_count(x->a, x->order, n, &x->lines[0].count,
+                                    sizeof(tline));
 }
 
 /* ---- output ---- */

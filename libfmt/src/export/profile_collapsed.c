@@ -372,24 +372,13 @@ static int cmp_lines(const cctx *c, const cline *x, const cline *y)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-static void merge(const cctx *c, const uint32_t *src, uint32_t *dst, size_t lo,
-                  size_t mid, size_t hi)
+static int cmp_line_ids(void *ctx, uint32_t a, uint32_t b)
 {
-    size_t i = lo, j = mid, k = lo;
-    while (i < mid && j < hi) {
-        bool right = cmp_lines(c, &c->lines[src[j]], &c->lines[src[i]]) < 0;
-        dst[k++] = right ? src[j++] : src[i++];
-    }
-    while (i < mid)
-        dst[k++] = src[i++];
-    while (j < hi)
-        dst[k++] = src[j++];
+    const cctx *c = ctx;
+    return cmp_lines(c, &c->lines[a], &c->lines[b]);
 }
 
-/*
- * Bottom-up merge sort of line indices (qsort has no context pointer, and
- * the library keeps no globals); indices move 4 bytes, not a cline.
- */
+/* The line indices sorted (by line indices, 4 bytes a move, not a cline). */
 static int sort_lines(cctx *c)
 {
     size_t n = c->nlines;
@@ -402,19 +391,7 @@ static int sort_lines(cctx *c)
     }
     for (size_t i = 0; i < n; i++)
         c->order[i] = (uint32_t)i;
-    uint32_t *src = c->order, *dst = tmp;
-    for (size_t w = 1; w < n; w *= 2) {
-        for (size_t lo = 0; lo < n; lo += 2 * w) {
-            size_t mid = n - lo > w ? lo + w : n;
-            size_t hi = n - mid > w ? mid + w : n;
-            merge(c, src, dst, lo, mid, hi);
-        }
-        uint32_t *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != c->order)
-        memcpy(c->order, src, n * sizeof *src);
+    tfmt__collapsed_msort(c->order, tmp, n, cmp_line_ids, c);
     tfmt__free(a, tmp);
     return TFMT_OK;
 }
