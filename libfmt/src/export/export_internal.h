@@ -104,9 +104,6 @@ void tfmt__tleaf_item(const tfmt_profile *p, uint32_t item, uint32_t *leaf,
 int tfmt__tviews_init(tfmt_tviews *vs, const tfmt_profile *p,
                       const tfmt_xorder *o);
 int tfmt__tviews_get(tfmt_tviews *vs, uint32_t thread, tfmt_tview *out);
-/* True for a thread with no view of its own (it borrows a shared tree
-   that has no thread leaves): a walk of every thread skips it. */
-bool tfmt__tviews_skip(const tfmt_tviews *vs, uint32_t thread);
 void tfmt__tviews_free(tfmt_tviews *vs);
 
 /*

@@ -193,8 +193,6 @@ static int put_samples(xctx *c)
     for (size_t i = 0; i < c->p->nthreads && rc == TFMT_OK; i++) {
         uint32_t t = c->o.threads[i];
         tfmt_tview v;
-        if (tfmt__tviews_skip(&c->vs, t))
-            continue;
         rc = tfmt__tviews_get(&c->vs, t, &v);
         if (rc == TFMT_OK)
             rc = put_thread(c, &v);

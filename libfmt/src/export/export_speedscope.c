@@ -87,27 +87,24 @@ static int push(sctx *c, uint32_t depth, uint32_t frame)
     return TFMT_OK;
 }
 
-/* Samples (paths) of one thread, then their weights. */
-static int put_samples(sctx *c, uint32_t t, bool weights)
+/* Samples (paths) of one thread's tree, or their weights. */
+static int put_samples(sctx *c, const tfmt_tview *v, bool weights)
 {
-    tfmt_tview v;
-    if (tfmt__tviews_get(&c->vs, t, &v) != TFMT_OK)
-        return TFMT_ENOMEM;
     tfmt_pwalk w;
-    tfmt__pwalk_sub(&w, v.nodes, v.tree, v.root);
+    tfmt__pwalk_sub(&w, v->nodes, v->tree, v->root);
     uint32_t node, depth = 0;
     bool first = true;
     int dir, rc = TFMT_OK;
     while (rc == TFMT_OK && (dir = tfmt__pwalk_next(&w, &node)) != 0) {
-        if (node == v.root)
+        if (node == v->root)
             continue;
         if (dir < 0) {
             depth--;
             continue;
         }
-        if (push(c, depth++, c->sframe[v.nodes[node].frame]) != TFMT_OK)
+        if (push(c, depth++, c->sframe[v->nodes[node].frame]) != TFMT_OK)
             return TFMT_ENOMEM;
-        uint64_t self = tfmt__tview_self(&v, node);
+        uint64_t self = tfmt__tview_self(v, node);
         if (self == 0)
             continue;
         rc = tfmt__buf_puts(&c->out, first ? "" : ",");
@@ -192,12 +189,16 @@ static int put_profile(sctx *c, uint32_t t, bool first)
         "\"samples\":[",
         first ? "" : ",", (unsigned long long)th->thread_id, th->interpreter_id,
         (unsigned long long)end);
+    /* without a timeline: the thread's tree, built once for both */
+    tfmt_tview v;
+    if (rc == TFMT_OK && !tl)
+        rc = tfmt__tviews_get(&c->vs, t, &v);
     if (rc == TFMT_OK)
-        rc = tl ? put_timeline(c, t, false) : put_samples(c, t, false);
+        rc = tl ? put_timeline(c, t, false) : put_samples(c, &v, false);
     if (rc == TFMT_OK)
         rc = tfmt__buf_puts(&c->out, "],\"weights\":[");
     if (rc == TFMT_OK)
-        rc = tl ? put_timeline(c, t, true) : put_samples(c, t, true);
+        rc = tl ? put_timeline(c, t, true) : put_samples(c, &v, true);
     return rc ? rc : tfmt__buf_puts(&c->out, "]}");
 }
 

@@ -217,8 +217,6 @@ static int each_thread(vctx *c, int pass)
     for (size_t i = 0; i < p->nthreads && rc == TFMT_OK; i++) {
         uint32_t t = c->o.threads[i];
         tfmt_tview v;
-        if (tfmt__tviews_skip(&c->vs, t))
-            continue;
         rc = tfmt__tviews_get(&c->vs, t, &v);
         if (rc != TFMT_OK)
             break;

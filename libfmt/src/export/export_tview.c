@@ -178,11 +178,6 @@ static void link_view(tfmt_tviews *vs, size_t n)
     }
 }
 
-bool tfmt__tviews_skip(const tfmt_tviews *vs, uint32_t thread)
-{
-    return !vs->rebuild && !tfmt__profile_owns_root(vs->p, thread);
-}
-
 int tfmt__tviews_get(tfmt_tviews *vs, uint32_t thread, tfmt_tview *out)
 {
     const tfmt_profile *p = vs->p;
