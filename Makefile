@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Convenience entry points; the build itself is CMake (CMakeLists.txt).
 #
 #   make run        install missing deps, build, convert the bundled example

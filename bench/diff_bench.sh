@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # diff_bench.sh [BUILD_DIR] [FRAMES] - tachyon-diff on two profiles with
 # FRAMES (default 1,000,000) unique leaf functions each.
 #

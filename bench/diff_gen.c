@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff_gen.c - tachyon-diff-gen: writes binary logs for tachyon-diff's
  * tests and benchmark through the public writer API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gate_sim.c - tachyon-gate-sim: how often tachyon-diff's gate trips on
  * run sets drawn from a model of real run-to-run variation (false alarms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen_profile.c - tachyon-gen: writes a realistic, deterministic Tachyon
  * binary log through the public writer API, for benchmarks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """hostile_bench.py - what each hostile case of issue 14 costs: wall and
 CPU time, peak RSS and the largest temporary file the tool held, for the
 tools of one build (run it on two builds to compare before and after).

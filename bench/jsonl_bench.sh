@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # jsonl_bench.sh [BUILD_DIR] [FRAMES] - reading JSONL exports: tachyon-conv
 # with a JSONL input next to tachyon-validate and md5sum of the same file.
 #

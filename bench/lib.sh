@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh - cases measured side by side, for run.sh and scale.sh
 # (sourced by bash; not a test).
 #

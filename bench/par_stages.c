@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * par_stages.c - tachyon-par-stages: the stages of reading a binary log on
  * several threads (libfmt/src/profile/profile_par.c), each timed alone on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # record_bench.sh [BUILD_DIR] - tachyon-record's cost and accuracy.
 #
 # For each pyenv CPython found (3.11.7, 3.12.1, 3.13.0, or $PY311/$PY312/

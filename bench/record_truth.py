@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """record_truth.py [BUILD_DIR] - how true tachyon-record's profiles are,
 measured against programs that measure themselves (the targets of
 tests/record): prints Markdown tables.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/run.sh - tachyon-conv on a realistic generated profile, every
 # --to target, next to the I/O floor (md5sum of the same file).
 #

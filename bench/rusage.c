@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rusage.c - tachyon-rusage: run a command once and append its cost to a
  * file, for bench/lib.sh.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/scale.sh - every case of issue 13 in one run, each next to md5sum
 # of the same input: the realistic profile (bench/run.sh), many unique
 # stacks, ten thousand threads, stack depth, and JSONL input.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/stage_bench.sh - where the time of a big conversion goes, stage by
 # stage, what two cores give here and what more cores could give (README
 # "Benchmarks", "Cores").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hottest.c - the libtachyonfmt API in one page: print the leaf frame that
  * was sampled most often in a Tachyon binary log.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check_schemas.py - check the JSON Schemas with an independent validator.
 
 Every line of every valid JSONL fixture must validate against

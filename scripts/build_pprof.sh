@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build_pprof.sh - build Google's pprof from Debian's source package, offline,
 # to open `tachyon-conv --to pprof` output in the real viewer (the golden
 # case tests/cli/conv-viewers/pprof_tool runs when `pprof` is on PATH).

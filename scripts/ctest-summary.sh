@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ctest-summary.sh - run every ctest suite of a build directory and end
 # with a plain "N passed, N failed" line. Exits non-zero if any test failed.
 #

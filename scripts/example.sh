@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # example.sh - the "make run" demo: convert the bundled example profile
 # (testdata/example.bin, a CPython 3.15 Tachyon binary log of a stdlib
 # workload) to JSONL and to collapsed stacks, and summarize the results.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fleet_example.sh - record the fleet example logs in testdata/fleet/ (the
 # data of README "Fleet scale"): examples/fleet/app.py run as a small
 # fleet, each run recorded by tachyon-record for one second with CPython

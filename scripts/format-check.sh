@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # format-check.sh - the C sources against .clang-format (clang-format 14).
 #
 # usage: scripts/format-check.sh          list every file that differs; exit

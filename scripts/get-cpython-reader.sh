@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # get-cpython-reader.sh - install CPython 3.15's own binary-log reader for
 # the optional checks that compare tachyon's logs with it: Pyodide
 # 315.0.0-alpha.2 (CPython 3.15.0rc1 built for WebAssembly, about 15 MB,

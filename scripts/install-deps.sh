@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install-deps.sh - install the Debian 12 packages tachyon needs to build
 # and test, only if some are missing (then apt-get update + install).
 #

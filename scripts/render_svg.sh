@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # render_svg.sh - render a flame graph SVG (tachyon-conv --to svg) to a PNG
 # with headless Chromium, so a person can look at it without a browser.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fit_model.py DIFF RUN.bin... > model.txt - the run-to-run variation of
 real recordings, as tachyon-gate-sim's model.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small but real batch job for tachyon-diff's gate trial (bench/gate/).
 
 Each round parses a JSON document, transforms the records in a loop,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # record.sh BUILD_DIR OUT_DIR [UNCHANGED] [CHANGED] - record the gate
 # trial's real runs of prog.py with tachyon-record (default 1000 Hz), one
 # at a time: UNCHANGED (default 10) runs as is (u01.bin ...) and CHANGED

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """trial.py DIFF RUNS_DIR [GATE] - tachyon-diff's gate on real recordings
 (record.sh writes them: u01.bin... unchanged, c01.bin... with --slower;
 testdata/gate/ holds a set, zstd-compressed).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small request handler, recorded by scripts/fleet_example.sh into the
 fleet example logs (testdata/fleet/). Version 42 renders responses with
 indent and sorted keys, which makes json.dumps slower; a host given

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- tachyon_stacks: Tachyon profiles as stack rows, for fleet queries in
 -- ClickHouse (18.16 and every later version: only String, integer,
 -- DateTime, Array and Nested columns, which all versions share).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pyodide_dump.mjs - run scripts/gen_opcodes.py dump inside Pyodide, a
 // WebAssembly build of CPython, for a version no local interpreter has:
 //

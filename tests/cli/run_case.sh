@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run_case.sh - run CLI golden test cases and compare exit code, stdout and
 # stderr with the committed expectations.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cli_opt.c - the option-table parser of tools/common (cli_opt.c):
  * argument shapes, repeatable options, operands, "--", the built-in

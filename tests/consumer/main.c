@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the consumer project's program: what a log is, and how many
  * samples it holds, through the installed headers and library only.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # run_consumer.cmake - the unit.consumer test: install this build into a
 # scratch prefix, then configure, build and run the consumer project
 # against it. Variables: BUILD (this build tree), WORK (scratch folder),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_jsonl_fast.c - the JSONL fast path against json-c on arbitrary
  * lines. Invariant: a line the fast path accepts is accepted by json-c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_read_bin.c - the binary reader on arbitrary bytes. Besides "no
  * crash, no leak", it checks the reader's promises: every delivered stack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_read_jsonl.c - the JSONL reader on arbitrary bytes, fed 7 bytes at
  * a time with a small line limit so the carry buffer and the over-long-line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_read_rows.c - the ClickHouse rows reader on arbitrary bytes, fed 7
  * bytes at a time with a small line limit. Every line is read (a bad row

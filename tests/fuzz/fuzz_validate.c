@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_validate.c - tachyon-validate's checkers (JSONL and binary, picked
  * by tfmt_detect as the tool does) on arbitrary bytes, with findings

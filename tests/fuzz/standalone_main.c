@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * standalone_main.c - replays fuzz inputs without libFuzzer, so every
  * compiler can run the corpus and the past crashes inside ctest. Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gen_hostile.c - crafted hostile inputs for tests/hostile, made on the
  * spot so no large or opaque file is committed. Each case reproduces one

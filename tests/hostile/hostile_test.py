@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """hostile_test.py - issue 14's hostile and interrupted runs, as regression
 tests: crafted inputs (gen_hostile, made on the spot) against every tool
 with its resources bounded, and real signals against runs writing -o.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_layers.cmake - run by the unit.layers test (see CMakeLists.txt).
 # Compiles one probe per (layer, header) pair and fails on every pair
 # whose outcome differs from what the arrows allow; also refuses quoted

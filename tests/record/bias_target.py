@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record's bias test: the main thread spins 2 ms
 # (busy) and sleeps 2 ms (idle), over and over, and measures the share of
 # wall time it spent in busy(). Runs argv[1] seconds, writes that share to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record tests: the main thread spins in
 # Klass.method -> top -> mid -> leaf (the loop is on the lines marked
 # LEAF_LOOP), and a second thread sleeps in sleeper(). Runs for the number

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Unbiased under load: record bias_target.py (2 ms busy, 2 ms asleep)
 in the default mode (wall time, main thread) alone and with a CPU hog
 alongside, and compare the share of samples in busy() with the share of

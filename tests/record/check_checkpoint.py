@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Recordings survive: a recorder killed with SIGKILL leaves a valid log
 holding the samples up to its last checkpoint (at most a second old);
 the log is valid while the recording runs; a started command dies with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """--dump and --live on modes_target.py (threads in known places):
 --dump -p prints every thread, traceback-style as CPython 3.15's dump,
 innermost last, with status and source lines, and exits 0; --dump -d S

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The edges a new user meets: --duration bounds the search for the
 interpreter; one message for a command that cannot be run; an existing
 output is kept without --force; --help ends with a newline; a warning

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Synthetic frames and opcodes as CPython 3.15 writes them, on
 frames_target.py: <GC> (file "~", no location, no opcode) innermost while
 the collector runs, for the share of samples the program itself measured

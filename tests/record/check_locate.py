@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """check_locate.py TEST_LOCATE - the locator against the target's own
 account of itself: a child of this interpreter prints the address of its
 _PyRuntime (ctypes), sys.hexversion and id(types.CodeType); test_locate

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Modes and status bits against threads whose state is known
 (modes_target.py): each thread's ON_CPU share must match the share of
 time it was on a CPU by its own measure (thread_time / wall time), a

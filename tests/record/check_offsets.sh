@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # check_offsets.sh PYTHON PRINT_OFFSETS - re-derive every constant that
 # tachyon-record assumes for PYTHON's minor version from the DWARF of its
 # libpython (gdb -batch) and compare. Skips (77) without gdb, without a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libtachyonfmt's opcode table of a version without a local interpreter
 (3.14, 3.15) against the JSON it was generated from (scripts/opcodes/,
 dumped by that version's own dis and opcode modules, see gen_opcodes.py):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libtachyonfmt's opcode table for this interpreter's version against
 the interpreter itself (dis and opcode, through scripts/gen_opcodes.py):
 every byte's name, base instruction and inline cache units.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Record tests/record/busy.py with tachyon-record and check the log.
 
 Run by record_test.sh with the interpreter under test, so the expected

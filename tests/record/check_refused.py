@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """check_refused.py RECORDER - recording an interpreter older than 3.11
 (this one: 3.10, or 2.7) must fail with exit 2 and say why, leaving no
 output file. Written to run under Python 2.7 too."""

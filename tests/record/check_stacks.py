@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Only real stacks: record stacks_target.py (stacks changing all the
 time, several threads) at 5 kHz with every thread and a CPU hog alongside,
 and require that no written stack is one the program can never be in: a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """--subprocesses: a log per Python process of the tree, DIR/NAME.PID.bin
 beside DIR/NAME.bin, for children started by subprocess, through a
 `sh -c` wrapper and by multiprocessing (fork); none for the wrapper shell

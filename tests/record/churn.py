@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record's torn-read test: the stack changes on almost
 # every sample. The main thread recurses in fib(); a second thread drives
 # a generator whose frames live outside the thread's frame stack. Runs for

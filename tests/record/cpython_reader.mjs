@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpython_reader.mjs - read binary logs with CPython's own reader and
 // collectors (Modules/_remote_debugging/binary_io_reader.c, through
 // profiling.sampling.binary_reader.convert_binary_to_format), as built

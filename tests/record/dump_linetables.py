@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Print the location tables of many code objects with their expected
 positions, one code object per line, for test_linetable:
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record --subprocesses: the parent starts a Python
 # child with subprocess, one through a `sh -c` wrapper, one with
 # multiprocessing (fork), and a program that is not Python (sleep); every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record --subprocesses: two fork children of Python
 # that run Python (child_main) for argv[2] seconds, then exec: one a new
 # Python (which runs child_main for a second), the other a program that is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record's synthetic frame and opcode tests. The main
 # thread alternates, for argv[1] seconds:
 #   collect()  makes cyclic garbage and runs gc.collect() on it;

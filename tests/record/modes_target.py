@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record's mode and status tests: threads whose state
 # is known, each measuring its own truth.
 #   main     spins 2 ms (main_busy), sleeps 2 ms (main_idle), again

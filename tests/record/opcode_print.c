@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * opcode_print MAJOR MINOR - print libtachyonfmt's opcode table for a
  * CPython version, one line per opcode byte: "OP NAME BASE CACHES" (NAME

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What check_opcodes.py and check_opcode_json.py share: libtachyonfmt's
 opcode table as opcode_print prints it, and its comparison, byte by byte,
 with the table of another source."""

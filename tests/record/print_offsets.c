@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * print_offsets VERSION - print every constant tachyon-record assumes for
  * CPython VERSION (3.11, 3.12 or 3.13) next to the gdb expression that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared pieces of the tachyon-record tests: the decoded log, checks that
 collect failures, a CPU hog, the toolkit's own tools on a log.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record_dump - read a binary log with libtachyonfmt and print it as text
  * for the record tests: one "info" line, one "stats" line and one line per

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # record_test.sh VERSION SCRIPT ARGS... - run a record test SCRIPT with the
 # CPython VERSION (e.g. 3.13.0) it is about. The interpreter comes from
 # $PY311/$PY312/$PY313 when set, else from pyenv (`pyenv prefix VERSION`,

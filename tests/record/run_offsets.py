@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run_offsets.py CHECK_SCRIPT PRINT_OFFSETS - run check_offsets.sh for the
 interpreter chosen by record_test.sh, passing its status (77 = skip)."""
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """run_piped.py SCRIPT PROGRAM - run SCRIPT with this interpreter and pipe
 its output into PROGRAM; exit with PROGRAM's status (for record tests that
 need the interpreter chosen by record_test.sh)."""

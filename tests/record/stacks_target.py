@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target for tachyon-record's impossible-stack test: every thread loops
 # over a deep recursion and a shallow call that change the stack all the
 # time. deep() and shallow() have the same code shape, so their frames

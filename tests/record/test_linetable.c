@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_linetable - check tachyon-record's location-table decoder against
  * the interpreter itself: reads dump_linetables.py's output on stdin and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_locate PID - print what tachyon-record's locator finds in process
  * PID, one "name value" line each: runtime (address of _PyRuntime),

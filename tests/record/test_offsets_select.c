@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_offsets_select - version selection and _Py_DebugOffsets checks of
  * tachyon-record, against fake tables placed in this process's own memory

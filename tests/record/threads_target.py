@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target with many threads for tachyon-record's batched walk: argv[1]
 # idle threads wait on an Event while the main thread spins in busy() for
 # argv[2] seconds (defaults 12 and 1.5).

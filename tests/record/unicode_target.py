@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A target with non-ASCII names for tachyon-record's string test: the
 # function names are a Latin-1 str (naïve: one byte per character, not
 # ASCII) and a UCS-2 str (函数); check_recording.py copies this file to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_bswap - make the opposite-byte-order twin of a binary log, as a
  * big-endian CPython writer would have written it: every fixed-width field

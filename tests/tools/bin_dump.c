@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_dump - print what the binary reader sees, one line per thread-sample
  * batch: a debugging and golden-test aid. Usage: bin_dump FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The Gecko oracle and its use (golden case conv-viewers/gecko_model).
 
 How the expected output of a log CPython's fixtures do not cover is

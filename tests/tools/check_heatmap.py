@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Check a tachyon-conv heatmap directory: well-formed pages, and (with
 --cpython FACTS.json, from heatmap_cpython.py) the same figures as
 CPython 3.15's own heatmap of the same log.

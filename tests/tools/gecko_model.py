@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An independent model of what CPython 3.15 writes for `replay --gecko`.
 
 It is written from a reading of CPython's sources, not from tachyon's C

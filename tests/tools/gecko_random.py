@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tachyon-conv --to gecko against the Gecko model on random logs.
 
 Two generators, seeded, so every log can be made again:

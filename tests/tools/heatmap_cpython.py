@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What CPython 3.15's own heatmap shows for a log, as JSON facts.
 
 Runs CPython's HeatmapCollector (Lib/profiling/sampling/heatmap_collector.py,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # heatmap_facts.sh - regenerate testdata/heatmap/*.cpython.json: what
 # CPython 3.15's own heatmap shows for each CPython fixture and each log in
 # testdata/heatmap (heatmap_cpython.py, run by Pyodide's CPython 3.15 build

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Regenerate testdata/bigendian/ from the little-endian CPython fixtures.
 # Usage: tests/tools/make_bigendian.sh BUILD_DIR   (needs tests/bin_bswap)
 set -eu

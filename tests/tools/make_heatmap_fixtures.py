@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate testdata/heatmap/edge.bin and its sources src/edge.py and
 src/util.py: a small log whose samples exercise every rule of the heatmap
 (the golden test pins its pages; heatmap_cpython.py gives CPython's view

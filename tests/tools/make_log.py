@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Write a Tachyon binary log from an input.json, as CPython's writer does.
 
 input.json has the shape of the CPython fixtures' (testdata/cpython/*/

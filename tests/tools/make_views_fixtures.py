@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generate testdata/views/*: binary logs for the viewer tests, written by
 make_log.py (CPython's writer algorithm, checked byte for byte against
 CPython's own none.bin files), and the expected Gecko output of the two

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent model of CPython's JsonlCollector and CollapsedStackCollector
 run over a fixture's input.json (the write_sample() calls), used to derive
 expected outputs for options the CPython fixtures do not cover (skip_idle).

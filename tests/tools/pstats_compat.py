@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """pstats_compat.py - check a `tachyon-conv --pstats-compat` file with the
 pstats module of the Python running this script (3.8 and later).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # pyenv_python.sh VERSION... - print the path of the CPython interpreter of
 # each VERSION (e.g. 3.13.0): $PY311/$PY312/... when set, else pyenv's
 # (`pyenv prefix VERSION`, or $PYENV_ROOT/versions/VERSION). The record

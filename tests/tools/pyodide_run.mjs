@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pyodide_run.mjs - run a Python script under Pyodide's CPython build, in
 // node, with the host's files visible: every absolute path argument is
 // seen under /host (the host's / mounted with NODEFS). How the heatmap's

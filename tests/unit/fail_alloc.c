@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fail_alloc.c - an allocator that fails on purpose (fail_alloc.h). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fail_alloc.h - an allocator that fails on purpose, for the unit tests
  * that make every allocation site of a handle fail in turn. Linked into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fixture_input.c - see fixture_input.h. Test code: aborts on bad JSON. */
 #include <json-c/json.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fixture_input.h - load a CPython fixture's input.json (the exact
  * write_sample() calls that produced its .bin files) into plain C arrays,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * harness.h - a minimal unit-test harness. Each test file defines tests with
  * TEST(name) and lists them in a TESTS(...) main; every failed CHECK prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_compare.h - compare a record of the JSONL fast path with json-c's
  * record of the same line, field by field (test_jsonl_fast and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log_files.c - binary logs on disk for the unit tests (log_files.h). */
 #include <string.h>
 

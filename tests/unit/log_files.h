@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * log_files.h - binary logs on disk for the unit tests: a log opened for
  * reading (its source and reader, opened and freed as a pair) and a log

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Python's own float repr, for test_pyrepr_python.c.
 
 Reads batches from stdin: a 4-byte little-endian count n, then n doubles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pyrepr_values.h - a reproducible stream of doubles for the float repr
  * tests (test_pyrepr.c, test_pyrepr_python.c). It mixes what the Gecko

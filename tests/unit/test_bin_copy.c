@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bin_copy.c - tfmt_bin_copy's fast paths give the bytes the writer
  * gives sample by sample: REPEAT pairs passed through as the file has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bin_reader.c - the binary reader against CPython's own files.
  *

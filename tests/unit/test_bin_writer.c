@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bin_writer.c - the binary log writer against CPython's own output:
  * every testdata/cpython case is replayed from input.json and must give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_collapsed_order.c - the collapsed output's line order against an
  * independent model of CPython's CollapsedStackCollector on random

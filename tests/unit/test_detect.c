@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_detect.c - tfmt_detect: every kind from its first bytes (whole
  * buffer and 1-byte chunks), the JSONL dialect from the first line, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_diff_fmt.c - tachyon-diff's exact number formatter (fmtnum.c)
  * against glibc's snprintf, which rounds the exact binary value of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_diff_stats.c - tachyon-diff's significance tests (stats.c). Every
  * expected p-value was computed independently in Python with exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_error_rule.c - the library's error rule (fmt_error.h): the handle
  * the caller called owns the error, and a handle that failed because one

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent checks of tachyon's viewer exports, run by test_export_*.c.
 
 usage: test_export_check.py COMMAND ARGS...; exit status 0 when the check

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_common.h - helpers of the viewer-export tests: load a
  * CPython fixture into a profile, export it to a temporary file, and run a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_filter.c - the profile filters (thread, status, skip_idle,
  * rewrite, include/exclude on samples or frames, recursion collapsing).

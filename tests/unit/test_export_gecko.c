@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_gecko.c - the Firefox Profiler (Gecko) export: every CPython
  * fixture, in every binary variant, equals CPython's expected.gecko.json

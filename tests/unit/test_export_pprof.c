@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_pprof.c - the pprof export, decoded by an independent
  * decoder (gzip + protoc --decode with pprof's message definitions):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_pstats.c - the pstats marshal export: every CPython fixture
  * loads (python3 marshal) to a dict equal to CPython's expected.pstats; a

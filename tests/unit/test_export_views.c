@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_export_views.c - the speedscope, SVG and top exports. speedscope:
  * its schema's rules, and its samples re-collapsed equal CPython's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_flat.c - flat profiles (flat.c, flat_profile.c, flat_jsonl.c). */
 #include <stdlib.h>
 #include <unistd.h>

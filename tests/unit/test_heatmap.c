@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_heatmap.c - the heatmap's model on testdata/heatmap/edge.bin, whose
  * samples tests/tools/make_heatmap_fixtures.py describes: the counts below

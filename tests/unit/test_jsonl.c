@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_jsonl.c - the JSONL reader: CPython's fixtures in both dialects read
  * whole, in 1-byte and in 7-byte chunks; line-local errors with their lines;

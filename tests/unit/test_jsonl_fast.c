@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_jsonl_fast.c - the JSONL fast path (jsonl_fast.c) against json-c:
  * for every line it accepts, json-c must accept the line too and produce

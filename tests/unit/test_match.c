@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_match.c - include/exclude/rewrite rules (match.c). */
 #include <time.h>
 

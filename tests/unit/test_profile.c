@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profile.c - the aggregated profile and its CPython-identical JSONL
  * and collapsed exporters: JSON string escaping and UTF-8 repair against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profile_jsonl.c - JSONL exports into a profile
  * (tfmt_profile_add_jsonl): for every CPython fixture, a v0 export comes

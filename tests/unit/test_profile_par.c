@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profile_par.c - a binary log read on several threads gives the
  * profile one reader gives, byte for byte in every export, and a log

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pyrepr.c - Python's float repr (pyrepr.c) without Python: reprs
  * printed by CPython 3.11 for chosen values (notation switches, integer

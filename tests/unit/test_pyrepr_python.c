@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pyrepr_python.c - tfmt__pyrepr against Python's own repr, value by
  * value: the doubles of pyrepr_values.h are piped in batches to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rows.c - ClickHouse rows: tfmt_profile_write_clickhouse and the
  * rows reader (fmt_rows.h). Every CPython fixture goes profile -> rows ->

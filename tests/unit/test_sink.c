@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sink.c - byte sinks: atomic replacement through a temporary file,
  * refusal to clobber, cleanup on free, patching with pwrite (in place, via

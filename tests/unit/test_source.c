@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_source.c - byte sources: chunked memory reads, transparent
  * decompression of the testdata/io fixtures (made with the gzip, zstd, xz

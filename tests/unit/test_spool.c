@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_spool.c - io/spool.c: records of many interleaved streams come
  * back in order, whole and per block, while blocks shrink as streams are

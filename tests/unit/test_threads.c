@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_threads.c - per-thread state costs what a thread uses, and the
  * reader's limit on distinct threads. A log of many short-lived threads

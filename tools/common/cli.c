@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli.c - diagnostics, exit codes and --version for the tachyon tools.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli.h - the command-line layer shared by the tachyon tools: option table
  * parser and --help, --version, diagnostics, exit codes.

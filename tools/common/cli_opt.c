@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli_opt.c - the option-table parser and the --help text generated from
  * the same table (see cli.h). Never prints errors and never exits: a usage

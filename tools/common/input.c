@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input.c - opening an input file and asking the library what it holds
  * (tfmt_detect), the first step of every tool that reads profiles.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * limits.c - the input limits every tool that reads profiles shares
  * (--max-input-size, --max-input-ratio): parsed once, applied to each

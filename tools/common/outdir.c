@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outdir.c - a directory output written whole or not at all (outdir.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * outdir.h - an output that is a directory (tachyon-conv --to heatmap -o
  * DIR), written whole or not at all, as -o FILE is.

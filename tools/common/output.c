@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output.c - opening and freeing a tool's -o sink so that an interrupted
  * run leaves no temporary file. Where the library's temporary file has no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * progress.c - the one-line progress indicator on stderr (see cli.h).
  *

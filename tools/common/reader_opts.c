@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reader_opts.c - the binary-reader options every tool that reads logs
  * takes from its command line (cli.h, CLI_READER_OPTIONS), checked once

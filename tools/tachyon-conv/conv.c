@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv.c - tachyon-conv's option checks and dispatch. Every usage problem
  * is found here, before any input is read or output created.

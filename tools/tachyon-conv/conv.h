@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv.h - tachyon-conv's modules: option checks and dispatch (conv.c),
  * input and output plumbing (conv_io.c), text exports (conv_text.c),

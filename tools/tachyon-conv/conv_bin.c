@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_bin.c - --to bin: re-encode one binary log in the newest layout,
  * keeping every sample, timestamp, status and the statistics block. The

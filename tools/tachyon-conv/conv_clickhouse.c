@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_clickhouse.c - --to clickhouse: each input becomes one run of rows
  * for the ClickHouse table (schemas/clickhouse/tachyon_stacks.sql), in

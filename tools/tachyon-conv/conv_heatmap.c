@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_heatmap.c - --to heatmap -o DIR: CPython's line heatmap, a page per
  * source file and index.html, written into a directory that appears whole

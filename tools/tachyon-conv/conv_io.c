@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_io.c - tachyon-conv's inputs and outputs: opening a source and its
  * reader (a binary log's, with reader notes shown as warnings; a JSONL

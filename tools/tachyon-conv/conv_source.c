@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_source.c - finding a heatmap page's source file. A log records
  * paths on the machine that ran the program; they are tried as

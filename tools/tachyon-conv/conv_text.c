@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_text.c - --to jsonl, collapsed and the aggregated viewer formats:
  * every input is streamed into one aggregated profile (through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * conv_view.c - tachyon-conv's viewer formats (speedscope, gecko, pprof,
  * svg, pstats, top) and the sample filters every format shares: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon-conv - convert Tachyon binary sample logs (and JSONL exports,
  * where their per-frame totals suffice) to CPython's JSONL export,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run_id.c - the JSONL run id rule of tachyon-conv.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare.c - join the two flat profiles key by key, compute every
  * figure, test each row and give it a verdict, apply the gate, then sort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff.h - tachyon-diff's modules: option checks and the run (run.c),
  * loading each side into a flat profile (load.c), joining and judging the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * figure.c - one figure (self or cumulative) of one row: its percents and
  * change, the standard error, the two-sided test behind the verdict and

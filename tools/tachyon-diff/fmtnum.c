@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fmtnum.c - "%.*f" and the fixed-style half of "%.*g" without printf,
  * byte for byte what glibc prints. glibc rounds the exact binary value of

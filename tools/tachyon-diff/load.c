@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * load.c - read one side of the diff (one or more files) into a flat
  * profile, and in runs mode each file's own counts too (runs.c). The

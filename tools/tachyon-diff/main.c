@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon-diff - compare two profiles key by key: self and cumulative
  * shares, their deltas, a significance test per row, verdicts, and a

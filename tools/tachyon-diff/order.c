@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * order.c - the output order of the rows: largest change first, ties in
  * join order (comparing key strings instead made sorting a million rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out.c - tachyon-diff's output: a buffer flushed to a tfmt_sink (stdout,
  * or a file written atomically), plus the number and string formatting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_csv.c - --format csv: one header line, then one line per row with
  * every figure (RFC 4180 quoting; empty cells for figures that could not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_flame.c - --format svg and html: a differential flame graph of the
  * NEW profile, self-contained, readable without a script.

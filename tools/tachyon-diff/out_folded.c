@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_folded.c - --format collapsed-diff: the two-column folded format
  * FlameGraph's difffolded.pl writes and flamegraph.pl / inferno draw as a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_json.c - --format json: the settings, both sides' totals, the
  * summary and every figure of every row (or the top N), for scripts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_markdown.c - --format markdown: a compact pull-request comment. A
  * headline with the verdict counts and the gate, one line on what was

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out_table.c - the terminal table: a header saying what was compared and
  * how, the top rows by size of change (with the test, the runs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c - check the options, load both sides, compare, write the chosen
  * format and apply the gate.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * runs.c - several runs a side, kept apart. Every file of a side still
  * adds into the side's one flat profile (one key table, one join), and

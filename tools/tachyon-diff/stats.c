@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.c - the significance tests behind tachyon-diff's verdicts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * attach.c - get from a target process to a ready unwinder: find the
  * runtime (waiting for a just-started child to map its interpreter) and

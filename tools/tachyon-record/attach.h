@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * attach.h - from a target process to a ready unwinder.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * checkpoint.c - the recovery side of checkpoints. At each checkpoint the
  * writer (tfmt_bin_writer_checkpoint) makes the log a complete, valid log

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * checkpoint.h - a recording that survives being killed: the log is
  * written out whole every second, and a copy of its end kept beside it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * children.h - the processes a target starts, and recorders for them.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * code_cache.c - an open-addressing table of code objects. CPython 3.11 to
  * 3.13 have no code-object generation counter, so an entry is re-checked

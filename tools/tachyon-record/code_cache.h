@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * code_cache.h - what the recorder knows about the target's code objects,
  * keyed by address, so a steady-state sample reads no strings and no line

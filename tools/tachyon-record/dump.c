@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dump.c - --dump, the first thing to reach for on a hung process: every
  * thread's stack, printed like CPython 3.15's `profiling.sampling`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dump.h - --dump: one snapshot of every thread, printed traceback-style.
  */

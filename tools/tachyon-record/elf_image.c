@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf_image.c - minimal ELF64 reader over pread: headers, section names and
  * .dynsym. Everything read from the file is bounds-checked against the

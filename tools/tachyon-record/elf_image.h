@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elf_image.h - the few facts the recorder needs from an ELF file on disk:
  * its link-time base, a named section and defined dynamic symbols.

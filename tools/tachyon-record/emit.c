@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emit.c - turn resolved frames into writer frame indices. Strings are
  * interned once per code object (indices kept in the code cache) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * emit.h - hand a sample taken by the unwinder to the binary log writer.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * follow.c - --subprocesses. The target's descendants are listed every
  * FOLLOW_PERIOD_NS; each one that runs Python (its executable's name says

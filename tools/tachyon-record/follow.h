@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * follow.h - --subprocesses: a recorder for every Python process the
  * target starts (fork, exec, multiprocessing, subprocess, wrappers such

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linetable.c - decode the location table of CPython 3.11+ code objects
  * (Objects/locations.md). Entries start with a byte 1CCCCLLL: code C, and

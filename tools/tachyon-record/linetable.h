@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linetable.h - CPython 3.11+ location table (co_linetable) decoding.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * live.c - --live, as `python -m profiling.sampling --live` and
  * `py-spy top`: every second, the hottest functions since the start by

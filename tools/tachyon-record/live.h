@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * live.h - --live: a terminal top view of the hottest functions, refreshed
  * every second while the sampler runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * locate.h - find the CPython runtime inside a process.
  */

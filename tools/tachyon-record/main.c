@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon-record - sample a running CPython 3.11-3.13 process into a
  * Tachyon binary log.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.c - tachyon-record's option table (tools/common/cli.h) and the
  * checks on the values.

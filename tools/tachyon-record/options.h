@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.h - the parsed command line of tachyon-record.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets.c - pick the offsets for the target's interpreter version.
  * Supported: 3.11, 3.12 (static tables) and 3.13 (debug offsets). Newer

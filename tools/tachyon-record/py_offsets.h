@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets.h - where the recorder finds things inside a CPython
  * interpreter of one minor version: struct member offsets plus the few

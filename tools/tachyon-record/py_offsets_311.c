@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets_311.c - CPython 3.11 layout (x86_64, GIL build). Each value
  * is offsetof/sizeof from the pyenv 3.11.7 build's DWARF; patch releases

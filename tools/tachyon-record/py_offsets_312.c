@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets_312.c - CPython 3.12 layout (x86_64, GIL build), from the
  * pyenv 3.12.1 build's DWARF; tests/record/check_offsets.sh re-checks it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets_313.c - CPython 3.13 offsets read from the target's own
  * _Py_DebugOffsets (the first member of _PyRuntime). The table's layout is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * py_offsets_313.h - the layout of CPython 3.13's _Py_DebugOffsets as
  * u64 word indices (tests/record/check_offsets.sh checks each index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pystr.c - str and bytes objects read from another process. Code object
  * names and file names are compact strings: the state word gives the kind

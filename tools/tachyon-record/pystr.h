@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pystr.h - copy str and bytes objects out of a CPython process.
  */

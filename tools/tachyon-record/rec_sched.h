@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rec_sched.h - make the recorder run on time, and only the recorder.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c - one recording: start or attach to the target, open the log,
  * run the sampler, and finalize the log whatever ended the run (target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.h - one recording from start to a finalized log.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remote_mem.h - reading another process's memory with process_vm_readv.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sampler.c - the sampling loop. Ticks are absolute deadlines on
  * CLOCK_MONOTONIC (clock_nanosleep TIMER_ABSTIME), so the interval does

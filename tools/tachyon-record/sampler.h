@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sampler.h - the sampling loop: steady ticks on the monotonic clock
  * until the target exits, the duration ends or a stop is requested.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target.h - the process being recorded: started by us or attached to.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread_pause.h - stop one thread of the target for the length of a
  * read, so that the stack read is one state it was in.

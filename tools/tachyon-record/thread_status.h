@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread_status.h - was a thread of the target on a CPU for the interval
  * its sample stands for?

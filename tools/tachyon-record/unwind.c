@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind.c - one sample of a live CPython 3.11-3.13 process, without
  * stopping it: list the threads (unwind_list.c), keep those the options

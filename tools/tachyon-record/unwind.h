@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind.h - one sample of a CPython process: its threads (all, or the
  * main thread), their status, and for each sampled thread its frames

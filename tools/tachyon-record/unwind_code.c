@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind_code.c - from frames to code objects: the head of each distinct
  * code object of a sample is read once (one batched read for all

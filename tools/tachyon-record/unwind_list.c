@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind_list.c - the interpreters and threads of the target, with a copy
  * of each PyThreadState. The set of threads rarely changes between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind_status.c - the status byte of a thread, with the meaning each bit
  * has in CPython 3.15's profiler:

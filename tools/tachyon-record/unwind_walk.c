@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unwind_walk.c - walk the frame chains of the sampled threads so that
  * each stack written is one state its thread really was in.

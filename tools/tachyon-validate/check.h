@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h - the checkers of tachyon-validate. Each reads one opened
  * source to its end (or to --max-errors) and records every finding in `f`.

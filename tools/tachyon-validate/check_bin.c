@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check_bin.c - the binary rules of tachyon-validate. The library reader
  * makes every check (CPython's and the extra ones: footer size, statistics

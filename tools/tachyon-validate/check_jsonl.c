@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check_jsonl.c - the JSONL checks of tachyon-validate. The library's
  * reader checks each line on its own (and keeps going after a bad one)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check_rows.c - the rules of tachyon-validate for ClickHouse query
  * results (rows of schemas/clickhouse/tachyon_stacks.sql). The library

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon-validate - check Tachyon binary sample logs and JSONL exports
  * against every rule of their format, reporting each problem with a stable

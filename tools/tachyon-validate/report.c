@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - collects diagnostics per file and applies the settings:
  * --strict raises warnings to errors, notes show only with --verbose,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.h - diagnostics of tachyon-validate: collected per file, filtered
  * by --strict / --verbose / -q / --max-errors, and written as text (stderr,

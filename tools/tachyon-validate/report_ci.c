@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_ci.c - the machine-readable outputs of tachyon-validate, written
  * to stdout at the end of a run: one JSON document, a JUnit XML report (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report_ci.h - the CI output formats of tachyon-validate (report_ci.c). */
 #ifndef TV_REPORT_CI_H
 #define TV_REPORT_CI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rules.c - the rule table of tachyon-validate (ids, severities, texts). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules.h - the stable rule ids of tachyon-validate. Ids are never reused
  * or renumbered; schemas/RULES.md documents each one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * validate.c - runs tachyon-validate: checks the settings, opens each FILE,
  * asks the library what it is (tfmt_detect), hands it to the matching

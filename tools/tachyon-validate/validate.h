@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* validate.h - tachyon-validate's options and its run function. */
 #ifndef TV_VALIDATE_H
 #define TV_VALIDATE_H

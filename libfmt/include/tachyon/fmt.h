@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt.h - umbrella header of libtachyonfmt, the format library of
  * the tachyon toolkit. Include this one header.

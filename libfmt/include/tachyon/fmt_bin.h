@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_bin.h - the Tachyon binary sample log ("TACH"), read and
  * written with memory bounded by the unique strings, frames and threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_detect.h - what a byte stream is, told from its first bytes:
  * a binary log, a JSONL export (and which dialect), or something no reader

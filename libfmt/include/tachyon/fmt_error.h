@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_error.h - status codes, error records and the allocator hook.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_export.h - viewer formats: speedscope, pprof, pstats, a
  * flame graph SVG or HTML page, a "top" table and CPython's line heatmap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_flat.h - a "flat" profile: self and cumulative sample counts
  * per key, where a key is a function, a (file, function) pair or a (file,

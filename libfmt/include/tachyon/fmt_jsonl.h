@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_jsonl.h - a streaming reader for CPython's JSONL profile
  * export: schema v0 (`meta`, `string_table`, `frame_table`, `agg`, `end`)

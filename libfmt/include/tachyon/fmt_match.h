@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_match.h - name matching rules for frames: include and exclude
  * regular expressions and 'REGEX=>REPLACEMENT' rewrites (PCRE2 syntax).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_model.h - the sample model every codec and tool meets at.
  *

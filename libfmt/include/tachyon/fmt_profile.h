@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_profile.h - an aggregated profile: its own string and frame
  * tables plus a call tree of sample weights, per thread, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tachyon/fmt_rows.h - ClickHouse query results as profiles: the
  * JSONEachRow output of `SELECT * FROM tachyon_stacks [WHERE ...]` (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* advise.c - huge-page advice for large tables (advise.h). */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* MADV_HUGEPAGE */

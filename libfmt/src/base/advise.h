@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * advise.h - memory advice for large tables. Declared apart from
  * internal.h because tachyon-diff compiles advise.c in as well (its row

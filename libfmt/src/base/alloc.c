@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* alloc.c - every allocation of the library goes through the handle's
  * allocator, so tests can fail the Nth one. */
 #include <stdlib.h>

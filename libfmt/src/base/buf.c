@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.c - a growable byte buffer used to assemble output records. */
 #include <stdio.h>
 

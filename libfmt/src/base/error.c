@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c - error records and status names. */
 #include <errno.h>
 #include <stdio.h>

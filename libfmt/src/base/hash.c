@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hash.c - byte hashing and the id set behind every interning table. */
 #include "internal.h"
 

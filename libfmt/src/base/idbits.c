@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idbits.c - a set of uint32 ids, for checks such as "defined once" and
  * "defined before use" over ids an input chooses (JSONL's str_id and

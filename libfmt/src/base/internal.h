@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * internal.h - the base layer's private helpers, shared by every module of
  * libtachyonfmt: allocation through the handle's allocator, error records,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_escape.c - UTF-8 repair (Python's "replace" decoding) and JSON string
  * escaping (Python's json.dumps with ensure_ascii=True), byte for byte.

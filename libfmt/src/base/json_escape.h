@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_escape.h - UTF-8 repair and JSON string escaping that reproduce
  * CPython byte for byte: bytes.decode("utf-8", "replace") and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* model.c - names of the sample model's enumerations, and frames as hash
  * keys (one hash and one equality for every table of frames). */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * opcode.c - CPython's opcode names per minor version. A recorded frame
  * keeps the opcode byte the interpreter was running, which is its own

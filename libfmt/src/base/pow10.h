@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pow10.h - 10^0 to 10^19, every power of ten a uint64_t holds. Apart
  * from internal.h, as advise.h is, because tachyon-diff's exact number

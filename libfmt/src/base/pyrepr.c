@@ -1,5 +1,11 @@
+/* SPDX-License-Identifier: MIT AND (Apache-2.0 OR BSL-1.0) */
 /*
  * pyrepr.c - Python's float repr (see pyrepr.h).
+ *
+ * Derived from Ryu's reference d2s.c (https://github.com/ulfjack/ryu),
+ * Copyright 2018 Ulf Adams, used under the Apache License 2.0 or, at your
+ * option, the Boost Software License 1.0 (LICENSES/Apache-2.0.txt,
+ * LICENSES/BSL-1.0.txt); the changes are MIT like the rest of tachyon.
  *
  * The digits come from Ryu (Ulf Adams, "Ryu: fast float-to-string
  * conversion", PLDI 2018), after its reference d2s.c: the double's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pyrepr.h - Python's float repr, byte for byte, without a trial loop:
  * the shortest decimal that reads back as the same double (Ryu), spelled

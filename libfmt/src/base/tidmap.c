@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tidmap.c - the table from (thread id, interpreter id) to a dense thread
  * index that the binary reader, the writer and the profile each keep.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_copy.c - re-encode a binary log: every sample of a reader goes to a
  * writer in file order, one thread-sample per timestamp, with frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_copy.h - the state of a copy (tfmt_bin_copy), shared by bin_copy.c,
  * which copies tfmt_sample batches as the reader gives them, and

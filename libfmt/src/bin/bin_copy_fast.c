@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_copy_fast.c - the copy's fast path: records decoded straight from
  * the reader's window into the writer, without a tfmt_sample per batch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_header.c - the fixed-size parts of a binary log: the 64-byte header,
  * the 32-byte footer and the optional TACHSTAT statistics block before it.

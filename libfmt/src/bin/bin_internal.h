@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_internal.h - private pieces of the binary reader: header and footer
  * parsing (bin_header.c), the string and frame tables (bin_tables.c), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_reader.c - the public binary-log reader: opens a file (header, footer,
  * statistics, tables) and decodes sample records into tfmt_sample batches.

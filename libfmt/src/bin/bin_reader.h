@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_reader.h - the binary reader's state, private to bin_reader.c, the
  * copy's fast path (bin_copy_fast.c), which decodes the records it can

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_scan.c - the first pass of a parallel decode (see bin_slice.h): walk
  * a part of the sample region record by record, skipping frame indices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_slice.c - readers of one part of a sample region (see bin_slice.h):
  * the reader of bin_reader.c over a byte range, with its threads seeded

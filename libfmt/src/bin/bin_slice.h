@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_slice.h - a binary log's sample region cut into parts that threads
  * decode side by side (profile_par.c uses them). Never installed.

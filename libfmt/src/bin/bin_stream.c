@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_stream.c - the sample region [64, string table offset) as a sliding
  * window of decompressed bytes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_tables.c - the string and frame tables of a binary log.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer.c - the binary log writer's life cycle: options, opening on a
  * sink or on callbacks, limits, accessors and freeing. The samples are

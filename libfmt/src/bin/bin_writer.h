@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer.h - private state of the binary log writer, shared by
  * bin_writer*.c and bin_copy.c. Never installed.

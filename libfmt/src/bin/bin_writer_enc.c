@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer_enc.c - the writer's per-thread sample encoding (REPEAT /
  * FULL / SUFFIX / POP_PUSH), following CPython's writer step for step so

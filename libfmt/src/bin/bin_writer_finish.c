@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer_finish.c - the end of a binary log: pending REPEAT groups,
  * the end of the zstd frame, string and frame tables, the optional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer_intern.c - the writer's string and frame tables: interning in
  * first-use order with CPython's dedup keys, and their serialisation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bin_writer_out.c - the binary writer's byte stream: a 512 KiB buffer that
  * is handed to the output (or fed to one zstd frame) whenever it is full,

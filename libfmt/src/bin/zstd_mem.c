@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* zstd_mem.c - libzstd contexts on the handle's allocator (zstd_mem.h). */
 #include <zstd_errors.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * zstd_mem.h - libzstd contexts that allocate through a handle's
  * allocator, like every other allocation of the library (so a failing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * collapsed.h - the state of the collapsed-stack writer, shared by
  * profile_collapsed.c (folding, lines, output, and the comparison sort

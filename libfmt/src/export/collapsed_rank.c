@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * collapsed_rank.c - the output order of the collapsed lines (count
  * descending, then the line text in byte order, then first appearance)

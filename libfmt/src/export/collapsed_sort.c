@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * collapsed_sort.c - the two sorts of the collapsed writers: a stable
  * merge sort of ids by any comparison (qsort has no context pointer, and

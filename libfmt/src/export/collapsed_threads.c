@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * collapsed_threads.c - CPython's collapsed lines from a profile with one
  * call tree for all threads and thread leaves: the same bytes as from a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_clickhouse.c - a profile as rows of the ClickHouse table in
  * schemas/clickhouse/tachyon_stacks.sql, one JSONEachRow line per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_common.c - helpers of the viewer exporters: Python's float repr
  * and the content order of a profile (see export_internal.h).

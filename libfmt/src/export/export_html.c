@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_html.c - one self-contained HTML page: the interactive flame
  * graph (the SVG export, inline, scaled to the window) above the "top"

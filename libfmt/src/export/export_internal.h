@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_internal.h - helpers shared by the viewer exporters (export_*.c):
  * Python's float repr, an output buffer flushed to a sink, and a canonical

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_pbuf.c - protocol-buffer wire encoding (see export_pbuf.h).
  */

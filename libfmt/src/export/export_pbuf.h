@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_pbuf.h - the few protocol-buffer encodings the pprof export
  * needs: varints, tags, length-delimited fields and packed repeated

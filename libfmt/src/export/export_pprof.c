@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_pprof.c - pprof's profile.proto (github.com/google/pprof,
  * proto/profile.proto), gzipped as pprof writes it.

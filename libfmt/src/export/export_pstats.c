@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_pstats.c - the marshal file of CPython's PstatsCollector.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_speedscope.c - speedscope's file format (file-format-schema.json):
  * a shared frame table and one "sampled" profile per thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_svg.c - a self-contained interactive flame graph SVG.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_svg_script.h - the CSS and JavaScript embedded in the flame
  * graph SVG (export_svg.c): hover details, click to zoom, regex search,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_top.c - a plain-text table of the hottest functions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_tview.c - one thread's call tree at a time, for the writers that
  * split by thread (see tfmt_tview in export_internal.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_html.c - what the heatmap's pages share: the stylesheet (CPython's
  * heat palette and layout, light and dark), text escaping, numbers, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_index.c - the heatmap's index.html, as CPython's: the run's
  * figures (samples, duration, rate, error rate, missed samples), then the

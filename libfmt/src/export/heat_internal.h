@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_internal.h - CPython's line heatmap: the per-line model
  * (heat_model.c) that the pages (heat_page.c, heat_index.c, with the

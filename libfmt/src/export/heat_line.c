@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_line.c - the parts of one source line's row that come from its
  * instructions and call edges, as CPython 3.15's heatmap shows them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_model.c - the heatmap's per-line model (heat_internal.h says what
  * is counted). Strings are ranked by content once; lines, instructions and

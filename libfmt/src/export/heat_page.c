@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_page.c - one source file's heatmap page, as CPython's: the file's
  * figures, the legend and switches, then every line of the source with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heat_tree.c - the index's grouping of files, as CPython's heatmap
  * shows it: a section per kind of file, then folders by module path.

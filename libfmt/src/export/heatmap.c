@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * heatmap.c - the public handle of CPython's line heatmap (fmt_export.h):
  * the model is built once, then each page and the index are written to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_collapsed.c - CPython's collapsed-stack output, byte for byte.
  *

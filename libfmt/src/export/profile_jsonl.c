@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_jsonl.c - CPython's JSONL export (schema v0), byte for byte.
  *

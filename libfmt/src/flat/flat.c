@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat.c - the tables of a flat profile (fmt_flat.h): interned strings,
  * keys with their self/cumulative counts, folded stacks, and the public

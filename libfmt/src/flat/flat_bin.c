@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat_bin.c - add a binary log to a flat profile straight from its
  * sample stream, without building a call tree: each batch of samples adds

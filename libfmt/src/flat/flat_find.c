@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat_find.c - look many rows of one flat profile up in another (the
  * join of a diff). A lookup is two or three probes into tables far larger

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat_internal.h - the layout of tfmt_flat, shared by flat.c (tables and
  * accessors), flat_profile.c (building from call trees) and flat_jsonl.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat_jsonl.c - add a JSONL export to a flat profile. JSONL carries only
  * per-frame aggregates: self adds up exactly; cumulative is summed per key

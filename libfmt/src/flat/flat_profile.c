@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flat_profile.c - add an aggregated profile (call tree) to a flat
  * profile. Self counts come from the nodes; cumulative counts take each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * detect.c - tfmt_detect: which reader a source needs, from its first
  * bytes. The first four bytes decide the kind (they are what tools read

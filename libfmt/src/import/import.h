@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import.h - the one way from a reader into a model (a profile, a Gecko
  * timeline, a flat profile). The import layer owns what every model

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import_bin.c - a binary log into a model: the reader's string and frame
  * indices are mapped to model ids the first time something needs them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import_jsonl.c - a JSONL export into a model. String and frame records
  * define ids, each mapped to the model once: strings as they are defined

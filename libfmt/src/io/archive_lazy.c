@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_lazy.c - dlopen libarchive on first use (archive_lazy.h says
  * why). The table is filled once under pthread_once and never changes

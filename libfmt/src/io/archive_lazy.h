@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * archive_lazy.h - libarchive, loaded the first time a stream needs it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io_internal.h - the io layer's private interface: random access to a
  * source for the binary reader. Never installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink.c - byte sinks: a path or stdout.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink_tmp.c - the file a sink writes before its output is complete, and
  * the commit that gives it the destination's name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sink_tmp.h - a sink's temporary file and its commit (sink_tmp.c).
  * Private to the io layer.

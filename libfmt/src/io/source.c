@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * source.c - byte sources: a path (or stdin) or a memory buffer.
  *

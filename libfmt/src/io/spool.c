@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spool.c - streams of small records whose bulk lives in one unlinked
  * temporary file: each stream keeps at most one block in memory, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * spool.h - streams of small records spooled to one unlinked temporary
  * file (spool.c), for timelines whose size grows with the samples: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tmpfile.c - the library's one kind of scratch file: unlinked from the
  * start, so nothing is left behind whatever happens to the process, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_fast.c - a direct parser for the bulk records of schema v0
  * (string_table, frame_table, agg), which make up nearly all of a JSONL

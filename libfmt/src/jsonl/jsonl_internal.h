@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_internal.h - private parts of the JSONL reader: the bounded line
  * splitter (jsonl_lines.c) and the reader handle shared by jsonl_reader.c

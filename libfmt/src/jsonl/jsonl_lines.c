@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_lines.c - splits a byte source into lines with bounded memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_reader.c - the JSONL record iterator: lines from jsonl_lines.c go
  * first to jsonl_fast.c, which reads the bulk record types directly; any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_records.c - converts one parsed JSONL line into a tfmt_jsonl_record:
  * the envelope (type, v, run_id), then the fields of the known types, each

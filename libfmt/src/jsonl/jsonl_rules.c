@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_rules.c - the JSONL rulebook: the rules that span records (meta
  * first and once, end last and once, one run_id and one dialect, ids

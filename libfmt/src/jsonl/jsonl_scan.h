@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_scan.h - the scanning primitives of the JSONL fast paths
  * (jsonl_fast.c for the bulk record types, jsonl_unknown.c for records of

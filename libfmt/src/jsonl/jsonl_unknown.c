@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_unknown.c - the fast path for records of a type this reader does
  * not know. Readers must skip them (the schema's forward-compatibility

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * match.c - include/exclude/rewrite rules on frame names (fmt_match.h).
  * The only module that uses PCRE2. Patterns are compiled in UTF mode with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile.c - the aggregated profile: interning of strings, frames and
  * threads, and the call tree that counts sample weights (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_agg.c - JSONL exports into a profile. An export has per-frame
  * totals and no stacks, so its counts are kept per profile frame beside

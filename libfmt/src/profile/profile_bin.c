@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_bin.c - stream a binary log's samples into a profile.
  *

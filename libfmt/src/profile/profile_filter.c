@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_filter.c - the filters of tfmt_profile_options (see
  * fmt_profile.h for their meaning). Rewritten names are interned into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_filter.h - the sample and frame filters of tfmt_profile_options
  * (thread, status, rewrite, include/exclude, recursion), applied to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_import.c - a profile as the model of an import (import.h): the
  * reader's strings are interned into the profile (repaired as Python

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_internal.h - the layout of tfmt_profile, shared by profile.c (which
  * builds it) and the exporters (profile_jsonl.c, profile_collapsed.c and the

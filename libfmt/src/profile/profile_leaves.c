@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_leaves.c - the (thread, leaf) counts of a profile built with
  * opts.shared_tree and opts.thread_leaves.

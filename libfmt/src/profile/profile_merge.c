@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_merge.c - add the profile of one part of a binary log to the
  * profile of the parts before it (profile_par.c decodes the parts on

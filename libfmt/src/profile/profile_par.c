@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_par.c - a big binary log into a profile on several threads.
  *

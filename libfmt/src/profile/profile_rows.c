@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_rows.c - ClickHouse query results (fmt_rows.h) into a profile:
  * each row is `count` samples of one thread, status and stack. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_timeline.c - each thread's samples in time order, as runs of
  * one call path (opts.timeline; see fmt_profile.h for the weights). A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_tree.c - read-only views of a profile's call tree for the
  * exporters: child lists, subtree totals, a stackless depth-first walk and

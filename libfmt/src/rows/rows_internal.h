@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rows_internal.h - private parts of the ClickHouse rows reader: a JSON
  * scanner for one line (rows_json.c), the columns of a row as parsed

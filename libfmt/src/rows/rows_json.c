@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rows_json.c - the JSON a JSONEachRow line is made of, scanned in place:
  * strings (every escape, surrogate pairs joined; raw bytes above 0x7f

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rows_reader.c - the ClickHouse rows reader handle (fmt_rows.h): lines
  * from the bounded splitter, each parsed into columns (rows_row.c), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rows_row.c - one JSONEachRow line as the columns of a stack row: each
  * known column parsed and checked against its ClickHouse type (integers

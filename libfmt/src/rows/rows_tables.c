@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rows_tables.c - what the rows reader keeps across rows: its string and
  * frame tables (rows repeat every string, so each is interned by content

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The hottest functions of one service: samples whose running (last)
 -- frame is in the function, and their share of the service's samples.
 SELECT

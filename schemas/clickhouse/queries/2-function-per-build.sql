@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The trend of one function per build: the share of samples with
 -- json.dumps anywhere on the stack (each sample counted once).
 SELECT

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Per-host outliers: each host's share of samples in checksum (as the
 -- running function) next to the whole service's, largest excess first.
 SELECT

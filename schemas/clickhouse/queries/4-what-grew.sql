@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- What grew between two label values: each function's share of samples
 -- (as the running function) in version 41 and in version 42, and the
 -- change in percentage points, largest growth first.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A merged profile back into the toolkit: every api run of version 41 and
 # of version 42 as one profile each (rows in run order, so collapsed and
 # JSONL outputs number as tachyon-conv does for the logs themselves), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * children.c - descendants of a process from /proc/PID/task/TID/children
  * (every thread's children), walked breadth first; the executable a

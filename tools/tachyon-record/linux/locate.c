@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * locate.c - find _PyRuntime, PyCode_Type and Py_Version in a running
  * process. Address = mapping start of the file's offset-0 mapping minus

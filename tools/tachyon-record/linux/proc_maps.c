@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proc_maps.c - parse /proc/PID/maps to find where the interpreter's files
  * are loaded. Only offset-0 mappings matter: that is where an ELF file's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * proc_maps.h - the file-backed mappings of a process (/proc/PID/maps).
  */

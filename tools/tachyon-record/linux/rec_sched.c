@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rec_sched.c - scheduling for the recorder. On a busy machine a sampler
  * that sleeps between ticks is woken late, and it tends to get the CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * remote_mem.c - process_vm_readv wrappers. The target keeps running while
  * it is read, so a short or faulting read is a normal event (a pointer went

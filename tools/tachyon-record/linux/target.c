@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target.c - process lifecycle. A spawned child is sampled until it exits
  * and dies with the recorder (PR_SET_PDEATHSIG), so a killed recorder

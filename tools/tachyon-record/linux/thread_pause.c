@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread_pause.c - pause one thread with ptrace for the length of a read.
  *

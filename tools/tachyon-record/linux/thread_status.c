@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread_status.c - is a thread of the target on a CPU? The scheduler
  * state 'R' alone cannot say: it also means "runnable, waiting for a CPU",

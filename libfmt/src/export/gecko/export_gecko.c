@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko.c - replay binary logs into CPython's GeckoCollector model.
  *

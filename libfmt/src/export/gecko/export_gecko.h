@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko.h - internals of the Gecko (Firefox Profiler) export, a
  * replay of CPython's GeckoCollector: collection (export_gecko.c), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_cols.c - a Gecko thread's "samples" and "markers" objects:
  * one pass over the thread's spooled records per JSON column. These carry

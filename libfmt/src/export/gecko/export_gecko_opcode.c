@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_opcode.c - GeckoCollector's opcode markers, as CPython
  * writes them when its collector is made with opcodes=True (`run --gecko

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_state.c - GeckoCollector's interval markers, call by call:
  * GIL held or not, on or off CPU, Python or native code, waiting for the

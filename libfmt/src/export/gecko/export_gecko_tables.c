@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_tables.c - a Gecko thread's stack, frame, function and
  * resource tables, created in GeckoCollector's order (root to leaf, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_time.c - CPython's GeckoCollector computes times as
  * (timestamp - first) / 1000 with Python ints, whose true division is

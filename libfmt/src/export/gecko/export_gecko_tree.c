@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_tree.c - the stack tree the collection spools samples
  * with: one node per (prefix node, tab frame), shared by all threads, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_view.c - each Gecko thread's copy of the reader's last
  * stack for it, as tab frames, carried from one batch to the next. The

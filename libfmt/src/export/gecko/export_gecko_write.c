@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * export_gecko_write.c - the JSON of GeckoCollector.export(): json.dump
  * with separators (",", ":"), ASCII escapes and Python float reprs, keys
