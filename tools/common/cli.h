@@ -14,9 +14,11 @@
  *         prog: FILE:LINE: message         (error with a line number)
  *         prog: FILE: byte N: message      (with a byte offset, no line)
  *         prog: FILE: warning: message     (warnings; -q silences them)
- *   - Exit codes (CLI_EXIT_*): 0 success; 1 the data is bad (malformed
- *     input, differences, failed validation); 2 usage, I/O, out of memory or
- *     internal trouble.
+ *   - Exit codes (CLI_EXIT_*), one table for every tool: 0 success; 1 bad
+ *     input (not a profile, malformed, truncated, failed validation, over
+ *     a limit); 2 usage, I/O, out of memory or internal trouble; 3 only
+ *     tachyon-diff's tripped gate. tachyon-record running a COMMAND exits
+ *     with the COMMAND's status and keeps 125-127 for itself.
  *
  * A minimal tool:
  *
@@ -50,11 +52,23 @@
 
 #include <tachyon/fmt.h>
 
-/* Exit codes, the same for every tool (modelled on diff(1) and cmp(1)). */
+/*
+ * Exit codes, the same for every tool (docs/exit-status.md, tachyon(7)).
+ * A CI job can tell its data (1) from its command or machine (2), and a
+ * regression (3) from both. tachyon-record with a COMMAND passes the
+ * COMMAND's status through, as time(1) and timeout(1) do, and reports its
+ * own failures with the codes timeout(1) and env(1) keep for themselves.
+ */
 enum {
-    CLI_EXIT_OK = 0,     /* converted, identical, valid */
-    CLI_EXIT_DATA = 1,   /* the data verdict is negative */
-    CLI_EXIT_TROUBLE = 2 /* usage, I/O, out of memory, internal error */
+    CLI_EXIT_OK = 0,           /* converted, valid, recorded, gate passed */
+    CLI_EXIT_DATA = 1,         /* bad input: not a profile, malformed,
+                                  truncated, invalid, over a limit */
+    CLI_EXIT_TROUBLE = 2,      /* usage, I/O, out of memory, internal */
+    CLI_EXIT_GATE = 3,         /* tachyon-diff: the gate tripped */
+    CLI_EXIT_RECORDER = 125,   /* tachyon-record -- COMMAND: the recorder
+                                  itself failed (usage, I/O, no recording) */
+    CLI_EXIT_CANNOT_RUN = 126, /* COMMAND found but could not be run */
+    CLI_EXIT_NOT_FOUND = 127   /* COMMAND not found */
 };
 
 #if defined(__GNUC__)
