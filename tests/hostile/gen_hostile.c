@@ -17,6 +17,11 @@
  *                    config word set
  *   ts-overflow      a log whose second sample's timestamp is 2^63 µs
  *   clean            the same two-sample log without a defect
+ *   frames N FILE FUNC...
+ *                    a log whose frame i names FILE and FUNC (pairs of
+ *                    arguments, any bytes but NUL: hostile names for the
+ *                    heatmap's sources and the text outputs) at line i+1,
+ *                    with N * (i + 1) samples of the stack [main, i]
  *
  * usage: gen_hostile CASE OUT [MIB]
  */
@@ -230,6 +235,45 @@ static int pop_beyond(const char *path)
     return fclose(f) != 0 || rc ? fail("cannot patch the log") : 0;
 }
 
+/* Each (file, func) pair a frame under a common "main" caller. */
+static int named_frames(const char *path, unsigned long n, int npairs,
+                        char **pairs)
+{
+    tfmt_sink *s = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_error e;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    o.sample_interval_us = 1000;
+    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
+                       &e) != TFMT_OK ||
+        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
+        return fail(e.msg);
+    int rc = TFMT_OK;
+    uint64_t t = 1000000;
+    for (int i = 0; i < npairs && rc == TFMT_OK; i++) {
+        const char *file = pairs[2 * i], *func = pairs[2 * i + 1];
+        uint32_t st[2];
+        rc = tfmt_bin_writer_location(w, file, strlen(file), func,
+                                      strlen(func), i + 1, i + 1, 0, 4, 255,
+                                      &st[1]);
+        if (rc == TFMT_OK)
+            rc = tfmt_bin_writer_location(w, "main.py", 7, "main", 4, 1, 1,
+                                          0, 4, 255, &st[0]);
+        for (unsigned long k = 0; k < n * (unsigned long)(i + 1) &&
+                                  rc == TFMT_OK;
+             k++)
+            rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    tfmt_bin_writer_free(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(s);
+    tfmt_sink_free(s);
+    return rc == TFMT_OK ? 0 : fail("writer failed");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -242,6 +286,9 @@ int main(int argc, char **argv)
         return two_samples(out, 1001000, 1u | 1u << 9 | 1u << 20);
     if (!strcmp(c, "ts-overflow"))
         return two_samples(out, 1ULL << 63, 0);
+    if (!strcmp(c, "frames") && argc >= 4 && argc % 2 == 0)
+        return named_frames(out, strtoul(argv[3], NULL, 10), (argc - 4) / 2,
+                            argv + 4);
     if (!strcmp(c, "clean"))
         return two_samples(out, 1001000, 0);
     FILE *f = fopen(out, "wb");
