@@ -254,15 +254,13 @@ static int named_frames(const char *path, unsigned long n, int npairs,
     for (int i = 0; i < npairs && rc == TFMT_OK; i++) {
         const char *file = pairs[2 * i], *func = pairs[2 * i + 1];
         uint32_t st[2];
-        rc = tfmt_bin_writer_location(w, file, strlen(file), func,
-                                      strlen(func), i + 1, i + 1, 0, 4, 255,
-                                      &st[1]);
+        rc = tfmt_bin_writer_location(w, file, strlen(file), func, strlen(func),
+                                      i + 1, i + 1, 0, 4, 255, &st[1]);
         if (rc == TFMT_OK)
-            rc = tfmt_bin_writer_location(w, "main.py", 7, "main", 4, 1, 1,
-                                          0, 4, 255, &st[0]);
-        for (unsigned long k = 0; k < n * (unsigned long)(i + 1) &&
-                                  rc == TFMT_OK;
-             k++)
+            rc = tfmt_bin_writer_location(w, "main.py", 7, "main", 4, 1, 1, 0,
+                                          4, 255, &st[0]);
+        for (unsigned long k = 0;
+             k < n * (unsigned long)(i + 1) && rc == TFMT_OK; k++)
             rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
     }
     if (rc == TFMT_OK)

@@ -75,13 +75,14 @@ TEST(plain_classes)
     /* U+00A0, the first character past them, stays */
     EXPECT("\xc2\xa0", TFMT_TEXT_PLAIN, "\xc2\xa0");
     /* line and paragraph separators, bidirectional controls */
-    EXPECT("a\xe2\x80\xa8" "b\xe2\x80\xa9", TFMT_TEXT_PLAIN,
-           "a\\u2028b\\u2029");
+    EXPECT("a\xe2\x80\xa8"
+           "b\xe2\x80\xa9",
+           TFMT_TEXT_PLAIN, "a\\u2028b\\u2029");
     EXPECT("\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa9\xe2\x80\x8f\xd8\x9c",
            TFMT_TEXT_PLAIN, "\\u202e\\u2066\\u2069\\u200f\\u061c");
     /* other non-ASCII, non-characters included, stays as it is */
-    EXPECT("\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\x8d\xef\xbf\xbe",
-           TFMT_TEXT_PLAIN, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\x8d\xef\xbf\xbe");
+    EXPECT("\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\x8d\xef\xbf\xbe", TFMT_TEXT_PLAIN,
+           "\xc3\xa9\xe2\x82\xac\xf0\x9f\x90\x8d\xef\xbf\xbe");
     /* invalid UTF-8: each byte of a maximal invalid subpart */
     EXPECT("\xe2\x82x\xc0\xaf\xed\xa0\x80\xf4\x90", TFMT_TEXT_PLAIN,
            "\\xe2\\x82x\\xc0\\xaf\\xed\\xa0\\x80\\xf4\\x90");

@@ -61,8 +61,8 @@ typedef enum tfmt_text_style {
  * escape), and a caller can retry with a buffer of the returned length
  * plus one. `out` may be NULL when `cap` is 0 (a length query).
  */
-TFMT_API size_t tfmt_text_escape(char *out, size_t cap, const char *s,
-                                 size_t n, tfmt_text_style style);
+TFMT_API size_t tfmt_text_escape(char *out, size_t cap, const char *s, size_t n,
+                                 tfmt_text_style style);
 
 #ifdef __cplusplus
 }

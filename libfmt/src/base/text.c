@@ -136,8 +136,8 @@ static void next_unit(unit *u, const char *s, size_t n, tfmt_text_style style)
 /* A CSV field needs quotes for a comma, a quote or a formula's start. */
 static bool csv_quoted(const char *s, size_t n, bool *formula)
 {
-    *formula = n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' ||
-                         s[0] == '@');
+    *formula =
+        n > 0 && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@');
     return *formula || memchr(s, ',', n) || memchr(s, '"', n);
 }
 

@@ -11,7 +11,6 @@
 #include "internal.h"
 
 /* Append [s, s+n) escaped in `style` to `b` (TFMT_OK or TFMT_ENOMEM). */
-int tfmt__text_put(tfmt_buf *b, const char *s, size_t n,
-                   tfmt_text_style style);
+int tfmt__text_put(tfmt_buf *b, const char *s, size_t n, tfmt_text_style style);
 
 #endif
