@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <tachyon/fmt.h>
 
@@ -246,6 +247,24 @@ const char *cli_output_name(const char *path);
  * reports "prog: <stdout>: ..." and returns 2 on failure, else `code`.
  */
 int cli_close_stdout(int code);
+
+/* ------------------------------------------------------------------ */
+/* Names as inert text (text.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A name from a profile (or any text not the tool's own) escaped in
+ * `style` (tachyon/fmt_text.h): into `buf` (`cap` bytes) when it fits,
+ * else into a malloc'd copy; NULL when out of memory. Release it with
+ * cli_text_free(text, buf). Every diagnostic line (cli_fail, cli_warn,
+ * cli_report...) escapes its whole text this way (TFMT_TEXT_PLAIN).
+ */
+char *cli_text(const char *s, size_t n, tfmt_text_style style, char *buf,
+               size_t cap);
+void cli_text_free(char *text, const char *buf);
+
+/* Write [s, s+n) escaped in `style` to `f`. */
+void cli_text_fwrite(FILE *f, const char *s, size_t n, tfmt_text_style style);
 
 /* ------------------------------------------------------------------ */
 /* Output files (output.c)                                             */

@@ -294,6 +294,8 @@ typedef struct diff_out {
 int diff_out_open(diff_out *o, const diff_settings *set);
 void diff_out_printf(diff_out *o, const char *fmt, ...) CLI_PRINTF(2, 3);
 void diff_out_write(diff_out *o, const char *s, size_t n);
+/* A name (or any text not the tool's own) as inert text (fmt_text.h). */
+void diff_out_text(diff_out *o, const char *s, size_t n, tfmt_text_style st);
 /* Flush and finish; returns an exit code. */
 int diff_out_close(diff_out *o, const diff_settings *set);
 

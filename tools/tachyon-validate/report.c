@@ -53,31 +53,25 @@ bool tv_more(const tv_report *rep, const tv_file *f)
     return !f->stopped;
 }
 
-/* Control characters would break the one-line format. */
-static void sanitize(char *s)
+/* A file name as inert text, for the text format's lines. */
+static void put_name(const tv_file *f)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            *s = '?';
-    }
+    cli_text_fwrite(stderr, f->name, strlen(f->name), TFMT_TEXT_PLAIN);
 }
 
 static void print_text(const tv_file *f, const tv_diag *d)
 {
     static const char *const tags[] = {"note: ", "warning: ", ""};
     cli_progress_clear();
+    fprintf(stderr, "%s: ", cli_program());
+    put_name(f);
     if (d->line)
-        fprintf(stderr, "%s: %s:%llu: %s%s: %s\n", cli_program(), f->name,
-                (unsigned long long)d->line, tags[d->severity], d->rule,
-                d->msg);
+        fprintf(stderr, ":%llu: ", (unsigned long long)d->line);
     else if (d->has_offset)
-        fprintf(stderr, "%s: %s: byte %llu: %s%s: %s\n", cli_program(), f->name,
-                (unsigned long long)d->offset, tags[d->severity], d->rule,
-                d->msg);
+        fprintf(stderr, ": byte %llu: ", (unsigned long long)d->offset);
     else
-        fprintf(stderr, "%s: %s: %s%s: %s\n", cli_program(), f->name,
-                tags[d->severity], d->rule, d->msg);
+        fputs(": ", stderr);
+    fprintf(stderr, "%s%s: %s\n", tags[d->severity], d->rule, d->msg);
 }
 
 /* The severity after the settings; -1 when the finding is dropped. */
@@ -141,11 +135,15 @@ bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
     d.line = line;
     d.has_offset = has_offset;
     d.offset = offset;
+    /* Kept as inert text (fmt_text.h): a message may quote a name from
+     * the file, and every output format (text, JSON, JUnit, workflow
+     * commands) then carries it on one line without control bytes. */
+    char raw[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(d.msg, sizeof d.msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    sanitize(d.msg);
+    tfmt_text_escape(d.msg, sizeof d.msg, raw, strlen(raw), TFMT_TEXT_PLAIN);
     uint64_t *n;
     count(f, sev, &n);
     keep(rep, f, &d, *n);

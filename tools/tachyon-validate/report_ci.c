@@ -10,23 +10,25 @@
 
 #include <tachyon/fmt.h>
 
+#include "cli.h"
 #include "report_ci.h"
 
 static const char *const sev_names[] = {"note", "warning", "error"};
 
+/* A JSON string of inert text: no control byte or invalid UTF-8 is left
+ * to escape once the text is PLAIN (fmt_text.h). */
 static void json_str(FILE *out, const char *s)
 {
+    char small[1024];
+    char *t = cli_text(s, strlen(s), TFMT_TEXT_PLAIN, small, sizeof small);
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
+    for (const char *p = t ? t : "(out of memory)"; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fputc('\\', out);
+        fputc(*p, out);
     }
     fputc('"', out);
+    cli_text_free(t, small);
 }
 
 static void json_diag(FILE *out, const tv_diag *d)
@@ -83,17 +85,10 @@ int tv_write_json(const tv_report *rep, FILE *out)
     return 0;
 }
 
+/* XML character data or attribute value (fmt_text.h's XML style). */
 static void xml_str(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
+    cli_text_fwrite(out, s, strlen(s), TFMT_TEXT_XML);
 }
 
 /* "NAME:LINE: RULE: msg" / "NAME: byte N: RULE: msg", as in text mode. */
@@ -165,10 +160,17 @@ int tv_write_junit(const tv_report *rep, FILE *out)
     return 0;
 }
 
-/* Workflow-command escaping: data escapes %, CR, LF; properties also , : */
-static void gh_escape(FILE *out, const char *s, bool property)
+/*
+ * Workflow-command escaping: data escapes %, CR, LF; properties also , :
+ * The text is made inert first (fmt_text.h), so no byte of a name can
+ * end the command's line and start another.
+ */
+static void gh_escape(FILE *out, const char *text, bool property)
 {
-    for (; *s; s++) {
+    char small[1024];
+    char *t =
+        cli_text(text, strlen(text), TFMT_TEXT_PLAIN, small, sizeof small);
+    for (const char *s = t ? t : "(out of memory)"; *s; s++) {
         if (*s == '%')
             fputs("%25", out);
         else if (*s == '\r')
@@ -182,6 +184,7 @@ static void gh_escape(FILE *out, const char *s, bool property)
         else
             fputc(*s, out);
     }
+    cli_text_free(t, small);
 }
 
 int tv_write_github(const tv_report *rep, FILE *out)
