@@ -66,8 +66,10 @@ static int check_output(const conv_options *o, conv_format f)
                             "redirection)");
         return CLI_EXIT_OK;
     }
-    /* As the sink: /dev/null, FIFOs and such are written in place. */
-    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+    /* As the sink: /dev/stdout, /dev/null, FIFOs and such are written in
+     * place; a directory or a block device is the sink's to refuse. */
+    if (tfmt_sink_path_in_place(o->output) ||
+        (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode)))
         return CLI_EXIT_OK;
     if (!o->force && lstat(o->output, &st) == 0)
         return cli_file_fail(CLI_EXIT_TROUBLE, o->output,
