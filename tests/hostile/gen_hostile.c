@@ -6,7 +6,17 @@
  *
  *   whole-bomb MIB   a zstd file (OUT) that decompresses to a binary
  *                    log header followed by MIB MiB of zeros: RLE blocks,
- *                    4 bytes per 128 KiB (3072 MiB take 96 KiB)
+ *                    4 bytes per 128 KiB (3072 MiB take 96 KiB); its
+ *                    header claims a 1 MiB zstd sample region, which
+ *                    allows a frame table of terabytes, so only the
+ *                    size and ratio limits stop it
+ *   table-bomb MIB   the same with the issue 22 header: string table at
+ *                    81, frame table at 88, an uncompressed sample
+ *                    region of 17 bytes: at most 17 frames, so refused
+ *                    about 1 MiB in
+ *   table-bomb-zstd MIB
+ *                    the same header saying its 17-byte region is zstd
+ *                    (at most 557056 frames: refused about 35 MiB in)
  *   region-bomb MIB  an uncompressed log whose zstd sample region
  *                    expands to MIB MiB of zeros (empty REPEAT records)
  *   ignorable MIB    a zstd JSONL export (single_full's records) holding
@@ -95,10 +105,11 @@ static void header(unsigned char h[64], unsigned long long samples,
     put_le(h + 56, compression, 4);
 }
 
-static int whole_bomb(FILE *f, unsigned long mib)
+static int whole_bomb(FILE *f, unsigned long mib, unsigned long long tables,
+                      unsigned long long frames, unsigned compression)
 {
     unsigned char h[64];
-    header(h, 1, 1, 64, 64, 0);
+    header(h, 1, 1, tables, frames, compression);
     zstd_frame_start(f);
     zstd_raw_block(f, h, sizeof h, 0);
     zstd_zeros(f, mib);
@@ -292,10 +303,13 @@ int main(int argc, char **argv)
     FILE *f = fopen(out, "wb");
     if (!f)
         return fail("cannot create OUT");
-    int rc = !strcmp(c, "whole-bomb")    ? whole_bomb(f, mib)
-             : !strcmp(c, "region-bomb") ? region_bomb(f, mib)
-             : !strcmp(c, "ignorable")   ? ignorable(f, mib)
-                                         : fail("unknown case");
+    int rc = !strcmp(c, "whole-bomb")
+                 ? whole_bomb(f, mib, 64 + (1u << 20), 64 + (1u << 20), 1)
+             : !strcmp(c, "table-bomb")      ? whole_bomb(f, mib, 81, 88, 0)
+             : !strcmp(c, "table-bomb-zstd") ? whole_bomb(f, mib, 81, 88, 1)
+             : !strcmp(c, "region-bomb")     ? region_bomb(f, mib)
+             : !strcmp(c, "ignorable")       ? ignorable(f, mib)
+                                             : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)
         rc = fail("write error");
     return rc;
