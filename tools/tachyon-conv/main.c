@@ -61,9 +61,11 @@ static const cli_option options[] = {
     {"time", 0, CLI_ARG_REQUIRED, &opts.time,
      "clickhouse: run time (default: input's mtime)", "UNIXSECONDS", NULL},
     {"source-root", 0, CLI_ARG_REQUIRED, &opts.source_root,
-     "heatmap: look for the sources below DIR too", "DIR", NULL},
+     "heatmap: read the sources only below DIR", "DIR", NULL},
     {"path-map", 0, CLI_ARG_REPEATABLE, &opts.path_maps,
      "heatmap: sources recorded under FROM are under TO", "FROM=TO", NULL},
+    {"recorded-paths", 0, CLI_ARG_NONE, &opts.recorded_paths,
+     "heatmap: with those, also read the recorded paths", NULL, NULL},
     {"jobs", 'j', CLI_ARG_REQUIRED, &opts.jobs,
      "read a big log on N threads (default: one per CPU)", "N", NULL},
     CLI_INPUT_LIMIT_OPTIONS(opts.limits),
@@ -106,11 +108,14 @@ static const char epilog[] =
     "(\"__sampled__\",) marker, each caller as cProfile's (calls, calls,\n"
     "tottime, cumtime) tuple.\n"
     "\n"
-    "heatmap reads each file's source at its recorded path, as rewritten by\n"
-    "each --path-map FROM=TO whose FROM starts it, and below --source-root\n"
-    "DIR (the whole path, then without its leading folders); only *.py and\n"
-    "*.pyw files are read. DIR must not exist or be empty; --force replaces\n"
-    "a directory that holds only a heatmap's files.\n"
+    "heatmap reads each file's source beneath the TO of each --path-map\n"
+    "FROM=TO whose FROM starts its recorded path, then beneath\n"
+    "--source-root DIR (the whole path, then without its leading folders);\n"
+    "no link or '..' leads out of them. Without either option it reads\n"
+    "the recorded path, wherever that is (with them, only given\n"
+    "--recorded-paths). Only a regular file whose resolved name ends in\n"
+    ".py or .pyw is read. -o DIR must not exist or be empty; --force\n"
+    "replaces a directory that holds only a heatmap's files.\n"
     "\n"
     "Filters apply to every format but bin, in this order: --thread and the\n"
     "status flags drop whole samples; --rewrite renames; --include and\n"
