@@ -86,9 +86,8 @@ static conv_miss read_all(int fd, uint64_t size, conv_read *out)
  * regular Python source and reads it through `reopen` (a path naming the
  * same file that is not followed further).
  */
-static conv_miss read_checked(int pathfd, const char *name,
-                              const char *reopen, int reopen_flags,
-                              conv_read *out)
+static conv_miss read_checked(int pathfd, const char *name, const char *reopen,
+                              int reopen_flags, conv_read *out)
 {
     struct stat st, again;
     if (fstat(pathfd, &st) != 0) {
@@ -99,8 +98,8 @@ static conv_miss read_checked(int pathfd, const char *name,
         return CONV_MISS_SPECIAL;
     if (!conv_python_name(name, strlen(name)))
         return CONV_MISS_NOT_PYTHON;
-    int fd = open(reopen, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-                              reopen_flags);
+    int fd = open(reopen,
+                  O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | reopen_flags);
     if (fd < 0) {
         out->sys_errno = errno;
         return CONV_MISS_ERROR;

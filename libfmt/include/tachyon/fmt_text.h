@@ -28,11 +28,13 @@
  *                       spreadsheet shows it as text instead of running
  *                       it as a formula.
  *   TFMT_TEXT_XML       XML (and HTML) text or a double-quoted attribute
- *                       value: & < > " as entities, and every code point
+ *                       value: & < > " as entities, line feed and
+ *                       carriage return as &#10; and &#13; (the same
+ *                       characters to a parser, but the name stays on
+ *                       its line of the document), and every code point
  *                       that is not an XML 1.0 character (C0 controls but
- *                       tab, line feed and carriage return; U+FFFE;
- *                       U+FFFF) and every invalid UTF-8 sequence as
- *                       U+FFFD.
+ *                       tab; U+FFFE; U+FFFF) and every invalid UTF-8
+ *                       sequence as U+FFFD.
  *
  * Nothing is allocated; the function is pure and thread-safe.
  */

@@ -82,14 +82,18 @@ static void plain_control(unit *u, uint8_t c)
 static void ascii_unit(unit *u, uint8_t c, tfmt_text_style style)
 {
     if (style == TFMT_TEXT_XML) {
-        const char *ent = c == '&'   ? "&amp;"
-                          : c == '<' ? "&lt;"
-                          : c == '>' ? "&gt;"
-                          : c == '"' ? "&quot;"
-                                     : NULL;
+        /* a line break as a character reference: the same character to
+         * a parser, and the output keeps the name on one line */
+        const char *ent = c == '&'    ? "&amp;"
+                          : c == '<'  ? "&lt;"
+                          : c == '>'  ? "&gt;"
+                          : c == '"'  ? "&quot;"
+                          : c == '\n' ? "&#10;"
+                          : c == '\r' ? "&#13;"
+                                      : NULL;
         if (ent)
             put_str(u, ent);
-        else if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+        else if (c < 0x20 && c != '\t')
             put_str(u, REPLACEMENT);
         return;
     }
