@@ -186,7 +186,8 @@ TEST(one_row_pinned)
     char want[1024];
     snprintf(want, sizeof want,
              "{\"run_id\":\"%s\",\"row\":0,\"stack_hash\":%llu,"
-             "\"run_id_version\":2,\"time\":1700000000,\"labels.key\":[\"service\",\"host\"],"
+             "\"run_id_version\":2,\"time\":1700000000,\"labels.key\":["
+             "\"service\",\"host\"],"
              "\"labels.value\":[\"api\",\"h\\\"1\\n\"],\"python\":\"3.15.0\","
              "\"mode\":\"\",\"start_time_us\":0,\"interval_us\":0,"
              "\"thread_id\":9,\"interpreter_id\":1,\"status\":3,"
@@ -408,16 +409,14 @@ TEST(one_recording_two_run_ids)
         "\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n"
         "{\"run_id\":\"33333333333333333333333333333333\",\"row\":0,"
         "\"run_id_version\":2,\"thread_id\":1,\"status\":0,\"count\":1,"
-        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK
-        "}\n"
+        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n"
         "{\"run_id\":\"44444444444444444444444444444444\",\"row\":0,"
         "\"thread_id\":1,\"status\":0,\"count\":1" STACK "}\n"
         "{\"run_id\":\"55555555555555555555555555555555\",\"row\":0,"
         "\"thread_id\":1,\"status\":0,\"count\":1" STACK "}\n"
         "{\"run_id\":\"33333333333333333333333333333333\",\"row\":1,"
         "\"run_id_version\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
-        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK
-        "}\n";
+        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n";
     tfmt_source *src = NULL;
     char errs[128], want[32];
     uint64_t samples;

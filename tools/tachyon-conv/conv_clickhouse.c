@@ -4,7 +4,8 @@
  * for the ClickHouse table (schemas/clickhouse/tachyon_stacks.sql), in
  * JSONEachRow, so a directory of logs loads with one command. Inputs are
  * not merged (a merge is a query away), and each keeps its own run id:
- * its fingerprint, as in tachyon-conv's JSONL output.
+ * its tfmt_bin_run_id (run_id_version 2; 0 with --run-id), as in
+ * tachyon-conv's JSONL output.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -103,8 +103,7 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
  * `run_ids`, each input's run id too (only JSONL output without --run-id
  * needs them: a binary log's costs a pass over the file).
  */
-static int add_inputs(tfmt_profile *p, const conv_job *job,
-                      char (*run_ids)[33])
+static int add_inputs(tfmt_profile *p, const conv_job *job, char (*run_ids)[33])
 {
     const cli_list *inputs = &job->opts->inputs;
     int code = CLI_EXIT_OK;

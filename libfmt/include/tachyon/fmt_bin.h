@@ -149,13 +149,13 @@ TFMT_API const tfmt_error *tfmt_bin_error(const tfmt_bin_reader *r);
 
 /*
  * The log's reproducible run id, version TFMT_RUN_ID_VERSION (fmt_model.h;
- * the JSONL run_id and ClickHouse run_id tachyon-conv gives it): a 128-bit hash of every byte of the file (as
- * decompressed, if the whole file was compressed), as 32 lowercase hex
- * digits and a NUL in `out`. Two logs differing in any byte (a sample,
- * the statistics block) get different ids, on any host. It reads the
- * whole file once more (at about memory speed), so call it only when an
- * id is wanted; the reading position is unchanged. Returns TFMT_OK, or
- * TFMT_EIO, TFMT_ETRUNC or TFMT_ENOMEM with tfmt_bin_error filled.
+ * the JSONL run_id and ClickHouse run_id tachyon-conv gives it): a 128-bit hash
+ * of every byte of the file (as decompressed, if the whole file was
+ * compressed), as 32 lowercase hex digits and a NUL in `out`. Two logs
+ * differing in any byte (a sample, the statistics block) get different ids, on
+ * any host. It reads the whole file once more (at about memory speed), so call
+ * it only when an id is wanted; the reading position is unchanged. Returns
+ * TFMT_OK, or TFMT_EIO, TFMT_ETRUNC or TFMT_ENOMEM with tfmt_bin_error filled.
  */
 TFMT_API int tfmt_bin_run_id(tfmt_bin_reader *r, char out[33]);
 

@@ -135,13 +135,12 @@ static int row_run(tfmt_rows_reader *r, int mode, uint32_t *out)
         rc = tfmt__rows_twin(r, *out);
         return rc == TFMT_OK ? TFMT_OK : final(r, rc);
     }
-    const char *what = run->interval_us != p->interval_us ? "interval_us"
-                       : run->start_time_us != p->start_time_us
-                           ? "start_time_us"
-                       : run->mode != mode ? "mode"
-                       : run->run_id_version != p->run_id_version
-                           ? "run_id_version"
-                           : NULL;
+    const char *what =
+        run->interval_us != p->interval_us         ? "interval_us"
+        : run->start_time_us != p->start_time_us   ? "start_time_us"
+        : run->mode != mode                        ? "mode"
+        : run->run_id_version != p->run_id_version ? "run_id_version"
+                                                   : NULL;
     if (what)
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_RUN,
                        "column '%s' differs from the run's first row "

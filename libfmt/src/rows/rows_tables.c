@@ -151,8 +151,8 @@ int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
         r->seen_count++;
         *out = TFMT_RCOPY_NEW;
     } else {
-        *out = r->seen[i].content == content ? TFMT_RCOPY_SAME
-                                             : TFMT_RCOPY_OTHER;
+        *out =
+            r->seen[i].content == content ? TFMT_RCOPY_SAME : TFMT_RCOPY_OTHER;
     }
     return TFMT_OK;
 }
