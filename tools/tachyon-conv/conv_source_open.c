@@ -27,9 +27,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#if defined(__linux__) && defined(SYS_openat2)
+#if defined(__linux__) && defined(SYS_openat2) && defined(__has_include)
+#if __has_include(<linux/openat2.h>)
 #include <linux/openat2.h>
 #define HAVE_OPENAT2 1
+#endif
 #endif
 
 #include "conv.h"
