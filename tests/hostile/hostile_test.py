@@ -613,59 +613,100 @@ def case_forge(d):
     print("ok   %-58s" % "validate text/github/junit/json")
 
 
+# Run a command with /dev a private tmpfs (stdout, stderr, fd as links,
+# null a device) and check /dev afterwards: as root, a tool that renamed
+# over /dev/stdout or made a file in /dev would damage the machine's.
+DEV_SANDBOX = r"""
+mount -t tmpfs tmpfs /dev || exit 97
+ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr; mknod -m 666 /dev/null c 1 3
+"$@"; status=$?
+[ -L /dev/stdout ] || { echo "sandbox: /dev/stdout replaced" >&2; exit 99; }
+[ "$(ls -A /dev | wc -l)" = 4 ] || { echo "sandbox: made in /dev:" $(ls -A /dev) >&2; exit 98; }
+exit $status
+"""
+
+
+def dev_prefix():
+    """[] as a user (who cannot damage /dev); as root a private mount
+    namespace with a tmpfs /dev, or None when there is none to be had
+    (then the /dev/stdout and /dev checks are skipped)."""
+    if os.geteuid() != 0:
+        return []
+    args = ["unshare", "-m", "sh", "-c", DEV_SANDBOX, "sh"]
+    try:
+        ok = subprocess.run(args + ["true"], capture_output=True).returncode
+    except OSError:
+        return None
+    return args if ok == 0 else None
+
+
+def through(prefix, args, d, out, mode):
+    """Run args (in the sandbox prefix) with stdout on `out` opened with
+    `mode` after b"pre\\n" was written; the exit code and stderr."""
+    with open(out, "wb") as f:
+        f.write(b"pre\n")
+    with open(out, mode) as f:
+        p = subprocess.run(prefix + args, cwd=d, stdout=f,
+                           stderr=subprocess.PIPE)
+    return p.returncode, p.stderr
+
+
 def case_devices(d):
     """Issue 22, item 5: -o /dev/stdout (and /dev/fd/N, /proc/self/fd/N)
     writes through the inherited descriptor: a redirection to a file gets
     the output, '>>' appends, /dev/stdout is never replaced, no file is
-    made in /dev."""
+    made in /dev. As root the /dev/stdout and /dev runs happen in a
+    private /dev (dev_prefix), so a regression cannot damage the
+    machine's."""
     log = gen("clean", os.path.join(d, "clean.bin"))
-    before = os.lstat("/dev/stdout")
     want = subprocess.run([tool("conv"), "--to", "collapsed", log],
                           capture_output=True, check=True).stdout
-    for path in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"):
+    prefix = dev_prefix()
+    paths = ["/dev/fd/1", "/proc/self/fd/1"]
+    if prefix is None:
+        print("skip -o /dev/stdout and a new file in /dev: root without a "
+              "private mount namespace")
+    else:
+        paths.insert(0, "/dev/stdout")
+    out = os.path.join(d, "out.txt")
+    for path in paths:
+        pre = prefix if path == "/dev/stdout" else []
         for mode in ("wb", "ab"):
-            out = os.path.join(d, "out.txt")
-            with open(out, "wb") as f:
-                f.write(b"pre\n")
-            with open(out, mode) as f:
-                p = subprocess.run([tool("conv"), "--to", "collapsed",
-                                    "--force", "-o", path, log], cwd=d,
-                                   stdout=f, stderr=subprocess.PIPE)
+            code, err = through(pre, [tool("conv"), "--to", "collapsed",
+                                      "--force", "-o", path, log], d, out,
+                                mode)
             with open(out, "rb") as f:
                 got = f.read()
             expect_bytes = (b"pre\n" + want) if mode == "ab" else want
-            check(p.returncode == 0 and got == expect_bytes,
+            check(code == 0 and got == expect_bytes,
                   "-o %s (%s): exit %d, %r; stderr %r" %
-                  (path, ">>" if mode == "ab" else ">", p.returncode,
-                   got[:60], p.stderr[:200]))
+                  (path, ">>" if mode == "ab" else ">", code, got[:60],
+                   err[:200]))
     # a log patched in place (bin) through the descriptor: the bytes -o
     # FILE gets
     ref = os.path.join(d, "ref.bin")
     subprocess.run([tool("conv"), "--to", "bin", "-o", ref, log], check=True)
+    out = os.path.join(d, "out.bin")
     for mode in ("wb", "ab"):
-        out = os.path.join(d, "out.bin")
-        with open(out, "wb") as f:
-            f.write(b"pre\n")
-        with open(out, mode) as f:
-            p = subprocess.run([tool("conv"), "--to", "bin", "-o",
-                                "/dev/stdout", log], cwd=d, stdout=f)
+        code, err = through(prefix or [], [tool("conv"), "--to", "bin", "-o",
+                                           paths[0], log], d, out, mode)
         with open(out, "rb") as f, open(ref, "rb") as g:
-            want = (b"pre\n" if mode == "ab" else b"") + g.read()
-            check(p.returncode == 0 and f.read() == want,
-                  "conv --to bin -o /dev/stdout (%s): not -o FILE's bytes" %
-                  mode)
-    after = os.lstat("/dev/stdout")
-    check((before.st_mode, before.st_ino) == (after.st_mode, after.st_ino),
-          "/dev/stdout was replaced")
-    code, _, err = capture([tool("conv"), "--to", "collapsed", "-o",
-                            "/dev/tachyon-hostile.txt", log], d)
-    check(code == 2 and b"/dev" in err and
-          not os.path.exists("/dev/tachyon-hostile.txt"),
-          "a new file in /dev: exit %d, %r" % (code, err))
+            want_bin = (b"pre\n" if mode == "ab" else b"") + g.read()
+            check(code == 0 and f.read() == want_bin,
+                  "conv --to bin -o %s (%s): not -o FILE's bytes; %r" %
+                  (paths[0], mode, err[:200]))
+    if prefix is not None:
+        new = "/dev/tachyon-hostile.txt"
+        code, _, err = capture(prefix + [tool("conv"), "--to", "collapsed",
+                                         "-o", new, log], d)
+        check(code == 2 and b"no file is created" in err and
+              (prefix or not os.path.exists(new)),
+              "a new file in /dev: exit %d, %r" % (code, err))
     left = sorted(set(os.listdir(d)) - {"clean.bin", "out.txt", "out.bin",
                                          "ref.bin"})
     check(not left, "files left: %s" % left)
-    print("ok   %-58s" % "-o /dev/stdout, /dev/fd/1, /proc/self/fd/1")
+    print("ok   %-58s" % ("-o " + ", ".join(paths)))
 
 
 def case_header_bomb(d):
