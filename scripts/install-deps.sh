@@ -7,6 +7,10 @@
 # (ctest -L clickhouse, README "Fleet scale"), which starts its own server
 # on loopback; the packaged service itself is not used.
 #
+# bash-completion, zsh and fish run the shell completions (cli.completion);
+# dpkg-dev, file, lintian and man-db build, check and read the Debian
+# packages (ctest -L package).
+#
 # usage: scripts/install-deps.sh [--sanitize]
 #   --sanitize   also install clang and its sanitizer runtimes (make sanitize)
 #
@@ -19,6 +23,8 @@ packages=(
     python3 python3-jsonschema zstd xz-utils bzip2 gzip
     protobuf-compiler clang-format
     clickhouse-server clickhouse-client curl
+    bash-completion zsh fish
+    dpkg-dev file lintian man-db
 )
 if [ "${1:-}" = "--sanitize" ]; then
     packages+=(clang libclang-rt-dev)

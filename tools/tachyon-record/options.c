@@ -136,6 +136,8 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     case CLI_PARSE_HELP: return cli_print_help(&spec);
     case CLI_PARSE_VERSION: return cli_print_version();
     case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    case CLI_PARSE_COMPLETION:
+        return cli_print_completion(&spec, CLI_OPERANDS_COMMAND, argv[2]);
     default: break;
     }
     o->output = opt_output;
