@@ -9,6 +9,7 @@
 #                   its library is static (make test's is shared), so CI
 #                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
+#   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
 SHELL := /bin/bash
@@ -16,7 +17,7 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deps deps-sanitize build clean \
+.PHONY: all run test sanitize valgrind deb deps deps-sanitize build clean \
 	format-check format
 
 all: build
@@ -53,6 +54,9 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+deb: deps
+	JOBS=$(JOBS) scripts/build-deb.sh build-deb
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
 format-check: deps
@@ -62,4 +66,4 @@ format: deps
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-deb

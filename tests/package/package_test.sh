@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # package_test.sh - the Debian packages, made and used as a packager and a
 # user would (ctest -L package):
-#   1. configure a build for /usr with Debian's build flags (dpkg-buildflags)
-#      and no tests, build it, run "cpack -G DEB"
+#   1. scripts/build-deb.sh: a build for /usr with Debian's build flags
+#      (dpkg-buildflags) and no tests, then "cpack -G DEB"
 #   2. the three packages, their names, versions and dependencies; every
 #      file a plain "cmake --install" gives is in exactly one of them, in
 #      the one its component says
@@ -60,29 +60,22 @@ build=$work/build
 root=$work/root
 lib_package=libtachyonfmt$soversion
 
-# 1. A packager's build. ccache (when the build uses it) shares objects
-# with other build folders of the same source.
+# 1. A packager's build (scripts/build-deb.sh, as make deb). ccache, when
+# there, shares objects with other build folders of the same source.
 export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=1
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache)
-cflags="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
-ldflags=$(dpkg-buildflags --get LDFLAGS)
-run cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=None \
-    -DCMAKE_INSTALL_PREFIX=/usr -DTACHYON_BUILD_TESTS=OFF \
-    -DTACHYON_WERROR=ON "${launcher[@]}" \
-    "-DCMAKE_C_FLAGS=$cflags" "-DCMAKE_EXE_LINKER_FLAGS=$ldflags" \
-    "-DCMAKE_SHARED_LINKER_FLAGS=$ldflags"
-run cmake --build "$build" -j "$jobs"
-(cd "$build" && run cpack -G DEB -B "$work/debs")
+JOBS=$jobs run "$src/scripts/build-deb.sh" "$build" -DTACHYON_WERROR=ON \
+    "${launcher[@]}"
 
 # 2. The packages.
-deb_tools=$work/debs/tachyon_${version}_$(dpkg --print-architecture).deb
-deb_lib=$work/debs/${lib_package}_${version}_$(dpkg --print-architecture).deb
-deb_dev=$work/debs/libtachyonfmt-dev_${version}_$(dpkg --print-architecture).deb
+deb_tools=$build/tachyon_${version}_$(dpkg --print-architecture).deb
+deb_lib=$build/${lib_package}_${version}_$(dpkg --print-architecture).deb
+deb_dev=$build/libtachyonfmt-dev_${version}_$(dpkg --print-architecture).deb
 for deb in "$deb_tools" "$deb_lib" "$deb_dev"; do
-    [ -f "$deb" ] || { echo "FAIL: no $deb; cpack made:"; ls "$work/debs"; exit 1; }
+    [ -f "$deb" ] || { echo "FAIL: no $deb; cpack made:"; ls "$build"/*.deb; exit 1; }
 done
-debs=("$work"/debs/*.deb)
+debs=("$build"/*.deb)
 check "exactly three packages" test "${#debs[@]}" -eq 3
 
 field() { dpkg-deb -f "$1" "$2"; }
