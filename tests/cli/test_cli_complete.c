@@ -36,8 +36,8 @@ static const cli_spec spec = {"prog-x", "[OPTIONS] FILE...", "Test.",
                               table,    &operands,           NULL};
 
 /* The script for `shell` as a malloc'd string, and the exit code. */
-static char *script(const cli_spec *s, cli_operand_kind kind,
-                    const char *shell, int *code)
+static char *script(const cli_spec *s, cli_operand_kind kind, const char *shell,
+                    int *code)
 {
     char *text = NULL;
     size_t len = 0;

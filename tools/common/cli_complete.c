@@ -46,7 +46,7 @@ static value_kind kind_of(const cli_option *o)
 /* Every row of `spec`'s table, then the built-in ones. */
 #define EACH_OPTION(spec, t, o)                                                \
     for (int t = 0; t < 2; t++)                                                \
-        for (const cli_option *o = t ? cli_builtin_options : (spec)->options; \
+        for (const cli_option *o = t ? cli_builtin_options : (spec)->options;  \
              o->long_name; o++)
 
 /* True when every byte of `s` is a letter, digit or one of `extra`. */
@@ -210,8 +210,7 @@ static void bash_values(FILE *out, const cli_spec *spec)
 }
 
 /* Words after "--" (at index $i): files, or a command and its arguments. */
-static void bash_after_dashes(FILE *out, const cli_spec *spec,
-                              cli_operand_kind operands)
+static void bash_after_dashes(FILE *out, cli_operand_kind operands)
 {
     const char *in = "            ";
 
@@ -273,7 +272,7 @@ static void bash_script(FILE *out, const cli_spec *spec,
           "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
           "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n",
           out);
-    bash_after_dashes(out, spec, operands);
+    bash_after_dashes(out, operands);
     fputs("            return\n        fi\n    done\n", out);
     bash_values(out, spec);
     fputs("    if [[ $cur == -* ]]; then\n", out);
@@ -412,9 +411,7 @@ static void fish_value(FILE *out, const cli_option *o)
         fputc('\'', out);
         break;
     case VALUE_FILE: fputs(" -r -F", out); break;
-    case VALUE_DIR:
-        fputs(" -x -a '(__fish_complete_directories)'", out);
-        break;
+    case VALUE_DIR: fputs(" -x -a '(__fish_complete_directories)'", out); break;
     case VALUE_PID: fputs(" -x -a '(__fish_complete_pids)'", out); break;
     default: fputs(" -x", out); break;
     }
