@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # build-deb.sh - the Debian packages of tachyon (make deb; docs/install.md):
-# a build for /usr with Debian's compiler and linker flags (dpkg-buildflags:
-# hardening, as Debian builds its own), without tests, then cpack -G DEB.
+# a build for /usr with Debian's compiler and linker flags (dpkg-buildflags,
+# with every hardening option), without tests, then cpack -G DEB.
 # The .deb files land in BUILD_DIR, and their paths are printed.
 #
 # usage: scripts/build-deb.sh [BUILD_DIR [CMAKE_ARG...]]
@@ -15,6 +15,8 @@ build=${1:-build-deb}
 [ $# -gt 0 ] && shift
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
+# Every hardening flag (bindnow too) unless the caller chose.
+export DEB_BUILD_MAINT_OPTIONS=${DEB_BUILD_MAINT_OPTIONS:-hardening=+all}
 cflags="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
 ldflags=$(dpkg-buildflags --get LDFLAGS)
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=None \
