@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
 # run_consumer.cmake - the unit.consumer test: install this build into a
-# scratch prefix, then configure, build and run the consumer project
-# against it. Variables: BUILD (this build tree), WORK (scratch folder),
-# SRC (tests/consumer), CC, SANITIZE (the build's sanitizers, if any),
-# INPUT (a log to read), WANT (the version find_package asks for),
-# PREFIX (optional: an existing install to use instead, e.g. the Debian
-# packages unpacked; nothing is installed then).
+# scratch prefix (its tachyon-conv runs from there), then configure, build
+# and run the consumer project against it. Variables: BUILD (this build
+# tree), WORK (scratch folder), SRC (tests/consumer), CC, SANITIZE (the
+# build's sanitizers, if any), INPUT (a log to read), WANT (the version
+# find_package asks for), PREFIX (optional: an existing install to use
+# instead, e.g. the Debian packages unpacked; nothing is installed then).
 file(REMOVE_RECURSE ${WORK})
 set(prefix ${WORK}/prefix)
 if(PREFIX)
@@ -22,6 +22,8 @@ endfunction()
 
 if(NOT PREFIX)
   step(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+  # The installed tools find their library in the prefix by themselves.
+  step(${prefix}/bin/tachyon-conv --version)
 endif()
 set(flags "")
 if(SANITIZE)

@@ -150,6 +150,8 @@ tools=$(cd "$root/usr/bin" && ls tachyon-*)
 for t in $tools; do
     out=$("$root/usr/bin/$t" --version 2>&1)
     check "$t --version: '$out'" test "$out" = "$t $version (libtachyonfmt $version)"
+    check "$t has no RPATH (the library is in the loader's path)" sh -c \
+        "! readelf -d '$root/usr/bin/$t' | grep -Eq 'R(UN)?PATH'"
     check "$t loads the unpacked library" sh -c \
         "ldd '$root/usr/bin/$t' | grep -q '$root/$multiarch/libtachyonfmt.so.$soversion'"
 done
