@@ -187,6 +187,11 @@ check "the ClickHouse DDL is installed" \
 man=0
 compgen -G "$src/docs/man/*.scd" >/dev/null && man=1
 [ $man = 1 ] || echo "NOTE: the source has no man pages (docs/man/*.scd); not checked"
+if [ $man = 1 ]; then
+    check "tachyon(7) names the installed data, /usr/share/tachyon/" sh -c \
+        "MANWIDTH=200 man -l '$root/usr/share/man/man7/tachyon.7.gz' 2>/dev/null |
+            grep -q '/usr/share/tachyon/'"
+fi
 for t in $tools; do
     page=$root/usr/share/man/man1/$t.1.gz
     if [ $man = 1 ]; then
