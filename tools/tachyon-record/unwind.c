@@ -222,6 +222,8 @@ int unwind_sample(unwinder *u)
 
 int64_t unwind_addrq(const unwinder *u, const raw_frame *f)
 {
-    uint64_t first = f->code + u->off.co_code_adaptive;
-    return ((int64_t)(f->instr - first)) / 2;
+    (void)u;
+    if (!f->base)
+        return -1; /* a free-threaded copy not found: never inside */
+    return ((int64_t)(f->instr - f->base)) / 2;
 }

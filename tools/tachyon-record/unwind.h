@@ -53,6 +53,10 @@ typedef enum {
 typedef struct raw_frame {
     uint64_t code;
     uint64_t instr;    /* prev_instr / instr_ptr */
+    uint64_t base;     /* where the bytecode `instr` points into starts:
+                          co_code_adaptive, or (free-threaded) the copy
+                          tlbc names; 0 while not known */
+    int32_t tlbc;      /* free-threaded: its thread's bytecode copy */
     code_entry *entry; /* FRAME_PYTHON only */
     uint64_t addr;     /* the frame's own address */
     uint8_t kind;      /* frame_kind */
@@ -182,9 +186,11 @@ typedef struct unwinder {
     unwind_config cfg;
     code_cache *codes;
     tstat_cache *tstat;
-    raw_thread *threads; /* UNWIND_MAX_THREADS */
-    uint32_t nthreads;   /* filled by unwind_sample */
-    uint64_t now_ns;     /* time of the sample being taken */
+    raw_thread *threads;      /* UNWIND_MAX_THREADS */
+    uint32_t nthreads;        /* filled by unwind_sample */
+    uint64_t now_ns;          /* time of the sample being taken */
+    uint32_t tlbc_generation; /* free-threaded: the interpreter's, as
+                                 listed this sample */
     unwind_counters counters;
     bool pause_denied; /* ptrace is not permitted: no pauses */
     /* Threads listed this sample; their PyThreadState copies. */
@@ -242,5 +248,9 @@ int unwind_resolve(unwinder *u);
 
 /* Resolve the code objects of threads t[0..n) only. */
 int unwind_resolve_threads(unwinder *u, raw_thread *t, uint32_t n);
+
+/* Free-threaded: where each frame's own bytecode copy starts
+ * (unwind_tlbc.c), once its code object is resolved. */
+int unwind_tlbc_bases(unwinder *u, raw_thread *t, uint32_t n);
 
 #endif

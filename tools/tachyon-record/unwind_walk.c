@@ -114,10 +114,13 @@ static void init_job(unwinder *u, walk_job *j)
 }
 
 /* Whether the GIL tells which threads ran: one interpreter (another one
- * sharing the GIL could switch thread states without taking it). */
+ * sharing the GIL could switch thread states without taking it), and a
+ * GIL at all (a free-threaded build runs threads without one; their
+ * walks are proven by their clocks or a pause instead). */
 static bool gil_known(const unwinder *u, const walk_job *j)
 {
-    return u->single_interp && u->listed[j->listed].gil != 0;
+    return !u->off.free_threaded && u->single_interp &&
+           u->listed[j->listed].gil != 0;
 }
 
 /*
@@ -269,7 +272,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
         (owner == 0 && in_copy(j, here) && in_copy(j, prev) && prev >= here))
         return RMEM_FAULT;
     j->addr = prev;
-    if (owner == o->owner_cstack) {
+    if (o->owner_cstack >= 0 && owner >= o->owner_cstack) {
         mark_from_c(t);
         if (u->cfg.native && t->depth > 0 && prev)
             add_marker(j, FRAME_NATIVE);
@@ -280,7 +283,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
      * another stack switched in (greenlets). */
     if (owner == 0 && !in_copy(j, here))
         j->foreign = true;
-    raw_frame f = {.code = unwind_u64(fr, o->fr_code),
+    raw_frame f = {.code = unwind_u64(fr, o->fr_code) & ~o->fr_code_tag,
                    .instr = unwind_u64(fr, o->fr_instr),
                    .addr = here,
                    .kind = FRAME_PYTHON,
@@ -290,7 +293,13 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
     if (!f.code || (f.code & 7))
         return RMEM_FAULT;
     f.from_c = o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry];
-    if (unwind_addrq(u, &f) >= 0)
+    if (o->fr_tlbc != PYOFF_NONE)
+        memcpy(&f.tlbc, fr + o->fr_tlbc, 4);
+    /* A thread's own bytecode copy is found once the code object is
+     * known (unwind_tlbc.c); the main copy is at the object's end. */
+    if (f.tlbc == 0)
+        f.base = f.code + o->co_code_adaptive;
+    if (!f.base || unwind_addrq(u, &f) >= 0)
         t->frames[t->depth++] = f;
     /* 3.11 marks a frame called from C code instead of a shim. */
     if (u->cfg.native && o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry] &&
