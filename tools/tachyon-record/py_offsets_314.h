@@ -135,20 +135,20 @@ enum {
  * What 3.14's table does not carry, fixed per build (GIL or
  * free-threaded; check_offsets.sh derives each from the DWARF):
  */
-#define O314_EXC_INFO 120       /* PyThreadState.exc_info */
-#define O314_EXC_STATE 256      /* PyThreadState.exc_state */
-#define O314_CURRENT_EXC 112    /* PyThreadState.current_exception */
-#define O314_DATASTACK_TOP 8    /* datastack_top - datastack_chunk */
-#define O314_CHUNK_DATA 24      /* _PyStackChunk.data */
-#define O314_COMPACT_EXTRA 16   /* PyCompactUnicodeObject - PyASCIIObject */
-#define O314_FRAMESIZE 76       /* PyCodeObject.co_framesize */
-#define O314T_FRAMESIZE 92      /* ... free-threaded (a larger header) */
+#define O314_EXC_INFO 120     /* PyThreadState.exc_info */
+#define O314_EXC_STATE 256    /* PyThreadState.exc_state */
+#define O314_CURRENT_EXC 112  /* PyThreadState.current_exception */
+#define O314_DATASTACK_TOP 8  /* datastack_top - datastack_chunk */
+#define O314_CHUNK_DATA 24    /* _PyStackChunk.data */
+#define O314_COMPACT_EXTRA 16 /* PyCompactUnicodeObject - PyASCIIObject */
+#define O314_FRAMESIZE 76     /* PyCodeObject.co_framesize */
+#define O314T_FRAMESIZE 92    /* ... free-threaded (a larger header) */
 #define O314_GIL_SWITCH_AFTER_LOCKED 8 /* switch_number - locked */
-#define O314_STACKREF_TAG 3     /* Py_TAG_BITS of f_executable */
-#define O314T_STACKREF_TAG 1    /* ... free-threaded */
-#define O314_KIND_SHIFT 2       /* str state: kind after interned:2 */
-#define O314T_KIND_SHIFT 8      /* ... after `unsigned char interned` */
-#define O314_STATUS_ACTIVE_BIT 4 /* _status.active: attached */
+#define O314_STACKREF_TAG 3            /* Py_TAG_BITS of f_executable */
+#define O314T_STACKREF_TAG 1           /* ... free-threaded */
+#define O314_KIND_SHIFT 2              /* str state: kind after interned:2 */
+#define O314T_KIND_SHIFT 8             /* ... after `unsigned char interned` */
+#define O314_STATUS_ACTIVE_BIT 4       /* _status.active: attached */
 /* enum _frameowner */
 #define O314_OWNED_BY_GENERATOR 1
 #define O314_OWNED_BY_INTERPRETER 3 /* entry frames on the C stack */

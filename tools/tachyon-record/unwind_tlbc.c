@@ -50,7 +50,8 @@ static int read_base(const unwinder *u, uint64_t code, int32_t idx,
         return rc;
     if (!array || (array & 7))
         return RMEM_FAULT;
-    rmem_piece p[2] = {{array, &size, 8}, {array + 8 + 8 * (uint64_t)idx, out, 8}};
+    rmem_piece p[2] = {{array, &size, 8},
+                       {array + 8 + 8 * (uint64_t)idx, out, 8}};
     rc = rmem_readv(u->pid, p, 1);
     if (rc != RMEM_OK)
         return rc;
