@@ -226,6 +226,12 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
                                      (double)u->counters.pauses / 1e3
                                : 0.0,
             (unsigned long long)u->counters.pause_failed);
+    if (u->off.free_threaded)
+        fprintf(stderr,
+                "%s: %llu of %llu frames ran on their thread's own copy of "
+                "their bytecode\n",
+                cli_program(), (unsigned long long)u->counters.tlbc_frames,
+                (unsigned long long)u->counters.frames);
     fprintf(stderr,
             "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu ticks late (over half an interval), "

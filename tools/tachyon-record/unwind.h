@@ -130,6 +130,8 @@ typedef struct walk_job {
     bool want_pause; /* it ran: read it again paused */
     bool paused;     /* read while paused */
     bool still;      /* read while its CPU clock did not move */
+    bool deep;       /* more frames outside the copy than it can hold:
+                        read them directly, paused or clocked */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -171,6 +173,8 @@ typedef struct unwind_counters {
     uint64_t pause_failed; /* threads that could not be stopped */
     uint64_t pauses;       /* threads stopped */
     uint64_t pause_ns;     /* ... for this long in all */
+    uint64_t frames;       /* Python frames taken */
+    uint64_t tlbc_frames;  /* ... on a thread's own bytecode copy */
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 

@@ -127,10 +127,24 @@ static int read_opcodes(unwinder *u)
     return RMEM_OK;
 }
 
+/* How many frames were taken, and how many ran on a copy of their
+ * bytecode of their thread's own (free-threaded), for -v. */
+static void count_frames(unwinder *u)
+{
+    for (uint32_t t = 0; t < u->nthreads; t++)
+        for (uint32_t f = 0; f < u->threads[t].depth; f++) {
+            const raw_frame *fr = &u->threads[t].frames[f];
+            u->counters.frames += fr->kind == FRAME_PYTHON;
+            u->counters.tlbc_frames += fr->kind == FRAME_PYTHON && fr->tlbc;
+        }
+}
+
 int unwind_resolve(unwinder *u)
 {
     int rc = unwind_resolve_threads(u, u->threads, u->nthreads);
     if (rc == RMEM_OK && u->cfg.opcodes)
         rc = read_opcodes(u);
+    if (rc == RMEM_OK)
+        count_frames(u);
     return rc;
 }

@@ -416,8 +416,9 @@ typedef struct paused_block {
 } paused_block;
 
 /*
- * A frame outside j's window, read while its thread is paused (when every
- * read sees the same state); NULL if it cannot be. Callers sit below their
+ * A frame outside j's window, read while its thread is paused or while its
+ * CPU clock is watched (when every read sees the same state, or the walk
+ * is not taken); NULL if it cannot be. Callers sit below their
  * callees, so the pages below the frame are read with it, up to
  * PAUSED_BLOCK: a deep recursion spanning older stack chunks takes a read
  * per few dozen frames, not one per frame or per try. Where the pages
@@ -427,7 +428,7 @@ static const uint8_t *read_paused_frame(const unwinder *u, const walk_job *j,
                                         paused_block *b)
 {
     uint64_t a = j->addr, end = a + u->off.fr_size;
-    if (!j->paused || end < a)
+    if (!(j->paused || j->still) || end < a)
         return NULL;
     if (b->len && a >= b->base && end <= b->base + b->len)
         return b->data + (a - b->base);
@@ -486,10 +487,12 @@ static void walk_job_frames(unwinder *u, walk_job *j)
             fr = read_paused_frame(u, j, &block);
         if (!fr) {
             u->counters.races[RACE_OUTSIDE]++;
-            if (want_extra(j, j->addr))
+            if (want_extra(j, j->addr)) {
                 remember_extras(u, j, j->extra, j->nextra);
-            else
+            } else {
                 j->tries++;
+                j->deep = true;
+            }
             return;
         }
         if ((fr < j->copy || fr >= j->copy + j->copy_len) &&
@@ -588,12 +591,14 @@ static int check_walks(unwinder *u, walk_job **jobs, uint32_t n)
     return RMEM_OK;
 }
 
-/* Whether j's thread ran Python code during the window just read, and
- * must be read again paused before its walk can be taken. */
+/* Whether j's thread ran Python code during the window just read, or has
+ * more frames outside it than a window holds (a deep recursion over
+ * older stack chunks), and must be read again paused or clocked before
+ * its walk can be taken. */
 static bool needs_pause(const unwinder *u, const walk_job *j)
 {
-    return u->cfg.pause && !u->pause_denied && j->head_read && !j->frozen &&
-           !j->paused && !j->still;
+    return u->cfg.pause && !u->pause_denied && j->head_read &&
+           (!j->frozen || j->deep) && !j->paused && !j->still;
 }
 
 /* One try at jobs[0..n). A read fault (a stale address somewhere) fails
