@@ -71,7 +71,7 @@ static int describe_failure(const target *t, int rc, const char *msg,
     if (rc == WAIT_DEADLINE || (rc == LOCATE_NOT_YET && *stop))
         return cli_fail(CLI_EXIT_TROUBLE,
                         "process %d: no CPython "
-                        "3.11-3.13 interpreter found before the recording "
+                        "3.11-3.14 interpreter found before the recording "
                         "ended",
                         (int)t->pid);
     if (rc == LOCATE_DENIED) {
@@ -90,7 +90,7 @@ static int describe_failure(const target *t, int rc, const char *msg,
     if (rc == LOCATE_NOT_YET)
         return cli_fail(CLI_EXIT_TROUBLE,
                         "process %d: no CPython "
-                        "3.11-3.13 interpreter found (no mapped python "
+                        "3.11-3.14 interpreter found (no mapped python "
                         "file defines _PyRuntime)",
                         (int)t->pid);
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
@@ -135,6 +135,13 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                 cli_program(), (int)t->pid, loc.hexversion >> 24,
                 (loc.hexversion >> 16) & 0xff, (loc.hexversion >> 8) & 0xff,
                 loc.path, u->off.source);
+    if (cfg->mode == UNWIND_MODE_GIL && u->off.free_threaded && !cli_quiet())
+        fprintf(stderr,
+                "%s: process %d: free-threaded CPython has no GIL: --mode "
+                "gil keeps the threads whose thread state is attached "
+                "(running Python code, not waiting in a call that releases "
+                "it)\n",
+                cli_program(), (int)t->pid);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     return CLI_EXIT_OK;

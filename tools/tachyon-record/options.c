@@ -63,7 +63,7 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     "tachyon-record",
     "[OPTIONS] (-p PID | -- COMMAND [ARGS...] | --recover FILE)",
-    "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
+    "Record a running CPython 3.11-3.14 process into a Tachyon binary log.",
     options,
     &operands,
     "MODE keeps every sample (wall) or only those of threads that ran on\n"

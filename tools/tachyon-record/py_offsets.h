@@ -55,7 +55,7 @@ typedef struct py_offsets {
     uint64_t ts_status;
     int ts_active_bit;
     /* _PyStackChunk: the first frame of a thread's first chunk is at
-     * data[1] (3.11-3.13 push_chunk skips data[0] of a root chunk) */
+     * data[1] (3.11-3.14 push_chunk skips data[0] of a root chunk) */
     uint64_t chunk_previous;
     uint64_t chunk_data;
     /* _PyErr_StackItem */

@@ -440,7 +440,7 @@ static int no_python_target(const rec_options *o, const target *t, follow *fl,
     int failed = follow_end(fl, stop_flag || ended, &stop_flag);
     if (follow_started(fl) == 0)
         return cli_fail(CLI_EXIT_TROUBLE,
-                        "process %d: no CPython 3.11-3.13 interpreter found "
+                        "process %d: no CPython 3.11-3.14 interpreter found "
                         "in it or its children",
                         (int)t->pid);
     if (o->verbose && !o->quiet)

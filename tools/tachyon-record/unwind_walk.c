@@ -127,7 +127,7 @@ static bool gil_known(const unwinder *u, const walk_job *j)
  * Whether j's thread did not run Python code during the window, so that
  * its frames could not change: it did not hold the GIL before, after, or
  * in between. A thread that takes the GIL becomes its last_holder and
- * increments switch_number (take_gil, 3.11-3.13), so the same other
+ * increments switch_number (take_gil, 3.11-3.14), so the same other
  * holder and the same count on both sides exclude it; the count is
  * stored before the thread writes any frame, and x86-64 keeps stores and
  * loads in order, so a frame it wrote cannot be in the copy without the
@@ -386,7 +386,7 @@ static bool head_usable(const unwinder *u, walk_job *j)
 
 /*
  * Whether a whole chain was walked, down to the thread's first frame. In
- * 3.11-3.13 that frame sits at data[1] of the thread's root stack chunk
+ * 3.11-3.14 that frame sits at data[1] of the thread's root stack chunk
  * (push_chunk skips data[0] of a chunk without a previous one) and stays
  * there while the thread has frames. When the copy holds a root chunk in
  * use before and after, a walk must end there: one that ends above was
