@@ -304,8 +304,9 @@ static void print_314(bool ft)
         {"(long)sizeof(PyCompactUnicodeObject) - "
          "(long)sizeof(PyASCIIObject)",
          O314_COMPACT_EXTRA},
-        {OFF("PyCodeObject", "co_framesize"),
-         ft ? O314T_FRAMESIZE : O314_FRAMESIZE},
+        {OFF("PyCodeObject", "co_framesize") " - " OFF("PyCodeObject",
+                                                       "co_firstlineno"),
+         O314_FRAMESIZE_AFTER_FIRSTLINENO},
         {OFF("struct _gil_runtime_state",
              "switch_number") " - " OFF("struct _gil_runtime_state", "locked"),
          O314_GIL_SWITCH_AFTER_LOCKED},

@@ -11,6 +11,7 @@
 #include "py_offsets.h"
 #include "py_offsets_313.h"
 #include "py_offsets_314.h"
+#include "py_offsets_315.h"
 
 static uint64_t table[DBG_WORDS];
 static char msg[256];
@@ -56,31 +57,32 @@ static void fake_313(void)
 static int load(py_offsets *o)
 {
     return py_offsets_select(getpid(), (uint32_t)table[W_VERSION],
-                             (uint64_t)(uintptr_t)table, 8192, o, msg,
+                             (uint64_t)(uintptr_t)table, 8192, 0, o, msg,
                              sizeof msg);
 }
 
 TEST(other_versions_refused)
 {
     py_offsets o;
-    int rc = py_offsets_select(getpid(), 0x031000a1, 0, 0, &o, msg, sizeof msg);
+    int rc =
+        py_offsets_select(getpid(), 0x031000a1, 0, 0, 0, &o, msg, sizeof msg);
     CHECK(rc == -1, "3.16 accepted");
     CHECK(strcmp(msg, "Python 3.16.0 is not supported (supported: 3.11, "
                       "3.12, 3.13, 3.14)") == 0,
           "message: %s", msg);
-    rc = py_offsets_select(getpid(), 0x030a0df0, 0, 0, &o, msg, sizeof msg);
+    rc = py_offsets_select(getpid(), 0x030a0df0, 0, 0, 0, &o, msg, sizeof msg);
     CHECK(rc == -1 && strstr(msg, "3.10.13 is not supported"), "%s", msg);
 }
 
 TEST(tables_for_311_312)
 {
     py_offsets o;
-    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, &o, msg, sizeof msg) ==
-              0,
+    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, 0, &o, msg,
+                            sizeof msg) == 0,
           "3.11");
     CHECK(o.ts_size == 360 && o.rt_gil == 360, "3.11 table");
-    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, &o, msg, sizeof msg) ==
-              0,
+    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, 0, &o, msg,
+                            sizeof msg) == 0,
           "3.12");
     CHECK(o.is_gil_ptr == 384 && o.owner_cstack == 3, "3.12 table");
 }
@@ -116,8 +118,8 @@ TEST(debug_offsets_313_rejected)
     table[W_CO_SIZE] = 1u << 30;
     CHECK(load(&o) == -1, "huge struct accepted");
     fake_313();
-    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table, 100, &o,
-                      msg, sizeof msg);
+    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table, 100, 0,
+                      &o, msg, sizeof msg);
     CHECK(strstr(msg, "cannot read"), "short section: %s", msg);
 }
 
@@ -156,7 +158,7 @@ static int load_314(py_offsets *o)
 {
     /* .PyRuntime holds all of _PyRuntimeState; the table is its start */
     return py_offsets_select(getpid(), 0x030e07f0, (uint64_t)(uintptr_t)t314,
-                             1u << 20, o, msg, sizeof msg);
+                             1u << 20, 0, o, msg, sizeof msg);
 }
 
 TEST(debug_offsets_314_accepted)
@@ -221,12 +223,94 @@ TEST(debug_offsets_314_rejected)
     t314[D314_IS_GC] = 225864 - 100;
     CHECK(load_314(&o) == -1 && strstr(msg, "implausible"), "gc sec: %s", msg);
     fake_314(real_314);
-    py_offsets_select(getpid(), 0x030e07f0, (uint64_t)(uintptr_t)t314, 700, &o,
-                      msg, sizeof msg);
+    py_offsets_select(getpid(), 0x030e07f0, (uint64_t)(uintptr_t)t314, 700, 0,
+                      &o, msg, sizeof msg);
     CHECK(strstr(msg, "cannot read"), "short section: %s", msg);
+}
+
+/* A 3.15 table holding the real 3.14.7 values where 3.15 keeps a field
+ * 3.14 has, and plausible ones for its new fields. */
+static uint64_t t315[D315_WORDS];
+
+static void fake_315(const uint64_t *real)
+{
+    /* Runs of words both tables have in the same order. */
+    static const struct {
+        int at315, at314, n;
+    } runs[] = {
+        /* runtime, interpreter and the thread state's first five */
+        {D315_RT_SIZE, D314_RT_SIZE, 3 + 16 + 5},
+        {D315_TS_THREAD_ID, D314_TS_THREAD_ID, 4},
+        {D315_FR_SIZE, D314_FR_SIZE, 8},
+        {D315_CO_SIZE, D314_CO_SIZE, 11},
+        {D315_OB_SIZE, D314_OB_SIZE, 2},
+        {D315_TYPE_SIZE, D314_TYPE_SIZE, 4},
+        /* tuple, list, set, dict, float, int, bytes, str */
+        {D315_TUPLE_SIZE, D314_TUPLE_SIZE, 25},
+        {D315_GC_SIZE, D314_GC_SIZE, 2},
+    };
+    memset(t315, 0, sizeof t315);
+    memcpy(t315, "xdebugpy", 8);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        for (int k = 0; k < runs[i].n; k++)
+            t315[runs[i].at315 + k] = real[runs[i].at314 + k];
+    t315[D315_VERSION] = 0x030f00f0;
+    t315[D315_TS_HOLDS_GIL] = 36;
+    t315[D315_TS_GIL_REQUESTED] = 48;
+    t315[D315_TS_CURRENT_EXCEPTION] = 112;
+    t315[D315_TS_EXC_STATE] = 256;
+    t315[D315_UNICODE_COMPACTUNICODEOBJECT_SIZE] =
+        t315[D315_UNICODE_ASCIIOBJECT_SIZE] + 16;
+}
+
+static int load_315(py_offsets *o, unsigned flags)
+{
+    return py_offsets_select(getpid(), 0x030f00f0, (uint64_t)(uintptr_t)t315,
+                             1u << 20, flags, o, msg, sizeof msg);
+}
+
+TEST(debug_offsets_315_on_request)
+{
+    py_offsets o;
+    fake_315(real_314);
+    CHECK(load_315(&o, 0) == -1, "3.15 read without being asked");
+    CHECK(strcmp(msg, "Python 3.15.0 is not tested with tachyon-record "
+                      "(tested: 3.11, 3.12, 3.13, 3.14); --allow-untested "
+                      "records it anyway") == 0,
+          "message: %s", msg);
+    REQUIRE(load_315(&o, PYOFF_ALLOW_UNTESTED) == 0, "3.15 refused: %s", msg);
+    CHECK(strstr(o.source, "untested") != NULL, "source: %s", o.source);
+    CHECK(o.ts_native_tid == 160 && o.ts_datastack_chunk == 232 &&
+              o.ts_exc_state == 256 && o.ts_current_exc == 112 &&
+              o.ts_exc_info == 120 && o.ts_gil_requested == 48,
+          "thread fields");
+    CHECK(o.fr_owner == 74 && o.co_code_adaptive == 208 &&
+              o.co_framesize == 76 && o.u_compact_size == 56 &&
+              o.is_gc_collecting == 7600 && o.fr_code_tag == 7,
+          "frame, code, str, gc");
+    CHECK(py_offsets_untested(0x030f00f0) && !py_offsets_untested(0x030e07f0),
+          "which versions are untested");
+}
+
+TEST(debug_offsets_315_shifted_rejected)
+{
+    py_offsets o;
+    /* The layout before 3.15.0b4, without last_profiled_frame_seq. */
+    fake_315(real_314);
+    memmove(&t315[D315_TS_LAST_PROFILED_FRAME_SEQ],
+            &t315[D315_TS_LAST_PROFILED_FRAME_SEQ + 1],
+            (D315_WORDS - D315_TS_LAST_PROFILED_FRAME_SEQ - 1) * 8);
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1,
+          "a table shifted by a word accepted");
+    fake_315(real_314);
+    t315[D315_UNICODE_COMPACTUNICODEOBJECT_SIZE] = 64;
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1 &&
+              strstr(msg, "implausible"),
+          "compact size: %s", msg);
 }
 
 TESTS(TCASE(other_versions_refused), TCASE(tables_for_311_312),
       TCASE(debug_offsets_313_accepted), TCASE(debug_offsets_313_rejected),
       TCASE(debug_offsets_314_accepted), TCASE(debug_offsets_314t_accepted),
-      TCASE(debug_offsets_314_rejected))
+      TCASE(debug_offsets_314_rejected), TCASE(debug_offsets_315_on_request),
+      TCASE(debug_offsets_315_shifted_rejected))

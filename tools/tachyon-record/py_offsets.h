@@ -54,6 +54,8 @@ typedef struct py_offsets {
      * thread state is attached (it may run Python code); else NONE. */
     uint64_t ts_status;
     int ts_active_bit;
+    /* 3.15: int gil_requested, the thread waits for the GIL; else NONE */
+    uint64_t ts_gil_requested;
     /* _PyStackChunk: the first frame of a thread's first chunk is at
      * data[1] (3.11-3.14 push_chunk skips data[0] of a root chunk) */
     uint64_t chunk_previous;
@@ -114,16 +116,28 @@ extern const py_offsets py_offsets_312;
 int py_offsets_313_load(pid_t pid, uint64_t runtime, uint64_t section_size,
                         py_offsets *out, char *msg, size_t msg_len);
 
-/* The same for CPython 3.14 (py_offsets_314.c), with or without the GIL. */
+/* The same for CPython 3.14 (py_offsets_314.c), with or without the GIL,
+ * and 3.15 (py_offsets_315.c: its layout as CPython 3.15.0rc3 declares
+ * it, untested). */
 int py_offsets_314_load(pid_t pid, uint64_t runtime, uint64_t section_size,
                         py_offsets *out, char *msg, size_t msg_len);
+int py_offsets_315_load(pid_t pid, uint64_t runtime, uint64_t section_size,
+                        py_offsets *out, char *msg, size_t msg_len);
+
+/* Versions whose support is written but cannot be tested here (3.15),
+ * chosen only when asked for. */
+#define PYOFF_ALLOW_UNTESTED 1u
 
 /*
- * Choose the offsets for PY_VERSION_HEX `hexversion`. Returns 0, or -1 with
- * a message in `msg` for a version that is not supported.
+ * Choose the offsets for PY_VERSION_HEX `hexversion`; `flags`:
+ * PYOFF_ALLOW_UNTESTED or 0. Returns 0, or -1 with a message in `msg` for
+ * a version that is not supported (or not tested and not asked for).
  */
 int py_offsets_select(pid_t pid, uint32_t hexversion, uint64_t runtime,
-                      uint64_t section_size, py_offsets *out, char *msg,
-                      size_t msg_len);
+                      uint64_t section_size, unsigned flags, py_offsets *out,
+                      char *msg, size_t msg_len);
+
+/* Whether `hexversion` is one recorded only with PYOFF_ALLOW_UNTESTED. */
+bool py_offsets_untested(uint32_t hexversion);
 
 #endif

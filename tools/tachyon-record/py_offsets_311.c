@@ -28,6 +28,7 @@ const py_offsets py_offsets_311 = {
     .ts_datastack_chunk = 296,
     .ts_datastack_top = 304,
     .ts_status = PYOFF_NONE,
+    .ts_gil_requested = PYOFF_NONE,
     .ts_exc_info = 120,
     .ts_exc_state = 320,
     .ts_current_exc = 96, /* curexc_type */

@@ -28,6 +28,7 @@ const py_offsets py_offsets_312 = {
     .ts_datastack_chunk = 232,
     .ts_datastack_top = 240,
     .ts_status = PYOFF_NONE,
+    .ts_gil_requested = PYOFF_NONE,
     .ts_exc_info = 104,
     .ts_exc_state = 256,
     .ts_current_exc = 96, /* current_exception */

@@ -115,6 +115,7 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->ts_exc_state = O313_EXC_STATE;
     o->ts_current_exc = O313_CURRENT_EXC;
     o->ts_status = PYOFF_NONE;
+    o->ts_gil_requested = PYOFF_NONE;
     o->chunk_previous = 0;
     o->chunk_data = O313_CHUNK_DATA;
     o->err_exc_value = 0;

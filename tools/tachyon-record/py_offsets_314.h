@@ -133,7 +133,9 @@ enum {
 
 /*
  * What 3.14's table does not carry, fixed per build (GIL or
- * free-threaded; check_offsets.sh derives each from the DWARF):
+ * free-threaded; check_offsets.sh derives each from the DWARF). 3.15's
+ * table carries the exception state and the compact str size; the rest
+ * is assumed to stay (untested).
  */
 #define O314_EXC_INFO 120     /* PyThreadState.exc_info */
 #define O314_EXC_STATE 256    /* PyThreadState.exc_state */
@@ -141,8 +143,8 @@ enum {
 #define O314_DATASTACK_TOP 8  /* datastack_top - datastack_chunk */
 #define O314_CHUNK_DATA 24    /* _PyStackChunk.data */
 #define O314_COMPACT_EXTRA 16 /* PyCompactUnicodeObject - PyASCIIObject */
-#define O314_FRAMESIZE 76     /* PyCodeObject.co_framesize */
-#define O314T_FRAMESIZE 92    /* ... free-threaded (a larger header) */
+/* co_framesize - co_firstlineno (76 - 68; free-threaded 92 - 84) */
+#define O314_FRAMESIZE_AFTER_FIRSTLINENO 8
 #define O314_GIL_SWITCH_AFTER_LOCKED 8 /* switch_number - locked */
 #define O314_STACKREF_TAG 3            /* Py_TAG_BITS of f_executable */
 #define O314T_STACKREF_TAG 1           /* ... free-threaded */
@@ -156,10 +158,8 @@ enum {
 
 /*
  * Read the target's 3.14 table at `runtime` (`section_size` bytes of
- * .PyRuntime there) into `words` and check it: the cookie, a 3.14
- * version and sizes a reader can trust (every section's struct size
- * bounded). Offsets inside a section are checked by whoever uses them.
- * Returns 0, or -1 with a message in `msg`.
+ * .PyRuntime there) into `words` and check it (dbg_read), for readers of
+ * any of its sections. Returns 0, or -1 with a message in `msg`.
  */
 int py_offsets_314_read(pid_t pid, uint64_t runtime, uint64_t section_size,
                         uint64_t words[D314_WORDS], char *msg, size_t msg_len);

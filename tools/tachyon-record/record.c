@@ -424,8 +424,9 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc,
-                       o->native,      o->opcodes,           !o->nonblocking};
+    unwind_config c = {o->all_threads,   (unwind_mode)o->mode, o->gc,
+                       o->native,        o->opcodes,           !o->nonblocking,
+                       o->allow_untested};
     return c;
 }
 
@@ -499,8 +500,13 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 {
     unwinder u;
     uint32_t hexversion;
-    unwind_config cfg = {true,      UNWIND_MODE_WALL, o->gc,
-                         o->native, o->opcodes,       !o->nonblocking};
+    unwind_config cfg = {true,
+                         UNWIND_MODE_WALL,
+                         o->gc,
+                         o->native,
+                         o->opcodes,
+                         !o->nonblocking,
+                         o->allow_untested};
     attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,

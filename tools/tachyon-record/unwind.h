@@ -38,10 +38,11 @@ typedef enum {
 typedef struct unwind_config {
     bool all_threads; /* else the main thread only */
     unwind_mode mode;
-    bool gc;      /* <GC> while the collector runs */
-    bool native;  /* <native> between Python frames */
-    bool opcodes; /* read each frame's instruction */
-    bool pause;   /* pause a thread that runs while it is read */
+    bool gc;       /* <GC> while the collector runs */
+    bool native;   /* <native> between Python frames */
+    bool opcodes;  /* read each frame's instruction */
+    bool pause;    /* pause a thread that runs while it is read */
+    bool untested; /* read a version not tested here (3.15) */
 } unwind_config;
 
 typedef enum {

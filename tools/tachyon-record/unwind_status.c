@@ -12,8 +12,10 @@
  *   UNKNOWN        its scheduler state could not be read;
  *   HAS_EXCEPTION  an exception is being raised in it, or it is handling
  *                  one (sys.exc_info() would not be empty);
- *   MAIN_THREAD    its native id is the process id.
- * GIL_REQUESTED is never set: 3.11-3.14 do not record which thread waits.
+ *   MAIN_THREAD    its native id is the process id;
+ *   GIL_REQUESTED  waiting for the GIL: only 3.15 records it (its
+ *                  thread state's gil_requested; untested here), 3.11-3.14
+ *                  do not.
  */
 #include <string.h>
 
@@ -77,6 +79,13 @@ int unwind_status(unwinder *u, const listed_thread *l, uint64_t tid,
             status |= TFMT_STATUS_HAS_GIL;
     } else if (l->gil_holder && l->gil_holder == l->tstate) {
         status |= TFMT_STATUS_HAS_GIL;
+    }
+    if (u->off.ts_gil_requested != PYOFF_NONE &&
+        !(status & TFMT_STATUS_HAS_GIL)) {
+        int32_t waits; /* 3.15 records who waits (untested) */
+        memcpy(&waits, l->ts + u->off.ts_gil_requested, 4);
+        if (waits)
+            status |= TFMT_STATUS_GIL_REQUESTED;
     }
     if (tid == (uint64_t)u->pid)
         status |= TFMT_STATUS_MAIN_THREAD;
