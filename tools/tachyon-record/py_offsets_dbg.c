@@ -106,11 +106,11 @@ static int check_sizes(const dbg_map *m, const uint64_t *w, char *msg,
                        size_t msg_len)
 {
     uint64_t gil = w[m->is_gil_state];
-    bool compact_ok = m->un_compact_size < 0 ||
-                      w[m->un_compact_size] ==
-                          w[m->un_ascii_size] + O314_COMPACT_EXTRA;
-    if (w[m->ts_size] > 4096 || w[m->fr_size] > 4096 ||
-        w[m->co_size] > 4096 || w[m->un_ascii_size] > 256 || !compact_ok ||
+    bool compact_ok =
+        m->un_compact_size < 0 ||
+        w[m->un_compact_size] == w[m->un_ascii_size] + O314_COMPACT_EXTRA;
+    if (w[m->ts_size] > 4096 || w[m->fr_size] > 4096 || w[m->co_size] > 4096 ||
+        w[m->un_ascii_size] > 256 || !compact_ok ||
         w[m->gc_size] > w[m->is_size] ||
         w[m->is_gc] > w[m->is_size] - w[m->gc_size] ||
         (m->ts_exc_state < 0 && w[m->ts_size] < O314_EXC_STATE + 16) ||
@@ -181,9 +181,8 @@ static void fill_thread(const dbg_map *m, const uint64_t *w, bool ft,
     o->ts_exc_info = o->ts_current_exc + 8;
     o->ts_exc_state =
         m->ts_exc_state >= 0 ? w[m->ts_exc_state] : O314_EXC_STATE;
-    o->ts_gil_requested = m->ts_gil_requested >= 0 && !ft
-                              ? w[m->ts_gil_requested]
-                              : PYOFF_NONE;
+    o->ts_gil_requested =
+        m->ts_gil_requested >= 0 && !ft ? w[m->ts_gil_requested] : PYOFF_NONE;
     o->ts_status = ft ? w[m->ts_status] : PYOFF_NONE;
     o->ts_active_bit = O314_STATUS_ACTIVE_BIT;
     o->chunk_previous = 0;
@@ -200,8 +199,9 @@ static void fill_frames(const dbg_map *m, const uint64_t *w, bool ft,
     o->fr_previous = w[m->fr_previous];
     o->fr_code = w[m->fr_executable];
     /* 3.14's tag bits; later versions: any of the three low bits */
-    o->fr_code_tag = m->minor > 14 ? 7 : ft ? O314T_STACKREF_TAG
-                                            : O314_STACKREF_TAG;
+    o->fr_code_tag = m->minor > 14 ? 7
+                     : ft          ? O314T_STACKREF_TAG
+                                   : O314_STACKREF_TAG;
     o->fr_instr = w[m->fr_instr];
     o->fr_owner = w[m->fr_owner];
     o->fr_is_entry = PYOFF_NONE;

@@ -49,12 +49,10 @@ typedef struct dbg_map {
  * with a message in `msg`.
  */
 int dbg_read(const dbg_map *m, pid_t pid, uint64_t runtime,
-             uint64_t section_size, uint64_t *words, char *msg,
-             size_t msg_len);
+             uint64_t section_size, uint64_t *words, char *msg, size_t msg_len);
 
 /* dbg_read, then fill `out` from the table. */
 int dbg_load(const dbg_map *m, pid_t pid, uint64_t runtime,
-             uint64_t section_size, py_offsets *out, char *msg,
-             size_t msg_len);
+             uint64_t section_size, py_offsets *out, char *msg, size_t msg_len);
 
 #endif

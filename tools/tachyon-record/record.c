@@ -211,8 +211,9 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_ROOT]);
     fprintf(stderr,
             "%s: %llu thread walks taken: %llu of a thread that did not "
-            "hold the GIL while it was read, %llu of one that held it but "
-            "did not run, %llu of a running thread read while paused, %llu "
+            "hold the GIL while it was read, %llu of one whose CPU clock "
+            "did not move while it was read, %llu of a running thread read "
+            "while paused, %llu "
             "of a running thread read unpaused (%llu of them moved on every "
             "try); %llu pauses, %.1f us each on average, %llu failed\n",
             cli_program(), (unsigned long long)u->counters.walks,

@@ -720,6 +720,42 @@ static int walk_paused(unwinder *u, walk_job *j)
     return rc;
 }
 
+/*
+ * The first try of a free-threaded process, where no GIL tells which
+ * threads ran: every thread's CPU clock is read before and after one
+ * batched try, so the threads that did not run (most of them, in most
+ * programs) are proven at once; the others go on to be read one at a
+ * time, clocked or paused (walk_paused).
+ */
+static int walk_clocked_batch(unwinder *u, walk_job **jobs, uint32_t n)
+{
+    static uint64_t c0[UNWIND_MAX_THREADS];
+    for (uint32_t i = 0; i < n; i++)
+        jobs[i]->still = tstat_cpu_time(u->tstat, jobs[i]->t->tid, &c0[i]) == 0;
+    int rc = walk_try(u, jobs, n);
+    for (uint32_t i = 0; i < n; i++) {
+        walk_job *j = jobs[i];
+        uint64_t c1;
+        bool proven = j->still && !j->failed &&
+                      tstat_cpu_time(u->tstat, j->t->tid, &c1) == 0 &&
+                      c1 == c0[i];
+        if (proven)
+            continue;
+        /* Not proven (it ran, no clock, or the walk failed): read it
+         * again alone, clocked or paused. */
+        j->want_pause = j->failed ? j->want_pause || j->still : true;
+        j->still = false;
+        j->failed = true;
+    }
+    return rc;
+}
+
+/* Whether the first try reads every thread's clock around it. */
+static bool clock_first(const unwinder *u)
+{
+    return u->off.free_threaded && u->cfg.pause && !u->pause_denied;
+}
+
 int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
 {
     static walk_job *todo[UNWIND_MAX_THREADS];
@@ -728,7 +764,9 @@ int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
         todo[i] = &jobs[i];
         init_job(u, &jobs[i]);
     }
-    int rc = left ? walk_try(u, todo, left) : RMEM_OK;
+    int rc = !left            ? RMEM_OK
+             : clock_first(u) ? walk_clocked_batch(u, todo, left)
+                              : walk_try(u, todo, left);
     for (int tries = 1; rc == RMEM_OK && tries < MAX_TRIES; tries++) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < left; i++)
