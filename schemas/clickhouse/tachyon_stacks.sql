@@ -8,7 +8,7 @@
 -- A profile's samples are the sum of `count` over its rows; a fleet
 -- profile is the sum over any WHERE. `SELECT * FROM tachyon_stacks
 -- [WHERE ...] FORMAT JSONEachRow` is itself a profile: every tachyon tool
--- reads it (README, "Fleet scale").
+-- reads it (docs/guide-fleet.md).
 --
 -- Columns:
 --   run_id          32 lowercase hex digits naming the run: the log's
@@ -17,7 +17,7 @@
 --   row             the row's number within its run, from 0, in the order
 --                   the run's stacks first got a sample. (run_id, row) is
 --                   the row's identity: a run loaded twice shows up as
---                   repeated pairs (README, "Fleet scale", has the query),
+--                   repeated pairs (docs/guide-fleet.md has the query),
 --                   and ORDER BY run_id, row replays a run in first-seen
 --                   order.
 --   stack_hash      a hash of the frames only (equal for the same stack in

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # fleet_test.sh - ctest clickhouse.fleet: tachyon's fleet path through a
-# real ClickHouse server (README "Fleet scale").
+# real ClickHouse server (docs/guide-fleet.md).
 #
 # Starts clickhouse-server on loopback in a temporary directory (free
 # ports, its own data and log folders), creates the table of
 # schemas/clickhouse/tachyon_stacks.sql, and then:
-#   1. loads the bundled fleet logs (testdata/fleet) with the README's
-#      loop over HTTP, runs the README's example queries and compares their
+#   1. loads the bundled fleet logs (testdata/fleet) with the guide's
+#      loop over HTTP, runs the guide's example queries and compares their
 #      output with schemas/clickhouse/queries/*.out (on 18.16, the version
 #      those were made with), and the merged-profile script with the same
 #      tools run on the logs themselves;
@@ -16,7 +16,7 @@
 #      exactly what tachyon-conv gives for the same logs merged locally
 #      (collapsed and JSONL with rows in run order; pprof, pstats, top and
 #      svg in any order; speedscope's stacks);
-#   3. loads one run twice and checks that the README's duplicate query
+#   3. loads one run twice and checks that the guide's duplicate query
 #      finds it and that the tools refuse the doubled result.
 # The server is stopped whatever happens (trap). Exit 77 (skipped) when
 # clickhouse-server, its Debian config or curl is missing.
@@ -111,10 +111,10 @@ create_table() {
     q "DROP TABLE IF EXISTS tachyon_stacks" >/dev/null
     q "$(cat "$src/schemas/clickhouse/tachyon_stacks.sql")" >/dev/null
 }
-# readme_has TEXT: the README holds TEXT verbatim (several lines).
-readme_has() {
+# guide_has TEXT: docs/guide-fleet.md holds TEXT verbatim (several lines).
+guide_has() {
     python3 -c 'import sys; sys.exit(sys.argv[2] not in open(sys.argv[1]).read())' \
-        "$src/README.md" "$1"
+        "$src/docs/guide-fleet.md" "$1"
 }
 # same OUT A B: byte-compare two outputs (what is compared: OUT)
 same() {
@@ -124,18 +124,18 @@ same() {
     }
 }
 
-# ---- 1. the README's data, loop and queries ----
+# ---- 1. the guide's data, loop and queries ----
 
 create_table
 cd "$work"
 mkdir readme && cd readme
-# The README's load loop, verbatim (checked below).
+# The guide's load loop, verbatim (checked below).
 load_loop='for f in testdata/fleet/*.bin; do
     IFS=- read -r service version build host <<< "$(basename "$f" .bin)"
     build/tools/tachyon-conv --to clickhouse --label service="$service" \
         --label version="$version" --label build="$build" --label host="$host" "$f"
 done | curl -sS -T - -X POST "$CH?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow"'
-readme_has "$load_loop" || fail "README's load loop differs"
+guide_has "$load_loop" || fail "the guide's load loop differs"
 mkdir -p testdata build
 ln -s "$src/testdata/fleet" testdata/fleet
 ln -s "$tools" build/tools
@@ -147,9 +147,9 @@ for sql in "$src"/schemas/clickhouse/queries/*.sql; do
     query=$(grep -v 'SPDX-License-Identifier' "$sql")
     q "$query" >"$name.got"
     [ -s "$name.got" ] || fail "$name: no output"
-    readme_has "$query" || fail "$name: README shows another query"
-    readme_has "$(cat "$src/schemas/clickhouse/queries/$name.out")" ||
-        fail "$name: README shows another output"
+    guide_has "$query" || fail "$name: the guide shows another query"
+    guide_has "$(cat "$src/schemas/clickhouse/queries/$name.out")" ||
+        fail "$name: the guide shows another output"
     case $version in
     18.16.*) same "$name output" "$src/schemas/clickhouse/queries/$name.out" \
                   "$name.got" ;;
@@ -158,8 +158,8 @@ done
 # Query 5: the merged profiles, against the same tools on the logs.
 TOOLS="$tools" sh "$src/schemas/clickhouse/queries/5-merged-profile.sh" \
     >merged.got
-readme_has "$(grep -v '^#' "$src/schemas/clickhouse/queries/5-merged-profile.sh")" ||
-    fail "README shows another merged-profile script"
+guide_has "$(grep -v '^#' "$src/schemas/clickhouse/queries/5-merged-profile.sh")" ||
+    fail "the guide shows another merged-profile script"
 api() { ls "$src"/testdata/fleet/api-"$1"-*.bin; }
 # counts: key and counts of tachyon-diff -F csv, sorted (the statistics
 # differ: the logs are several runs a side, a query result one input).
@@ -177,7 +177,7 @@ same "merged profile (top)" top.local <(sed -n '1,/^(/p' merged.got)
 same "merged profiles (diff counts)" diff.local diff.got
 python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \
     v42.svg || fail "v42.svg is not well-formed"
-echo "clickhouse.fleet: README loop and 5 example queries: ok ($rows rows)"
+echo "clickhouse.fleet: the guide's loop and 5 example queries: ok ($rows rows)"
 
 # ---- 2. a few hundred generated logs, round trip ----
 
@@ -290,7 +290,7 @@ dup_query='SELECT run_id, count() AS rows, uniqExact(row) AS distinct_rows
 FROM tachyon_stacks
 GROUP BY run_id
 HAVING rows > distinct_rows'
-readme_has "$dup_query" || fail "README's duplicate query"
+guide_has "$dup_query" || fail "the guide's duplicate query"
 [ "$(q "$dup_query" | cut -f1)" = "$(head -c 45 twice.json | cut -c12-43)" ] ||
     fail "the duplicate query does not find the run loaded twice"
 q "SELECT * FROM tachyon_stacks FORMAT JSONEachRow" >doubled.json
