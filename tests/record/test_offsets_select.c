@@ -303,6 +303,9 @@ TEST(debug_offsets_315_shifted_rejected)
     CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1,
           "a table shifted by a word accepted");
     fake_315(real_314);
+    t315[D315_ERR_EXC_VALUE] = 1000; /* outside the thread state */
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1, "exception item");
+    fake_315(real_314);
     t315[D315_UNICODE_COMPACTUNICODEOBJECT_SIZE] = 64;
     CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1 &&
               strstr(msg, "implausible"),

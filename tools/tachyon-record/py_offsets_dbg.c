@@ -106,11 +106,17 @@ static int check_sizes(const dbg_map *m, const uint64_t *w, char *msg,
                        size_t msg_len)
 {
     uint64_t gil = w[m->is_gil_state];
+    /* The thread's own exception item is read from its state's copy:
+     * the item's value and link must lie inside the thread state. */
+    bool item_ok =
+        m->err_exc_value < 0 ||
+        (w[m->err_exc_value] <= 64 &&
+         w[m->ts_exc_state] + w[m->err_exc_value] + 16 <= w[m->ts_size]);
     bool compact_ok =
         m->un_compact_size < 0 ||
         w[m->un_compact_size] == w[m->un_ascii_size] + O314_COMPACT_EXTRA;
     if (w[m->ts_size] > 4096 || w[m->fr_size] > 4096 || w[m->co_size] > 4096 ||
-        w[m->un_ascii_size] > 256 || !compact_ok ||
+        w[m->un_ascii_size] > 256 || !compact_ok || !item_ok ||
         w[m->gc_size] > w[m->is_size] ||
         w[m->is_gc] > w[m->is_size] - w[m->gc_size] ||
         (m->ts_exc_state < 0 && w[m->ts_size] < O314_EXC_STATE + 16) ||
