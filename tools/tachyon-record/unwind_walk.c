@@ -41,6 +41,11 @@
  * which makes its window one moment; its walk is taken only then. Only
  * without the pause (--nonblocking, or ptrace not permitted) are the
  * checks all there is.
+ *
+ * A free-threaded build (3.14t) has no GIL to tell which threads ran:
+ * every thread's CPU clock is read around the first, batched, try (a
+ * thread whose clock did not move did not run, and only a thread changes
+ * its own frames), and the others are read again clocked or paused.
  */
 #include <string.h>
 #include <time.h>
