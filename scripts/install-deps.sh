@@ -28,7 +28,7 @@ build_packages=(
 test_packages=(
     python3 python3-jsonschema zstd xz-utils bzip2 gzip
     protobuf-compiler clang-format scdoc man-db groff-base
-    clickhouse-server clickhouse-client curl
+    clickhouse-server clickhouse-client curl zookeeper
 )
 
 packages=("${build_packages[@]}")
