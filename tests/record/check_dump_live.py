@@ -61,7 +61,7 @@ def dump_attached(args):
     sleeper = [lines for _, funcs, lines in got.values()
                if funcs and funcs[-1] == "sleeper_wait"]
     check(sleeper and sleeper[0][-2:] == [
-        '  File "modes_target.py", line 27, in sleeper_wait',
+        '  File "modes_target.py", line 28, in sleeper_wait',
         "    time.sleep(0.005)"],
         f"sleeper's innermost frame and source line: {sleeper}")
 

@@ -32,7 +32,7 @@ def duration_bounds_search(args):
     print(f"-d 1 on a non-Python command: exit {p.returncode} after "
           f"{took:.1f} s: {p.stderr.strip()}")
     check(p.returncode == 2 and took < 5, "-d does not bound the search")
-    check("no CPython 3.11-3.13 interpreter found before the recording "
+    check("no CPython 3.11-3.14 interpreter found before the recording "
           "ended" in p.stderr, "no message for the ended search")
 
 

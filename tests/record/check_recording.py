@@ -297,7 +297,7 @@ def toolkit_checks(args):
                     # Lines are sorted by count; skip the sleeping thread.
                     hottest = next((ln for ln in f if "sleeper" not in ln),
                                    "")
-                check("busy.py:Klass.method:28;busy.py:top:22;busy.py:mid:18;"
+                check("busy.py:Klass.method:29;busy.py:top:23;busy.py:mid:19;"
                       "busy.py:leaf:1" in hottest,
                       f"hottest collapsed stack is not leaf's: {hottest}")
 

@@ -21,13 +21,14 @@
 enum { WAIT_EXITED = -2, WAIT_DEADLINE = -3 };
 
 /* Locate the runtime and choose its offsets: LOCATE_*. */
-static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
-                      char *msg, size_t len)
+static int try_attach(target *t, bool untested, py_runtime_loc *loc,
+                      py_offsets *off, char *msg, size_t len)
 {
     int rc = locate_runtime(t->pid, loc, msg, len);
     if (rc == LOCATE_FOUND &&
-        py_offsets_select(t->pid, loc->hexversion, loc->runtime,
-                          loc->runtime_size, off, msg, len) != 0)
+        py_offsets_select(
+            t->pid, loc->hexversion, loc->runtime, loc->runtime_size,
+            untested ? PYOFF_ALLOW_UNTESTED : 0, off, msg, len) != 0)
         rc = LOCATE_ERROR;
     return rc;
 }
@@ -39,7 +40,7 @@ static int try_attach(target *t, py_runtime_loc *loc, py_offsets *off,
  * libpython before the loader has mapped every segment, so reading it
  * can briefly give garbage: errors are retried for a while too.
  */
-static int wait_runtime(target *t, volatile sig_atomic_t *stop,
+static int wait_runtime(target *t, bool untested, volatile sig_atomic_t *stop,
                         const attach_wait *w, py_runtime_loc *loc,
                         py_offsets *off, char *msg, size_t len)
 {
@@ -52,7 +53,7 @@ static int wait_runtime(target *t, volatile sig_atomic_t *stop,
             return WAIT_DEADLINE;
         if (w->poll)
             w->poll(w->ctx, now);
-        int rc = try_attach(t, loc, off, msg, len);
+        int rc = try_attach(t, untested, loc, off, msg, len);
         if (rc == LOCATE_FOUND || rc == LOCATE_DENIED ||
             (!t->spawned && !w->until_exit))
             return rc;
@@ -71,7 +72,7 @@ static int describe_failure(const target *t, int rc, const char *msg,
     if (rc == WAIT_DEADLINE || (rc == LOCATE_NOT_YET && *stop))
         return cli_fail(CLI_EXIT_TROUBLE,
                         "process %d: no CPython "
-                        "3.11-3.13 interpreter found before the recording "
+                        "3.11-3.14 interpreter found before the recording "
                         "ended",
                         (int)t->pid);
     if (rc == LOCATE_DENIED) {
@@ -90,7 +91,7 @@ static int describe_failure(const target *t, int rc, const char *msg,
     if (rc == LOCATE_NOT_YET)
         return cli_fail(CLI_EXIT_TROUBLE,
                         "process %d: no CPython "
-                        "3.11-3.13 interpreter found (no mapped python "
+                        "3.11-3.14 interpreter found (no mapped python "
                         "file defines _PyRuntime)",
                         (int)t->pid);
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
@@ -105,7 +106,8 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     /* Forked and unexec'd before and after the search: what was found is
      * the image the fork copied (the sampler watches for an exec). */
     bool forked = target_forked_unexeced(t->pid);
-    int rc = wait_runtime(t, stop, w, &loc, &u->off, msg, sizeof msg);
+    int rc =
+        wait_runtime(t, cfg->untested, stop, w, &loc, &u->off, msg, sizeof msg);
     t->fork_image = forked && target_forked_unexeced(t->pid);
     /* Following children, a target that is not Python (a shell wrapper)
      * is not an error by itself. */
@@ -135,6 +137,19 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                 cli_program(), (int)t->pid, loc.hexversion >> 24,
                 (loc.hexversion >> 16) & 0xff, (loc.hexversion >> 8) & 0xff,
                 loc.path, u->off.source);
+    if (py_offsets_untested(loc.hexversion))
+        cli_warn("process %d: CPython %u.%u.%u is not tested with "
+                 "tachyon-record: its stacks, status bits and opcode names "
+                 "rest on a layout no test here could check",
+                 (int)t->pid, loc.hexversion >> 24,
+                 (loc.hexversion >> 16) & 0xff, (loc.hexversion >> 8) & 0xff);
+    if (cfg->mode == UNWIND_MODE_GIL && u->off.free_threaded && !cli_quiet())
+        fprintf(stderr,
+                "%s: process %d: free-threaded CPython has no GIL: --mode "
+                "gil keeps the threads whose thread state is attached "
+                "(running Python code, not waiting in a call that releases "
+                "it)\n",
+                cli_program(), (int)t->pid);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     return CLI_EXIT_OK;

@@ -30,13 +30,15 @@
 
 #define DUMP_TRIES 20
 
-static void status_text(uint8_t st, char *buf, size_t len)
+/* Free-threaded CPython has no GIL: HAS_GIL says the thread state is
+ * attached (it runs Python code, or may). */
+static void status_text(uint8_t st, bool no_gil, char *buf, size_t len)
 {
-    static const struct {
+    const struct {
         uint8_t bit;
         const char *label;
     } labels[] = {{TFMT_STATUS_MAIN_THREAD, "main thread"},
-                  {TFMT_STATUS_HAS_GIL, "has GIL"},
+                  {TFMT_STATUS_HAS_GIL, no_gil ? "attached" : "has GIL"},
                   {TFMT_STATUS_ON_CPU, "on CPU"},
                   {TFMT_STATUS_GIL_REQUESTED, "waiting for GIL"},
                   {TFMT_STATUS_HAS_EXCEPTION, "has exception"}};
@@ -168,7 +170,7 @@ static void print_thread(const unwinder *u, const raw_thread *t, bool first,
     char status[128], head[64] = "Stack dump";
     if (first)
         snprintf(head, sizeof head, "Stack dump for PID %d", (int)u->pid);
-    status_text(t->status, status, sizeof status);
+    status_text(t->status, u->off.free_threaded, status, sizeof status);
     fprintf(out, "%s%s, thread %llu (", first ? "" : "\n", head,
             (unsigned long long)t->tid);
     if (interps)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tachyon-record - sample a running CPython 3.11-3.13 process into a
+ * tachyon-record - sample a running CPython 3.11-3.14 process into a
  * Tachyon binary log.
  */
 #include <stdlib.h>

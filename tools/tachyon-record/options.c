@@ -17,7 +17,7 @@ static const char *opt_recover;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
 static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
-static int opt_nonblocking;
+static int opt_nonblocking, opt_allow_untested;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -40,6 +40,8 @@ static const cli_option options[] = {
      "record each frame's bytecode instruction", NULL, NULL},
     {"nonblocking", 0, CLI_ARG_NONE, &opt_nonblocking,
      "never pause a thread to read it (see below)", NULL, NULL},
+    {"allow-untested", 0, CLI_ARG_NONE, &opt_allow_untested,
+     "record CPython 3.15 too, whose layout no test here checks", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"dump", 0, CLI_ARG_NONE, &opt_dump,
@@ -63,7 +65,7 @@ static const cli_option options[] = {
 static const cli_spec spec = {
     "tachyon-record",
     "[OPTIONS] (-p PID | -- COMMAND [ARGS...] | --recover FILE)",
-    "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
+    "Record a running CPython 3.11-3.14 process into a Tachyon binary log.",
     options,
     &operands,
     "MODE keeps every sample (wall) or only those of threads that ran on\n"
@@ -147,6 +149,7 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->native = opt_native > 0;
     o->opcodes = opt_opcodes > 0;
     o->nonblocking = opt_nonblocking > 0;
+    o->allow_untested = opt_allow_untested > 0;
     o->force = opt_force > 0;
     o->subprocesses = opt_subprocesses > 0;
     o->dump = opt_dump > 0;

@@ -17,6 +17,7 @@ typedef struct rec_options {
     int mode;                 /* unwind_mode */
     bool gc, native, opcodes; /* capture features */
     bool nonblocking;         /* never pause the target */
+    bool allow_untested;      /* record 3.15, which nothing here tests */
     bool force;               /* replace an existing output */
     bool subprocesses;        /* record Python children too */
     bool dump;                /* print one snapshot instead */

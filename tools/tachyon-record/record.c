@@ -211,8 +211,9 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)race[RACE_ROOT]);
     fprintf(stderr,
             "%s: %llu thread walks taken: %llu of a thread that did not "
-            "hold the GIL while it was read, %llu of one that held it but "
-            "did not run, %llu of a running thread read while paused, %llu "
+            "hold the GIL while it was read, %llu of one whose CPU clock "
+            "did not move while it was read, %llu of a running thread read "
+            "while paused, %llu "
             "of a running thread read unpaused (%llu of them moved on every "
             "try); %llu pauses, %.1f us each on average, %llu failed\n",
             cli_program(), (unsigned long long)u->counters.walks,
@@ -226,6 +227,12 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
                                      (double)u->counters.pauses / 1e3
                                : 0.0,
             (unsigned long long)u->counters.pause_failed);
+    if (u->off.free_threaded)
+        fprintf(stderr,
+                "%s: %llu of %llu frames ran on their thread's own copy of "
+                "their bytecode\n",
+                cli_program(), (unsigned long long)u->counters.tlbc_frames,
+                (unsigned long long)u->counters.frames);
     fprintf(stderr,
             "%s: lateness p50 %.0f us, p90 %.0f us, p99 %.0f us, "
             "max %.0f us; %llu ticks late (over half an interval), "
@@ -418,8 +425,9 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads, (unwind_mode)o->mode, o->gc,
-                       o->native,      o->opcodes,           !o->nonblocking};
+    unwind_config c = {o->all_threads,   (unwind_mode)o->mode, o->gc,
+                       o->native,        o->opcodes,           !o->nonblocking,
+                       o->allow_untested};
     return c;
 }
 
@@ -434,7 +442,7 @@ static int no_python_target(const rec_options *o, const target *t, follow *fl,
     int failed = follow_end(fl, stop_flag || ended, &stop_flag);
     if (follow_started(fl) == 0)
         return cli_fail(CLI_EXIT_TROUBLE,
-                        "process %d: no CPython 3.11-3.13 interpreter found "
+                        "process %d: no CPython 3.11-3.14 interpreter found "
                         "in it or its children",
                         (int)t->pid);
     if (o->verbose && !o->quiet)
@@ -493,8 +501,13 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 {
     unwinder u;
     uint32_t hexversion;
-    unwind_config cfg = {true,      UNWIND_MODE_WALL, o->gc,
-                         o->native, o->opcodes,       !o->nonblocking};
+    unwind_config cfg = {true,
+                         UNWIND_MODE_WALL,
+                         o->gc,
+                         o->native,
+                         o->opcodes,
+                         !o->nonblocking,
+                         o->allow_untested};
     attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
