@@ -124,8 +124,10 @@ static int check_values(rec_options *o)
         o->recover = opt_recover;
         return REC_PARSE_RUN;
     }
-    if (!opt_pid == !o->command)
-        return cli_usage("give either a COMMAND or -p PID");
+    if (opt_pid && o->command)
+        return cli_usage("a COMMAND or -p PID, not both");
+    if (!opt_pid && !o->command)
+        return cli_usage("give a COMMAND to run or -p PID");
     if (opt_dump && (opt_output || opt_live || opt_subprocesses || opt_mode))
         return cli_usage("--dump prints to stdout: no -o, --live, "
                          "--subprocesses or --mode with it");

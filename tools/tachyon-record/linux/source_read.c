@@ -165,7 +165,9 @@ static source_result read_here(const source_reader *r, const char *file,
         return SOURCE_NONE;
     source_result res = SOURCE_NONE;
     if (fstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        if (r->started > 0 && (double)st.st_mtime > r->started) {
+        /* The start time is known to a second (btime is whole seconds):
+         * only a file changed a second after it is called changed. */
+        if (r->started > 0 && (double)st.st_mtime > r->started + 1.0) {
             res = SOURCE_CHANGED;
         } else {
             /* Opening the handle's own file checks read permission. */
