@@ -51,6 +51,7 @@ LOG = os.path.join(ROOT, "testdata/cpython/workload/none.bin")
 SKIP = 77
 
 failures = []
+TARGETS = []  # started targets, killed at the end whatever happened
 
 
 def check(ok, what):
@@ -264,6 +265,7 @@ def start_target(py, d, co_filename, user=None):
         cmd = ["setpriv", "--reuid=%d" % user, "--regid=%d" % user,
                "--clear-groups"] + cmd
     t = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+    TARGETS.append(t)
     t.stdout.readline()
     time.sleep(0.3)
     return t
@@ -278,7 +280,11 @@ def raw_controls(data):
 
 def dump(d, pid, what, must_not=None):
     t0 = time.monotonic()
-    p = record(["--dump", "-p", str(pid)], d, timeout=30)
+    try:
+        p = record(["--dump", "-p", str(pid)], d, timeout=30)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: --dump still running after 30 s" % what)
+        return ""
     took = time.monotonic() - t0
     out = p.stdout.decode("utf-8", "replace")
     print("     " + out.replace("\n", "\n     ").rstrip())
@@ -413,6 +419,9 @@ def main(argv):
     try:
         rc = CASES[argv[1]](d)
     finally:
+        for t in TARGETS:
+            t.kill()
+            t.wait()
         shutil.rmtree(d, ignore_errors=True)
     if rc == SKIP:
         print("SKIP: no CPython 3.11-3.13 to run a target")
