@@ -7,7 +7,7 @@ usage error, an output that cannot be written, a command that is not
 Python, /bin/true, a Python that exits at once before it could be read)
 and 126/127 for a COMMAND that cannot run or does not exist; the summary
 says how the COMMAND ended and ends with the command that opens the log;
--p PID keeps 0/1/2."""
+-p PID keeps 0/1/2; -o - and -o /dev/null are written as they are."""
 import argparse
 import os
 import re
@@ -148,6 +148,29 @@ def own_failures(args):
           f"unwritable log: exit {p.returncode}")
 
 
+def stream_outputs(args):
+    """-o - and -o /dev/null: the sink writes them as they are, without -f,
+    checkpoints or a .recover copy; the log on stdout is whole."""
+    target = subprocess.Popen([PY, "-c", "import time; time.sleep(3)"])
+    time.sleep(0.5)
+    out = args.out + ".stdout.bin"
+    with open(out, "wb") as f:
+        p = subprocess.run([args.recorder, "-q", "-d", "0.5", "-o", "-",
+                            "-p", str(target.pid)], stdout=f,
+                           stderr=subprocess.PIPE, timeout=30)
+    check(p.returncode == 0 and decode(args.dump, out) is not None,
+          f"-o - to a file: exit {p.returncode} {p.stderr}")
+    check(not os.path.exists(os.path.join(os.path.dirname(args.out),
+                                          "-.recover")),
+          "-o - left a '-.recover'")
+    p = run(args, ["-q", "-d", "0.3", "-o", "/dev/null", "-p",
+                   str(target.pid)])
+    check(p.returncode == 0 and p.stderr == "",
+          f"-o /dev/null without -f: exit {p.returncode} {p.stderr}")
+    target.kill()
+    target.wait()
+
+
 def attached(args):
     target = subprocess.Popen([PY, "-c", "import time; time.sleep(3)"])
     time.sleep(0.5)
@@ -171,6 +194,7 @@ def main():
     exits_at_once(args)
     not_python(args)
     own_failures(args)
+    stream_outputs(args)
     attached(args)
     return finish()
 
