@@ -231,8 +231,9 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     if (cmd < argc)
         o->command = argv + cmd;
     int rc = parse(words, argv, o);
-    /* With a COMMAND, the recorder's own failures are 125 (cli.h). */
-    if (o->command && rc == CLI_EXIT_TROUBLE)
+    /* With a COMMAND, the recorder's own failures are 125 (cli.h); a
+     * --dump answers for itself (0/1/2) even of a started COMMAND. */
+    if (o->command && !opt_dump && rc == CLI_EXIT_TROUBLE)
         rc = CLI_EXIT_RECORDER;
     return rc;
 }

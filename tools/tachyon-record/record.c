@@ -335,8 +335,10 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 static int command_code(const rec_options *o, const target *t, int rc)
 {
     char how[400];
-    if (o->dump || rc == CLI_EXIT_CANNOT_RUN || rc == CLI_EXIT_NOT_FOUND)
-        return rc == CLI_EXIT_OK ? rc : outcome_command_code(rc, 0);
+    if (o->dump) /* a question of its own: 0/1/2, or 126/127 */
+        return rc;
+    if (rc == CLI_EXIT_CANNOT_RUN || rc == CLI_EXIT_NOT_FOUND)
+        return rc;
     if (rc != CLI_EXIT_OK && t->exited && !t->end_told) {
         summary_how_ended(t, how, sizeof how);
         cli_fail(CLI_EXIT_RECORDER,
