@@ -31,7 +31,8 @@
 /* Flags of cli_escape_text. */
 #define CLI_ESCAPE_BACKSLASH 0x01u /* '\' becomes "\\": unambiguous */
 
-/* The longest one input character can grow: "\u2028" from 3 bytes. */
+/* Output bytes per input byte at most ("\x1b" from one byte), for sizing
+ * a buffer that holds a whole escaped text: len * GROWTH + 1. */
 #define CLI_ESCAPE_GROWTH 4
 
 /*

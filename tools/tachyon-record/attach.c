@@ -168,8 +168,9 @@ static int describe_failure(target *t, int rc, const sighting *seen,
                         "process %d: no CPython 3.11-3.13 interpreter found "
                         "(no mapped python file defines _PyRuntime)",
                         (int)t->pid);
+    char text[700]; /* msg names files from the target's maps */
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
-                    cli_escape(name, sizeof name, msg));
+                    cli_escape(text, sizeof text, msg));
 }
 
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
