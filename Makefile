@@ -14,6 +14,7 @@
 #   make fuzz       clang + libFuzzer + ASan/UBSan build of the fuzz
 #                   targets in build-fuzz: replay every corpus, then
 #                   fuzz each target for FUZZ_SECONDS (default 20)
+#   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan),
 # FUZZ_BUILD (default build-fuzz), FUZZ_SECONDS, JOBS.
@@ -24,8 +25,8 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize fuzz valgrind deps deps-test deps-sanitize \
-	build clean format-check format
+.PHONY: all run test sanitize fuzz valgrind deb deps deps-test deps-deb \
+	deps-sanitize build clean format-check format
 
 all: build
 
@@ -34,6 +35,9 @@ deps:
 
 deps-test:
 	@scripts/install-deps.sh --test
+
+deps-deb:
+	@scripts/install-deps.sh --deb
 
 deps-sanitize:
 	@scripts/install-deps.sh --test --sanitize
@@ -74,6 +78,9 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+deb: deps-deb
+	JOBS=$(JOBS) scripts/build-deb.sh build-deb
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
 format-check: deps-test
@@ -83,4 +90,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-deb
