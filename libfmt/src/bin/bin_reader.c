@@ -211,6 +211,7 @@ int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
     tfmt__tidmap_init(&r->thread_map, a);
     int rc = open_parts(r, src, err);
     if (rc != TFMT_OK) {
+        tfmt__bin_hint(err, src);
         tfmt_bin_free(r);
         return rc;
     }
@@ -676,5 +677,7 @@ int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)
         (r->rep_left > 0 || r->have_pending) ? repeat_batch(r) : next_record(r);
     if (rc == TFMT_OK)
         *out = &r->sample;
+    else if (rc < 0)
+        tfmt__bin_hint(&r->err, NULL);
     return rc;
 }

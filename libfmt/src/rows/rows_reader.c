@@ -235,13 +235,8 @@ static bool blank(const char *p, size_t n)
     return true;
 }
 
-int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
+static int next_row(tfmt_rows_reader *r, const tfmt_row **out)
 {
-    if (!r || !out)
-        return TFMT_EINVAL;
-    *out = NULL;
-    if (r->final)
-        return r->final;
     const char *line;
     size_t n;
     int rc;
@@ -267,6 +262,21 @@ int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
     rc = accept(r);
     if (rc == TFMT_OK)
         *out = &r->row;
+    return rc;
+}
+
+int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
+{
+    if (!r || !out)
+        return TFMT_EINVAL;
+    *out = NULL;
+    if (r->final)
+        return r->final;
+    int rc = next_row(r, out);
+    /* A row's check failed: the other rows may hold more problems. The
+     * source's own failures (check 0) are no row's. */
+    if (rc < 0 && r->err.check != 0)
+        tfmt__error_hint_check(&r->err);
     return rc;
 }
 
