@@ -59,15 +59,20 @@ const char *cli_hint(char *buf, size_t cap, const char *file, int hint)
     const char *name = file && shell_word(file) ? file : "FILE";
     bool named = file && strcmp(file, "<stdin>") != 0;
 
+    static const char *const limits[] = {"--max-input-size",
+                                         "--max-input-ratio", "--max-threads"};
     buf[0] = '\0';
     if (hint == TFMT_HINT_RECOVER && named)
         snprintf(buf, cap,
                  " (if its recording was killed, try 'tachyon-record "
                  "--recover %s')",
                  name);
-    else if (hint >= TFMT_HINT_CHECK && named && !checker)
+    else if (hint == TFMT_HINT_CHECK && named && !checker)
         snprintf(buf, cap, " (run 'tachyon-validate %s' for every problem)",
                  name);
+    else if (hint >= TFMT_HINT_MAX_SIZE && hint <= TFMT_HINT_MAX_THREADS)
+        snprintf(buf, cap, " (if the input is trusted, raise %s)",
+                 limits[hint - TFMT_HINT_MAX_SIZE]);
     return buf;
 }
 

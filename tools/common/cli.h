@@ -242,10 +242,13 @@ int cli_report(const char *file, const tfmt_error *e);
  *                       'tachyon-record --recover FILE')"
  *   TFMT_HINT_CHECK    " (run 'tachyon-validate FILE' for every problem)",
  *                      but not in tachyon-validate (cli_set_checker)
+ *   TFMT_HINT_MAX_*    " (if the input is trusted, raise --max-input-size)"
+ *                      (--max-input-ratio, --max-threads), every tool's
+ *                      options (CLI_INPUT_LIMIT_OPTIONS, CLI_READER_OPTIONS)
  * FILE is the name itself when the shell takes it as one word as it is
  * (letters, digits, _./:@%+=,- and no leading '-', at most
  * CLI_HINT_NAME_MAX bytes), else the word FILE; no hint for <stdin>,
- * which no other command can reopen.
+ * which no other command can reopen (the limits' hints stand).
  */
 #define CLI_HINT_NAME_MAX 200
 #define CLI_HINT_MAX (CLI_HINT_NAME_MAX + 80)

@@ -14,8 +14,8 @@ static const cli_option options[] = {
      "clickhouse|heatmap"},
     {"output", 'o', CLI_ARG_REQUIRED, &conv_opts.output,
      "write to FILE instead of stdout (heatmap: DIR)", "FILE", NULL},
-    {"force", 'f', CLI_ARG_NONE, &conv_opts.force, "replace an existing output FILE",
-     NULL, NULL},
+    {"force", 'f', CLI_ARG_NONE, &conv_opts.force,
+     "replace an existing output FILE", NULL, NULL},
     {"run-id", 0, CLI_ARG_REQUIRED, &conv_opts.run_id,
      "jsonl, clickhouse run id: 32 hex or 'random'", "HEX", NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &conv_opts.compression,
@@ -81,9 +81,9 @@ static const char epilog[] =
     "See tachyon-conv(1).\n";
 
 const cli_spec conv_spec = {"tachyon-conv",
-                              "[OPTIONS] IN...",
-                              "Convert Tachyon sample logs to JSONL, "
-                              "collapsed, binary or viewer formats.",
-                              options,
-                              &conv_opts.inputs,
-                              epilog};
+                            "[OPTIONS] IN...",
+                            "Convert Tachyon sample logs to JSONL, "
+                            "collapsed, binary or viewer formats.",
+                            options,
+                            &conv_opts.inputs,
+                            epilog};

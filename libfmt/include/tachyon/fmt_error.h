@@ -55,15 +55,21 @@ typedef enum {
  * library knows no tools). Append-only.
  */
 typedef enum {
-    TFMT_HINT_NONE = 0,   /* nothing more to learn or do: not a profile,
-                             an empty file, a version or limit, I/O */
-    TFMT_HINT_CHECK = 1,  /* a profile with damaged contents: a full
-                             check of the input reports every problem */
-    TFMT_HINT_RECOVER = 2 /* a binary log whose end is missing (cut
-                             short, or never finished because its
-                             recorder was killed), read from a plain
-                             file: a recorder's recovery data may
-                             restore it */
+    TFMT_HINT_NONE = 0,    /* nothing more to learn or do: not a profile,
+                              an empty file, a version, a format's own
+                              limit, I/O */
+    TFMT_HINT_CHECK = 1,   /* a profile with damaged contents: a full
+                              check of the input reports every problem */
+    TFMT_HINT_RECOVER = 2, /* a binary log whose end is missing (cut
+                              short, or never finished because its
+                              recorder was killed), read from a plain
+                              file: a recorder's recovery data may
+                              restore it */
+    /* A limit the caller sets (tfmt_source_set_limits, max_threads) was
+       exceeded: for an input it trusts, it may raise that limit. */
+    TFMT_HINT_MAX_SIZE = 3,   /* the source's max_size */
+    TFMT_HINT_MAX_RATIO = 4,  /* the source's max_ratio */
+    TFMT_HINT_MAX_THREADS = 5 /* tfmt_bin_options.max_threads */
 } tfmt_hint;
 
 /* Where an error or finding is located. */
