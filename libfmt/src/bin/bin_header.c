@@ -365,9 +365,13 @@ void tfmt__bin_hint(tfmt_error *err, const tfmt_source *src)
 {
     if (!err || err->code >= 0)
         return;
-    if (err->hint == TFMT_HINT_RECOVER && src &&
-        strcmp(tfmt_source_compression(src), "none") != 0)
-        err->hint = TFMT_HINT_CHECK;
+    /* Recovery restores the file as recorded, not a compressed copy; and a
+     * full check would report no more than this one error. */
+    if (err->hint == TFMT_HINT_RECOVER) {
+        if (src && strcmp(tfmt_source_compression(src), "none") != 0)
+            err->hint = TFMT_HINT_NONE;
+        return;
+    }
     if (err->check != TFMT_BCHK_MAGIC && err->check != TFMT_BCHK_VERSION &&
         err->check != TFMT_BCHK_INPUT)
         tfmt__error_hint_check(err);

@@ -49,9 +49,10 @@ int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err);
 
 /*
  * Give a reader's error its tfmt_hint (bin_header.c): RECOVER as the
- * header checks found it, unless `src` (may be NULL) was decompressed;
- * else CHECK for damaged contents (not for a wrong magic or version, nor
- * a corrupt whole-file compression); NONE for the rest.
+ * header checks found it (NONE when `src`, which may be NULL, was
+ * decompressed); else CHECK for damaged contents (not for a wrong magic
+ * or version, nor a corrupt whole-file compression); the limits keep
+ * theirs; NONE for the rest.
  */
 void tfmt__bin_hint(tfmt_error *err, const tfmt_source *src);
 
