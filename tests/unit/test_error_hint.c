@@ -130,8 +130,7 @@ TEST(hint_survives_the_copy)
 {
     test_log l;
     tfmt_profile *p = NULL;
-    REQUIRE(test_log_open(&l, BAD "bin_encoding.bin", NULL, NULL) ==
-                    TFMT_OK &&
+    REQUIRE(test_log_open(&l, BAD "bin_encoding.bin", NULL, NULL) == TFMT_OK &&
                 tfmt_profile_new(&p, NULL) == TFMT_OK,
             "open");
     CHECK(tfmt_profile_add_bin(p, l.r) < 0, "add fails");
@@ -170,9 +169,9 @@ TEST(jsonl_faults)
         const char *rest;
         int hint;
     } cases[] = {
-        {"", TFMT_HINT_CHECK},                                /* no end */
+        {"", TFMT_HINT_CHECK}, /* no end */
         {"{\"type\":\"end\",\"v\":2,\"run_id\":\"r\"}\n", TFMT_HINT_NONE},
-        {"[1]\n", TFMT_HINT_CHECK},                           /* an array */
+        {"[1]\n", TFMT_HINT_CHECK}, /* an array */
         {"{\"type\":\"meta\",\"v\":0,\"run_id\":\"r\",\"x\":\""
          "0123456789012345678901234567890123456789\"}\n",
          TFMT_HINT_NONE}, /* over max_line */
@@ -190,7 +189,8 @@ TEST(jsonl_faults)
 
 TEST(rows_fault)
 {
-    static const char text[] = "{\"run_id\":\"r\",\"row\":1,\"stack_hash\":1}\n";
+    static const char text[] =
+        "{\"run_id\":\"r\",\"row\":1,\"stack_hash\":1}\n";
     tfmt_source *src = NULL;
     tfmt_rows_reader *r = NULL;
     tfmt_error e;
@@ -222,8 +222,8 @@ TEST(detect_words)
               strcmp(e.msg, "not a Tachyon profile (neither a binary log "
                             "nor JSONL: first byte 0x68)") == 0,
           "text: '%s'", e.msg);
-    static const tfmt_kind readable[] = {TFMT_KIND_DATA, TFMT_KIND_BIN,
-                                         TFMT_KIND_JSONL, TFMT_KIND_JSONL_V0,
+    static const tfmt_kind readable[] = {TFMT_KIND_DATA,     TFMT_KIND_BIN,
+                                         TFMT_KIND_JSONL,    TFMT_KIND_JSONL_V0,
                                          TFMT_KIND_JSONL_V1, TFMT_KIND_ROWS};
     for (size_t i = 0; i < sizeof readable / sizeof readable[0]; i++) {
         d.kind = readable[i];
@@ -233,5 +233,5 @@ TEST(detect_words)
 }
 
 TESTS(TCASE(binary_faults), TCASE(decompressed_log_cut_short),
-      TCASE(caller_limits), TCASE(hint_survives_the_copy),
-      TCASE(jsonl_faults), TCASE(rows_fault), TCASE(detect_words))
+      TCASE(caller_limits), TCASE(hint_survives_the_copy), TCASE(jsonl_faults),
+      TCASE(rows_fault), TCASE(detect_words))
