@@ -70,12 +70,20 @@ static const cli_option options[] = {
      "print a summary of each input on stderr", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
+/* The ClickHouse table's DDL, as installed (TACHYON_DATADIR, cli.h). */
+#define DDL_PATH TACHYON_DATADIR "/clickhouse/tachyon_stacks.sql"
+
 static const char epilog[] =
     "IN is a Tachyon binary log, a JSONL export or ClickHouse rows, whole\n"
-    "or compressed (\"-\": stdin); several inputs are merged. Without --to,\n"
-    "the name of -o FILE picks the format: .jsonl, .collapsed, .folded,\n"
-    ".bin, .svg, .html, .pstats, .prof, .pb.gz, .pprof, .speedscope.json,\n"
-    ".gecko.json (then .gz, .zst, .xz or .bz2 compresses); else jsonl.\n"
+    "or compressed (\"-\": stdin); several inputs are merged. The table\n"
+    /* clang-format off */
+    "ClickHouse rows come from: " DDL_PATH "\n"
+    /* clang-format on */
+    "\n"
+    "Without --to, the name of -o FILE picks the format: .jsonl,\n"
+    ".collapsed, .folded, .bin, .svg, .html, .pstats, .prof, .pb.gz,\n"
+    ".pprof, .speedscope.json, .gecko.json (then .gz, .zst, .xz or .bz2\n"
+    "compresses); else jsonl.\n"
     "\n"
     "Exit status: 0 success, 1 bad input, 2 usage or system trouble.\n"
     "See tachyon-conv(1).\n";

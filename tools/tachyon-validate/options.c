@@ -31,10 +31,16 @@ static const cli_option options[] = {
      "print notes (unknown types, fields) and verdicts too", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
+/* The rulebook, as installed (TACHYON_DATADIR, cli.h). */
+#define RULES_PATH TACHYON_DATADIR "/RULES.md"
+
 static const char epilog[] =
     "FILE is a Tachyon binary log, a JSONL export or ClickHouse rows, whole\n"
     "or compressed (\"-\": stdin). Each problem is one line with its rule\n"
-    "id (--list-rules):  tachyon-validate: FILE:LINE: RULE: message\n"
+    "id:  tachyon-validate: FILE:LINE: RULE: message\n"
+    /* clang-format off */
+    "The rules: --list-rules, or " RULES_PATH ".\n"
+    /* clang-format on */
     "\n"
     "Exit status: 0 all files valid, 1 a file is invalid, 2 usage or\n"
     "system trouble.\n"
