@@ -31,7 +31,8 @@ static int check_combinations(const conv_options *o, conv_format f)
     if (o->compression && f != CONV_BIN)
         return cli_usage("option '--compression' applies only to --to bin");
     if (f == CONV_BIN && o->inputs.count > 1)
-        return cli_usage("--to bin takes exactly one input");
+        return cli_usage("bin output takes exactly one input (a binary "
+                         "log is one recording; other formats merge)");
     return CLI_EXIT_OK;
 }
 
