@@ -19,6 +19,7 @@ void tv_report_init(tv_report *rep, const tv_settings *set)
 {
     memset(rep, 0, sizeof *rep);
     rep->set = set;
+    rep->text = stderr;
 }
 
 void tv_report_free(tv_report *rep)
@@ -53,25 +54,74 @@ bool tv_more(const tv_report *rep, const tv_file *f)
     return !f->stopped;
 }
 
-/* A file name as inert text, for the text format's lines. */
-static void put_name(const tv_file *f)
+/*
+ * A message is kept as inert text (fmt_text.h): it may quote a name from
+ * the file, and every output format (text, JSON, JUnit, workflow
+ * commands) then carries it on one line without control bytes.
+ */
+static void make_inert(char *msg, size_t cap)
 {
-    cli_text_fwrite(stderr, f->name, strlen(f->name), TFMT_TEXT_PLAIN);
+    char raw[sizeof((tv_diag *)0)->msg];
+    size_t n = strlen(msg);
+    memcpy(raw, msg, n);
+    tfmt_text_escape(msg, cap, raw, n, TFMT_TEXT_PLAIN);
 }
 
-static void print_text(const tv_file *f, const tv_diag *d)
+/* A name (a path from the command line) as inert text. */
+static void put_name(FILE *out, const char *name)
+{
+    cli_text_fwrite(out, name, strlen(name), TFMT_TEXT_PLAIN);
+}
+
+const char *tv_diag_hint(const tv_file *f, const tv_diag *d, char *buf,
+                         size_t cap)
+{
+    return cli_hint(buf, cap, f->name, d->hint);
+}
+
+/* Start a line of the text format: "prog: " (stderr: after the progress
+ * line is erased). */
+static FILE *text_begin(const tv_report *rep)
+{
+    if (rep->text == stderr) {
+        cli_progress_clear();
+        fflush(stdout);
+    }
+    fprintf(rep->text, "%s: ", cli_program());
+    return rep->text;
+}
+
+static void print_text(const tv_report *rep, const tv_file *f, const tv_diag *d)
 {
     static const char *const tags[] = {"note: ", "warning: ", ""};
-    cli_progress_clear();
-    fprintf(stderr, "%s: ", cli_program());
-    put_name(f);
+    char hint[CLI_HINT_MAX];
+    FILE *out = text_begin(rep);
+    put_name(out, f->name);
     if (d->line)
-        fprintf(stderr, ":%llu: ", (unsigned long long)d->line);
+        fprintf(out, ":%llu: ", (unsigned long long)d->line);
     else if (d->has_offset)
-        fprintf(stderr, ": byte %llu: ", (unsigned long long)d->offset);
+        fprintf(out, ": byte %llu: ", (unsigned long long)d->offset);
     else
-        fputs(": ", stderr);
-    fprintf(stderr, "%s%s: %s\n", tags[d->severity], d->rule, d->msg);
+        fputs(": ", out);
+    fprintf(out, "%s%s: %s", tags[d->severity], d->rule, d->msg);
+    put_name(out, tv_diag_hint(f, d, hint, sizeof hint));
+    fputc('\n', out);
+}
+
+/* "prog: NAME: message" in the text format's stream. */
+static void text_info(const tv_report *rep, const char *name, const char *fmt,
+                      ...) CLI_PRINTF(3, 4);
+static void text_info(const tv_report *rep, const char *name, const char *fmt,
+                      ...)
+{
+    FILE *out = text_begin(rep);
+    va_list ap;
+    put_name(out, name);
+    fputs(": ", out);
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
 }
 
 /* The severity after the settings; -1 when the finding is dropped. */
@@ -106,7 +156,7 @@ static void keep(tv_report *rep, tv_file *f, const tv_diag *d, uint64_t n)
     }
     f->diags[f->count++] = *d;
     if (rep->set->format == FMT_TEXT)
-        print_text(f, d);
+        print_text(rep, f, d);
 }
 
 static void count(tv_file *f, int sev, uint64_t **n)
@@ -120,42 +170,59 @@ static void count(tv_file *f, int sev, uint64_t **n)
     (**n)++;
 }
 
-bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
-            bool has_offset, uint64_t offset, const char *fmt, ...)
+/* Keep, count and (text format) print `d`; false once the file stops. */
+static bool add(tv_report *rep, tv_file *f, tv_diag *d)
 {
     if (f->stopped)
         return false;
-    int sev = effective(rep->set, rule);
+    int sev = effective(rep->set, d->rule);
     if (sev < 0)
         return true;
-    tv_diag d;
-    memset(&d, 0, sizeof d);
-    d.rule = rule;
-    d.severity = (tv_severity)sev;
-    d.line = line;
-    d.has_offset = has_offset;
-    d.offset = offset;
-    /* Kept as inert text (fmt_text.h): a message may quote a name from
-     * the file, and every output format (text, JSON, JUnit, workflow
-     * commands) then carries it on one line without control bytes. */
-    char raw[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    tfmt_text_escape(d.msg, sizeof d.msg, raw, strlen(raw), TFMT_TEXT_PLAIN);
+    d->severity = (tv_severity)sev;
+    make_inert(d->msg, sizeof d->msg);
     uint64_t *n;
     count(f, sev, &n);
-    keep(rep, f, &d, *n);
+    keep(rep, f, d, *n);
     uint64_t limit = rep->set->max_errors;
     if (sev == SEV_ERROR && limit && f->errors >= limit) {
         f->stopped = true;
         if (rep->set->format == FMT_TEXT)
-            cli_file_info(f->name, "too many errors, stopping after %llu",
-                          (unsigned long long)limit);
+            text_info(rep, f->name, "too many errors, stopping after %llu",
+                      (unsigned long long)limit);
         return false;
     }
     return true;
+}
+
+bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
+            bool has_offset, uint64_t offset, const char *fmt, ...)
+{
+    tv_diag d;
+    memset(&d, 0, sizeof d);
+    d.rule = rule;
+    d.line = line;
+    d.has_offset = has_offset;
+    d.offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d.msg, sizeof d.msg, fmt, ap);
+    va_end(ap);
+    return add(rep, f, &d);
+}
+
+bool tv_add_error(tv_report *rep, tv_file *f, const char *rule,
+                  const tfmt_error *e)
+{
+    tv_diag d;
+    memset(&d, 0, sizeof d);
+    d.rule = rule;
+    d.hint = e->hint;
+    d.line = e->line;
+    d.has_offset = e->has_offset && !e->line;
+    d.offset = e->offset;
+    snprintf(d.msg, sizeof d.msg, "%s",
+             e->msg[0] ? e->msg : tfmt_strerror(e->code));
+    return add(rep, f, &d);
 }
 
 void tv_trouble(tv_report *rep, tv_file *f, const char *msg)
@@ -175,21 +242,21 @@ static void text_verdicts(const tv_report *rep)
     for (size_t i = 0; i < rep->count; i++) {
         const tv_file *f = &rep->files[i];
         if (file_ok(f))
-            cli_file_info(f->name, "valid %s file", f->format);
+            text_info(rep, f->name, "valid %s file", f->format);
         else if (!f->trouble)
-            cli_file_info(
-                f->name, "invalid: %llu error%s, %llu warning%s",
-                (unsigned long long)f->errors, f->errors == 1 ? "" : "s",
-                (unsigned long long)f->warnings, f->warnings == 1 ? "" : "s");
+            text_info(rep, f->name, "invalid: %llu error%s, %llu warning%s",
+                      (unsigned long long)f->errors, f->errors == 1 ? "" : "s",
+                      (unsigned long long)f->warnings,
+                      f->warnings == 1 ? "" : "s");
     }
 }
 
-int tv_report_finish(tv_report *rep)
+int tv_report_finish(tv_report *rep, FILE *doc)
 {
     switch (rep->set->format) {
-    case FMT_JSON: return tv_write_json(rep, stdout);
-    case FMT_JUNIT: return tv_write_junit(rep, stdout);
-    case FMT_GITHUB: return tv_write_github(rep, stdout);
+    case FMT_JSON: return tv_write_json(rep, doc);
+    case FMT_JUNIT: return tv_write_junit(rep, doc);
+    case FMT_GITHUB: return tv_write_github(rep, doc);
     default:
         if (rep->set->verbose >= 1)
             text_verdicts(rep);

@@ -15,23 +15,41 @@
 
 static const char *const sev_names[] = {"note", "warning", "error"};
 
-/* A JSON string of inert text: no control byte or invalid UTF-8 is left
- * to escape once the text is PLAIN (fmt_text.h). */
-static void json_str(FILE *out, const char *s)
+/*
+ * The characters of a JSON string, without the quotes: the text made
+ * inert first (fmt_text.h), so no control byte or invalid UTF-8 is left
+ * and only the quote and the backslash need escaping.
+ */
+static void json_chars(FILE *out, const char *text)
 {
     char small[1024];
-    char *t = cli_text(s, strlen(s), TFMT_TEXT_PLAIN, small, sizeof small);
-    fputc('"', out);
-    for (const char *p = t ? t : "(out of memory)"; *p; p++) {
-        if (*p == '"' || *p == '\\')
+    char *t =
+        cli_text(text, strlen(text), TFMT_TEXT_PLAIN, small, sizeof small);
+    for (const char *s = t ? t : "(out of memory)"; *s; s++) {
+        if (*s == '"' || *s == '\\')
             fputc('\\', out);
-        fputc(*p, out);
+        fputc(*s, out);
     }
-    fputc('"', out);
     cli_text_free(t, small);
 }
 
-static void json_diag(FILE *out, const tv_diag *d)
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    json_chars(out, s);
+    fputc('"', out);
+}
+
+/* A finding's message and its next step, as the text format shows them. */
+static void message(FILE *out, const tv_file *f, const tv_diag *d,
+                    void (*esc)(FILE *, const char *))
+{
+    char hint[CLI_HINT_MAX];
+    esc(out, d->msg);
+    esc(out, tv_diag_hint(f, d, hint, sizeof hint));
+}
+
+static void json_diag(FILE *out, const tv_file *f, const tv_diag *d)
 {
     fprintf(out, "{\"rule\":\"%s\",\"severity\":\"%s\"", d->rule,
             sev_names[d->severity]);
@@ -39,9 +57,9 @@ static void json_diag(FILE *out, const tv_diag *d)
         fprintf(out, ",\"line\":%llu", (unsigned long long)d->line);
     if (d->has_offset)
         fprintf(out, ",\"offset\":%llu", (unsigned long long)d->offset);
-    fputs(",\"message\":", out);
-    json_str(out, d->msg);
-    fputc('}', out);
+    fputs(",\"message\":\"", out);
+    message(out, f, d, json_chars);
+    fputs("\"}", out);
 }
 
 static void json_file(FILE *out, const tv_file *f)
@@ -62,7 +80,7 @@ static void json_file(FILE *out, const tv_file *f)
     for (size_t i = 0; i < f->count; i++) {
         if (i)
             fputc(',', out);
-        json_diag(out, &f->diags[i]);
+        json_diag(out, f, &f->diags[i]);
     }
     fputs("]}", out);
 }
@@ -103,7 +121,7 @@ static void located(FILE *out, const tv_file *f, const tv_diag *d,
     esc(out, f->name);
     static const char *const tags[] = {"note: ", "warning: ", ""};
     fprintf(out, "%s: %s%s: ", loc, tags[d->severity], d->rule);
-    esc(out, d->msg);
+    message(out, f, d, esc);
 }
 
 static void junit_case(FILE *out, const tv_file *f)
@@ -118,7 +136,10 @@ static void junit_case(FILE *out, const tv_file *f)
         fprintf(out, "      <%s type=\"%s\" message=\"",
                 f->trouble ? "error" : "failure",
                 first ? first->rule : "TV000");
-        xml_str(out, first ? first->msg : "invalid");
+        if (first)
+            message(out, f, first, xml_str);
+        else
+            xml_str(out, "invalid");
         fputs("\">", out);
         for (size_t i = 0; i < f->count; i++) {
             located(out, f, &f->diags[i], xml_str);
@@ -187,6 +208,12 @@ static void gh_escape(FILE *out, const char *text, bool property)
     cli_text_free(t, small);
 }
 
+/* A workflow command's data part. */
+static void gh_data(FILE *out, const char *s)
+{
+    gh_escape(out, s, false);
+}
+
 int tv_write_github(const tv_report *rep, FILE *out)
 {
     static const char *const cmds[] = {"notice", "warning", "error"};
@@ -201,7 +228,7 @@ int tv_write_github(const tv_report *rep, FILE *out)
             fprintf(out, ",title=tachyon-validate %s::", d->rule);
             if (d->has_offset && !d->line)
                 fprintf(out, "byte %llu: ", (unsigned long long)d->offset);
-            gh_escape(out, d->msg, false);
+            message(out, f, d, gh_data);
             fputc('\n', out);
         }
     }
