@@ -5,7 +5,7 @@
  * by the size of the change. When a side has no stacks (JSONL),
  * cumulative figures on BOTH sides are JSONL's per-frame sums, so like is
  * compared with like. In runs mode (several runs on both sides) figures
- * are the means of the per-run percents and the test is Welch's t
+ * are the means of the per-run percents and the test is Student's t
  * (runs.c); otherwise the sides are summed and the tests see sampling
  * noise only (stats.c).
  *
@@ -58,7 +58,7 @@ const char *diff_verdict_name(diff_verdict v)
 const char *diff_test_name(diff_test t)
 {
     static const char *const names[] = {"none",     "z",      "fisher",
-                                        "binomial", "normal", "welch"};
+                                        "binomial", "normal", "student"};
     return names[t];
 }
 

@@ -19,7 +19,7 @@
  * factorials, no lgamma, no underflow), stopping once terms are
  * negligible.
  *
- * Several runs a side (runs.c) are compared with Welch's t: Student's t
+ * Several runs a side (runs.c) are compared with Student's t, whose
  * tails come from the regularized incomplete beta function (a continued
  * fraction). The gate's one-sided tests use the same tails; with one run
  * a side their standard error is the sampling noise alone
