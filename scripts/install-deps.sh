@@ -3,6 +3,9 @@
 # install-deps.sh - install the Debian 12 packages tachyon needs to build
 # and test, only if some are missing (then apt-get update + install).
 #
+# python3-scipy and python3-statsmodels are tachyon-diff's statistics
+# oracle (ctest unit.diff_oracle).
+#
 # clickhouse-server (18.16 on Debian 12) and curl are for the fleet test
 # (ctest -L clickhouse, README "Fleet scale"), which starts its own server
 # on loopback; the packaged service itself is not used.
@@ -16,7 +19,8 @@ set -euo pipefail
 packages=(
     build-essential cmake pkg-config
     libarchive-dev libjson-c-dev libpcre2-dev libzstd-dev
-    python3 python3-jsonschema zstd xz-utils bzip2 gzip
+    python3 python3-jsonschema python3-scipy python3-statsmodels
+    zstd xz-utils bzip2 gzip
     protobuf-compiler clang-format
     clickhouse-server clickhouse-client curl
 )

@@ -316,17 +316,25 @@ static int judge(diff_ctx *c, int m, const cands *cs)
     return rc;
 }
 
-/* The gate's adjusted p-values of the selected rows: p W / (tau w). */
-static void gate_adjust(diff_ctx *c, const cands *gs)
+/* The gate's adjusted p-values of the selected rows (diff_gate_adjust). */
+static int gate_adjust(diff_ctx *c, const cands *gs)
 {
-    double W = 0;
-    for (size_t k = 0; k < gs->n; k++)
-        W += gs->v[k].w;
-    for (size_t k = 0; k < gs->n; k++) {
-        const cand *g = &gs->v[k];
-        double q = g->p * W / (DIFF_GATE_SELECT * g->w);
-        c->res.gate_q[g->row] = q < 1 ? q : 1;
+    double *p = malloc((gs->n + 1) * sizeof *p);
+    double *w = malloc((gs->n + 1) * sizeof *w);
+    double *q = malloc((gs->n + 1) * sizeof *q);
+    int rc = p && w && q ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < gs->n; k++) {
+        p[k] = gs->v[k].p;
+        w[k] = gs->v[k].w;
     }
+    if (rc == 0)
+        diff_gate_adjust(p, w, gs->n, DIFF_GATE_SELECT, q);
+    for (size_t k = 0; rc == 0 && k < gs->n; k++)
+        c->res.gate_q[gs->v[k].row] = q[k];
+    free(p);
+    free(w);
+    free(q);
+    return rc;
 }
 
 static void summarize(diff_ctx *c)
@@ -363,7 +371,7 @@ int diff_compare(diff_ctx *c)
     for (int m = 0; rc == 0 && m < 2; m++)
         rc = judge(c, m, &cs[m]);
     if (rc == 0 && c->res.gate_q)
-        gate_adjust(c, &gs);
+        rc = gate_adjust(c, &gs);
     free(cs[0].v);
     free(cs[1].v);
     free(gs.v);

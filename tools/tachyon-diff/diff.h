@@ -308,6 +308,22 @@ double diff_t_two_sided(double t, double df);
 double diff_se_sampling(uint64_t c1, double n1, double d1, uint64_t c2,
                         double n2, double d2, bool binom);
 
+/*
+ * Student's t with the variance pooled over both sides' runs: the
+ * standard error of the difference of the means, from each side's sum of
+ * squared deviations (m2) and runs (at least 2 each, else NaN), the
+ * per-run variance at least var_floor; *df = runs_b + runs_n - 2.
+ */
+double diff_pooled_se(double m2_b, double runs_b, double m2_n, double runs_n,
+                      double var_floor, double *df);
+/*
+ * The gate's adjusted p-values of the n selected rows (one-sided p-values
+ * p, weights w > 0, selection threshold tau): q = p W / (tau w), W the
+ * sum of the weights, at most 1 (compare.c).
+ */
+void diff_gate_adjust(const double *p, const double *w, size_t n, double tau,
+                      double *q);
+
 /* out.c: a buffered output going to a tfmt_sink (atomic for files). */
 typedef struct diff_out {
     tfmt_sink *sink;

@@ -159,10 +159,8 @@ void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
     e->delta = n.mean - b.mean;
     e->base_sd = sqrt(b.m2 / (rb - 1));
     e->new_sd = sqrt(n.m2 / (rn - 1));
-    e->df = rb + rn - 2;
     e->ss = b.m2 + n.m2;
     /* the floor: a quarter of the mean per-run sampling variance */
     e->var_floor = DIFF_RUNS_FLOOR * (b.samp + n.samp) / (rb + rn);
-    double var = fmax(e->ss / e->df, e->var_floor);
-    e->se = sqrt(var * (1 / rb + 1 / rn));
+    e->se = diff_pooled_se(b.m2, rb, n.m2, rn, e->var_floor, &e->df);
 }
