@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Convenience entry points; the build itself is CMake (CMakeLists.txt).
 #
-#   make run        install missing deps, build, convert the bundled example
-#   make test       install missing deps, check the formatting, build with
-#                   -Werror, run every test
+#   make run        install the build's missing packages, build, convert
+#                   the bundled example to an HTML flame graph
+#   make test       install the missing packages of the build and the
+#                   tests, check the formatting, build with -Werror, run
+#                   every test
 #   make format     reformat the C sources with .clang-format
 #   make sanitize   clang + ASan/UBSan build in build-asan, run every test;
 #                   its library is static (make test's is shared), so CI
@@ -16,16 +18,19 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deps deps-sanitize build clean \
-	format-check format
+.PHONY: all run test sanitize valgrind deps deps-test deps-sanitize build \
+	clean format-check format
 
 all: build
 
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh --build
+
+deps-test:
+	@scripts/install-deps.sh --test
 
 deps-sanitize:
-	@scripts/install-deps.sh --sanitize
+	@scripts/install-deps.sh --test --sanitize
 
 build: deps
 	cmake -S . -B $(BUILD)
@@ -34,12 +39,12 @@ build: deps
 run: build
 	@scripts/example.sh $(BUILD)
 
-test: deps format-check
+test: deps-test format-check
 	cmake -S . -B $(BUILD) -DTACHYON_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@scripts/ctest-summary.sh $(BUILD) $(JOBS)
 
-sanitize: deps deps-sanitize
+sanitize: deps-sanitize
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_BUILD_TYPE=Debug -DTACHYON_WERROR=ON \
 	  -DTACHYON_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=OFF
@@ -55,10 +60,10 @@ valgrind: build
 
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
-format-check: deps
+format-check: deps-test
 	@scripts/format-check.sh
 
-format: deps
+format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:

@@ -248,6 +248,21 @@ const char *cli_output_name(const char *path);
 int cli_close_stdout(int code);
 
 /* ------------------------------------------------------------------ */
+/* ClickHouse query results (rows_warn.c)                              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Warn (unless quiet) of each run of a read query result that was loaded
+ * more than once: identical copies of its rows (read once), and a run
+ * that looks like an earlier one's recording under another run id.
+ */
+void cli_rows_warn(const char *file, const tfmt_rows_reader *r);
+/* The texts of those warnings; false when the run has nothing to say. */
+bool cli_rows_copies_msg(const tfmt_rows_run *run, char *msg, size_t cap);
+bool cli_rows_twin_msg(const tfmt_rows_reader *r, const tfmt_rows_run *run,
+                       char *msg, size_t cap);
+
+/* ------------------------------------------------------------------ */
 /* Output files (output.c)                                             */
 /* ------------------------------------------------------------------ */
 

@@ -94,14 +94,17 @@ int run_conv(const conv_options *opts);
  */
 int conv_input_open(conv_input *in, const char *path, const conv_job *job);
 void conv_input_close(conv_input *in);
+/* Stream the input into `p` (any reader); a tfmt status. */
+int conv_input_add(conv_input *in, tfmt_profile *p);
 /*
- * Stream the input into `p` (any reader); its fingerprint to
- * `fingerprint`: a binary log's, an export's run id (conv_run_id_of), or
- * for rows the default run id rule over the runs in the order they came
- * (so a query result ordered by run_id gets the run id of its logs merged
- * in that order).
+ * The input's run id, once it has been added: a binary log's
+ * tfmt_bin_run_id (a pass over the file, so only when an id is wanted),
+ * an export's run id (conv_run_id_of), or for rows the default run id
+ * rule over the runs in the order they came (so a query result ordered
+ * by run_id gets the run id of its logs merged in that order). Returns an
+ * exit code, after a message on failure.
  */
-int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33]);
+int conv_input_run_id(conv_input *in, char out[33]);
 int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
 int conv_sink_finish(tfmt_sink *sink, const conv_job *job);
 int conv_report_sink(const tfmt_sink *sink, const conv_job *job);

@@ -119,29 +119,46 @@ void conv_input_close(conv_input *in)
     in->src = NULL;
 }
 
-int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33])
+int conv_input_add(conv_input *in, tfmt_profile *p)
 {
-    if (in->jsonl) {
-        int rc = tfmt_profile_add_jsonl(p, in->jsonl);
-        conv_run_id_of(tfmt_jsonl_get_info(in->jsonl)->run_id, fingerprint);
+    if (in->jsonl)
+        return tfmt_profile_add_jsonl(p, in->jsonl);
+    if (in->rows) {
+        int rc = tfmt_profile_add_rows(p, in->rows);
+        if (rc >= 0)
+            cli_rows_warn(cli_input_name(in->path), in->rows);
         return rc;
     }
-    if (!in->rows) {
-        tfmt_bin_fingerprint(in->reader, fingerprint);
-        return tfmt_profile_add_bin(p, in->reader);
-    }
-    int rc = tfmt_profile_add_rows(p, in->rows);
-    size_t n = tfmt_rows_run_count(in->rows);
+    return tfmt_profile_add_bin(p, in->reader);
+}
+
+/* The default run id of ClickHouse rows: the runs in the order they came. */
+static int rows_run_id(const tfmt_rows_reader *rows, char out[33])
+{
+    size_t n = tfmt_rows_run_count(rows);
     char(*ids)[33] = calloc(n ? n : 1, sizeof *ids);
     if (!ids)
-        return TFMT_ENOMEM;
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     for (size_t i = 0; i < n; i++)
-        memcpy(ids[i], tfmt_rows_run_at(in->rows, i)->run_id, 33);
+        memcpy(ids[i], tfmt_rows_run_at(rows, i)->run_id, 33);
     if (n == 0)
         memset(ids[0], '0', 32);
-    conv_run_id_default(ids, n ? n : 1, fingerprint);
+    conv_run_id_default(ids, n ? n : 1, out);
     free(ids);
-    return rc;
+    return CLI_EXIT_OK;
+}
+
+int conv_input_run_id(conv_input *in, char out[33])
+{
+    if (in->jsonl) {
+        conv_run_id_of(tfmt_jsonl_get_info(in->jsonl)->run_id, out);
+        return CLI_EXIT_OK;
+    }
+    if (in->rows)
+        return rows_run_id(in->rows, out);
+    if (tfmt_bin_run_id(in->reader, out) != TFMT_OK)
+        return cli_report(cli_input_name(in->path), tfmt_bin_error(in->reader));
+    return CLI_EXIT_OK;
 }
 
 const char *conv_only_input(const conv_options *o)

@@ -134,10 +134,9 @@ static const char epilog[] =
     "anyway: compressed ones, and every log for bin, gecko, speedscope,\n"
     "clickhouse or with a filter (they need the samples in order).\n"
     "\n"
-    "Without --run-id, the JSONL run id is the input's fingerprint (a hash\n"
-    "of its header, footer, string and frame tables and size), so the same\n"
-    "input always gives the same output; with several inputs it is a hash\n"
-    "of their fingerprints in command-line order.\n"
+    "Without --run-id, the JSONL run id is a hash of every byte of the\n"
+    "input, so the same input always gives the same output; with several\n"
+    "inputs it is a hash of their run ids in command-line order.\n"
     "\n"
     "Exit status: 0 success, 1 bad input data, 2 usage or I/O trouble.\n";
 

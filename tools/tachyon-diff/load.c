@@ -133,8 +133,11 @@ static int load_rows(diff_side *side, tfmt_source *src, const char *path)
         code = trouble_msg(side, path, TFMT_ENOMEM, "out of memory");
     else if (tfmt_profile_add_rows(p, r) < 0)
         code = trouble(side, path, tfmt_profile_error(p));
-    else if (tfmt_flat_add_profile(side->flat, p) < 0)
-        code = trouble(side, path, tfmt_flat_error(side->flat));
+    if (code == CLI_EXIT_OK) {
+        cli_rows_warn(cli_input_name(path), r);
+        if (tfmt_flat_add_profile(side->flat, p) < 0)
+            code = trouble(side, path, tfmt_flat_error(side->flat));
+    }
     tfmt_profile_free(p);
     tfmt_rows_free(r);
     return code;

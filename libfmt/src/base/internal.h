@@ -98,6 +98,20 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
     return x;
 }
 
+/*
+ * ---- a 128-bit hash of a stream fed in pieces (digest.c) ----
+ * Equal bytes give equal digests however they are cut into updates.
+ */
+typedef struct tfmt_digest {
+    uint64_t acc[4];
+    uint8_t buf[32];
+    size_t buffered;
+    uint64_t total;
+} tfmt_digest;
+void tfmt__digest_init(tfmt_digest *d, uint64_t seed);
+void tfmt__digest_update(tfmt_digest *d, const void *p, size_t n);
+void tfmt__digest_final(const tfmt_digest *d, uint64_t out[2]);
+
 /* ---- frames as keys (model.c): every field, ids compared as ids ---- */
 uint64_t tfmt__frame_hash(const tfmt_frame *f);
 bool tfmt__frame_same(const tfmt_frame *a, const tfmt_frame *b);
