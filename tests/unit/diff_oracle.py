@@ -47,7 +47,7 @@ except ImportError as e:  # Debian: python3-scipy python3-statsmodels
     sys.exit(77)
 
 FLOOR = 0.25  # DIFF_RUNS_FLOOR
-TAU = 0.75  # DIFF_GATE_SELECT
+TAU = 0.6  # DIFF_GATE_SELECT
 EXACT_BELOW = 5.0
 FAILS = []
 SEEN = {}  # what the cases exercised: tests, floors, trips, selections

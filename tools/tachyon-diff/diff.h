@@ -234,7 +234,7 @@ double diff_gate_weight(const diff_ctx *c, const diff_est *e);
  * The gate's selection: rows whose one-sided p-value is at most this
  * take part, the others cannot trip it (compare.c).
  */
-#define DIFF_GATE_SELECT 0.75
+#define DIFF_GATE_SELECT 0.6
 /* A gate is set and `m` is the metric it watches. */
 bool diff_gated(const diff_ctx *c, int m);
 
