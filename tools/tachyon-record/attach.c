@@ -184,8 +184,8 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     /* Forked and unexec'd before and after the search: what was found is
      * the image the fork copied (the sampler watches for an exec). */
     bool forked = target_forked_unexeced(t->pid);
-    int rc = wait_runtime(t, cfg->untested, stop, w, &loc, &u->off, &seen,
-                          msg, sizeof msg);
+    int rc = wait_runtime(t, cfg->untested, stop, w, &loc, &u->off, &seen, msg,
+                          sizeof msg);
     t->fork_image = forked && target_forked_unexeced(t->pid);
     /* Following children, a target that is not Python (a shell wrapper)
      * is not an error by itself. */

@@ -18,6 +18,7 @@ typedef struct target {
     int wait_status; /* waitpid status once exited (spawned only) */
     int ended_by;    /* the signal target_finish ended it with, or 0 */
     bool end_told;   /* a message already said how it ended */
+    bool going;      /* its memory is gone: it is exiting by itself */
     /* Forked and not exec'd when its interpreter was located: the image
      * read may be the parent's copy, about to be replaced by an exec. */
     bool fork_image;
@@ -56,9 +57,11 @@ bool target_alive(target *t);
 
 /*
  * End a spawned child that is still running when recording stops: give
- * it `grace_ms` to exit by itself (after a Ctrl-C it got SIGINT too),
- * then SIGTERM, then SIGKILL after 2 s, and reap it (t->ended_by says
- * which signal, if one was needed). No-op for an attached process.
+ * it `grace_ms` to exit by itself (after a Ctrl-C it got SIGINT too; at
+ * least 1 s when t->going: a process whose memory is gone is in its
+ * exit, not yet a zombie), then SIGTERM, then SIGKILL after 2 s, and reap
+ * it (t->ended_by says which signal, if one was needed). No-op for an
+ * attached process.
  */
 void target_finish(target *t, int grace_ms);
 

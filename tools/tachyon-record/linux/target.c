@@ -230,6 +230,8 @@ void target_finish(target *t, int grace_ms)
 {
     if (!t->spawned || !target_alive(t))
         return;
+    if (t->going && grace_ms < 1000)
+        grace_ms = 1000;
     if (grace_ms > 0 && wait_exit(t, grace_ms))
         return;
     t->ended_by = SIGTERM;
