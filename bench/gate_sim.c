@@ -31,9 +31,7 @@
  *
  * Each trial writes R runs a side as binary logs (through the public
  * writer, 1 ms apart) and runs the real tachyon-diff binary on them:
- * --fail-on-regression PP: exit 3 is a tripped gate (1 in builds before
- * the exit-status table gave the gate its own status; the runs written
- * here are never bad input). It prints one Markdown table
+ * --fail-on-regression PP, exit 3 = tripped. It prints one Markdown table
  * per metric: the percentage of trials that tripped, per change (rows)
  * and runs per side (columns); the 0 row is the false-alarm rate.
  */
@@ -346,7 +344,7 @@ static int trial(const sim *s, const model *m, unsigned runs, double pp,
         if (strcmp(s->metric, "both") && strcmp(s->metric, metrics[mi]))
             continue;
         int code = run_diff(s, runs, metrics[mi]);
-        bool tripped = code == 3 || code == 1;
+        bool tripped = code == 3;
         if (code != 0 && !tripped) {
             fprintf(stderr, "tachyon-gate-sim: tachyon-diff exited %d\n", code);
             return -1;

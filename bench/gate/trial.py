@@ -38,10 +38,10 @@ def gate(tool, base, new, pp, metric):
         args += [a for b in base for a in ("--base", b)]
         args += [a for n in new for a in ("--new", n)]
     p = subprocess.run(args, capture_output=True, text=True)
-    if p.returncode not in (0, 1, 3):  # 3: tripped (1 before 0.2.0)
+    if p.returncode not in (0, 3):  # 3: the gate tripped
         sys.exit("trial: %s failed: %s" % (tool, p.stderr))
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    return int(p.returncode != 0), rows
+    return int(p.returncode == 3), rows
 
 
 def count(tool, pairs, pp, label, by_change=False):
