@@ -93,9 +93,9 @@ static void footnote(diff_out *o, const diff_ctx *c)
 {
     const diff_settings *s = c->set;
     if (c->runs_mode)
-        diff_out_printf(o, "\n<sub>Welch's t per row on the per-run "
-                           "percents (between-run variance, at least the "
-                           "sampling variance), ");
+        diff_out_printf(o, "\n<sub>Student's t per row on the per-run "
+                           "percents (between-run variance pooled over both "
+                           "sides), ");
     else
         diff_out_printf(o, "\n<sub>Two-sided tests per row on sampling "
                            "noise only (repeat the runs for a trustworthy "
@@ -107,9 +107,9 @@ static void footnote(diff_out *o, const diff_ctx *c)
     if (s->fail_on >= 0)
         diff_out_printf(o,
                         " The gate fails when a regression is "
-                        "significantly above %g pp (one-sided, same "
-                        "control).",
-                        s->fail_on);
+                        "significantly above %g pp (one-sided, family-wise "
+                        "error at most %g).",
+                        s->fail_on, s->alpha);
     diff_out_printf(o, "</sub>\n");
 }
 

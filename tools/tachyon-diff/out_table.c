@@ -48,7 +48,7 @@ static void header(diff_out *o, const diff_ctx *c)
                     unit(s->norm), s->metric == M_SELF ? "self" : "cumulative",
                     s->alpha);
     if (c->runs_mode)
-        diff_out_printf(o, "runs kept apart: Welch's t on the per-run "
+        diff_out_printf(o, "runs kept apart: Student's t on the per-run "
                            "percents (between-run variance)\n");
     else
         diff_out_printf(o, "%s: the tests see sampling noise only\n",
