@@ -47,7 +47,7 @@ except ImportError as e:  # Debian: python3-scipy python3-statsmodels
     sys.exit(77)
 
 FLOOR = 0.25  # DIFF_RUNS_FLOOR
-TAU = 0.6  # DIFF_GATE_SELECT
+SCREEN = 0.6  # DIFF_GATE_SELECT
 EXACT_BELOW = 5.0
 FAILS = []
 SEEN = {}  # what the cases exercised: tests, floors, trips, selections
@@ -180,14 +180,14 @@ def judge(figs, counts, min_delta, min_samples, alpha, pp):
     if pp is None:
         return False
     sel = [k for k, f in figs.items() if "gate_p" in f and
-           f["t_gate"] >= -1 and f["gate_p"] <= TAU]
+           f["t_gate"] >= -1 and f["gate_p"] <= SCREEN]
     total = sum(figs[k]["w"] for k in sel)
     seen("selected %s" % min(len(sel), 2))
     tripped = False
     for k, f in figs.items():
         if "gate_p" not in f:
             continue
-        f["gate_q"] = (min(1.0, f["gate_p"] * total / (TAU * f["w"]))
+        f["gate_q"] = (min(1.0, f["gate_p"] * total / f["w"])
                        if k in sel else 1.0)
         tripped |= f["verdict"] == "regressed" and f["gate_q"] < alpha
     seen("tripped" if tripped else "passed")

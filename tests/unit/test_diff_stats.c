@@ -125,18 +125,18 @@ TEST(pooled_se)
     CHECK(isnan(diff_pooled_se(0, 1, 2, 4, 0.1, &df)), "one base run");
 }
 
-/* The gate's adjustment: q = p W / (tau w), by hand. */
+/* The gate's adjustment: q = p W / w, by hand. */
 TEST(gate_adjust)
 {
     const double p[] = {0.01, 0.2, 0.7}, w[] = {4, 1, 5};
     double q[3];
-    diff_gate_adjust(p, w, 3, 0.75, q);
-    near(q[0], 0.01 * 10 / (0.75 * 4), "weighted");
+    diff_gate_adjust(p, w, 3, q);
+    near(q[0], 0.01 * 10 / 4, "weighted");
     CHECK(q[1] == 1 && q[2] == 1, "capped: %g %g", q[1], q[2]);
-    /* one selected row: p / tau, whatever its weight */
+    /* one screened row: its own p, whatever its weight */
     const double p1[] = {0.03}, w1[] = {123};
-    diff_gate_adjust(p1, w1, 1, 0.75, q);
-    near(q[0], 0.04, "alone");
+    diff_gate_adjust(p1, w1, 1, q);
+    near(q[0], 0.03, "alone");
 }
 
 /*

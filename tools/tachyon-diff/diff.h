@@ -322,11 +322,10 @@ double diff_pooled_se(double m2_b, double runs_b, double m2_n, double runs_n,
                       double var_floor, double *df);
 /*
  * The gate's adjusted p-values of the n selected rows (one-sided p-values
- * p, weights w > 0, selection threshold tau): q = p W / (tau w), W the
- * sum of the weights, at most 1 (compare.c).
+ * p, weights w > 0): q = p W / w, W the sum of the weights, at most 1
+ * (compare.c).
  */
-void diff_gate_adjust(const double *p, const double *w, size_t n, double tau,
-                      double *q);
+void diff_gate_adjust(const double *p, const double *w, size_t n, double *q);
 
 /* out.c: a buffered output going to a tfmt_sink (atomic for files). */
 typedef struct diff_out {

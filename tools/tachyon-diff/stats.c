@@ -291,14 +291,13 @@ double diff_pooled_se(double m2_b, double runs_b, double m2_n, double runs_n,
     return sqrt(var * (1 / runs_b + 1 / runs_n));
 }
 
-void diff_gate_adjust(const double *p, const double *w, size_t n, double tau,
-                      double *q)
+void diff_gate_adjust(const double *p, const double *w, size_t n, double *q)
 {
     double total = 0;
     for (size_t k = 0; k < n; k++)
         total += w[k];
     for (size_t k = 0; k < n; k++) {
-        double v = p[k] * total / (tau * w[k]);
+        double v = p[k] * total / w[k];
         q[k] = v < 1 ? v : 1;
     }
 }
