@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "async.h"
+#include "async_offsets.h"
 #include "cli.h"
 #include "locate.h"
 #include "sampler.h"
@@ -97,6 +99,21 @@ static int describe_failure(const target *t, int rc, const char *msg,
     return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
 }
 
+/* --async-aware: a layout that cannot be right is an error now; one not
+ * loaded yet is looked for while recording. */
+static int check_asyncio(const target *t, unwinder *u, bool verbose)
+{
+    bool found = async_begin(u);
+    const char *err = async_error(u->as);
+    if (err)
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, err);
+    if (verbose)
+        fprintf(stderr, "%s: process %d: asyncio %s%s\n", cli_program(),
+                (int)t->pid, found ? "task layout from " : "not imported yet",
+                found ? async_where(u->as) : "");
+    return CLI_EXIT_OK;
+}
+
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                     volatile sig_atomic_t *stop, const attach_wait *w,
                     unwinder *u, uint32_t *hexversion)
@@ -126,6 +143,7 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     u->pid = t->pid;
     u->hexversion = loc.hexversion;
     u->runtime = loc.runtime;
+    u->runtime_size = loc.runtime_size;
     u->code_type = loc.code_type;
     u->none_obj = loc.none_obj;
     u->cfg = *cfg;
@@ -150,7 +168,10 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                 "(running Python code, not waiting in a call that releases "
                 "it)\n",
                 cli_program(), (int)t->pid);
+    if (cfg->async_mode &&
+        async_version_check(loc.hexversion, cfg->untested, msg, sizeof msg))
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
-    return CLI_EXIT_OK;
+    return cfg->async_mode ? check_asyncio(t, u, verbose) : CLI_EXIT_OK;
 }

@@ -25,6 +25,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
 #include "linetable.h"
 #include "remote_mem.h"
 
@@ -183,6 +184,58 @@ static void print_thread(const unwinder *u, const raw_thread *t, bool first,
         print_frame(u, &t->frames[i], cwd, started, out);
 }
 
+/* A task name as data: control characters as \xNN, so that a name
+ * cannot forge lines of the dump. */
+static void print_name(const char *s, size_t len, FILE *out)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            fprintf(out, "\\x%02x", c);
+        else
+            fputc(c, out);
+    }
+}
+
+/* One task stack, as CPython's dump prints a leaf task's: the thread,
+ * the leaf task's id, no status; root first. */
+static void print_task_stack(const unwinder *u, const async_stack *st,
+                             bool first, const char *cwd, double started,
+                             FILE *out)
+{
+    char head[64] = "Stack dump";
+    if (first)
+        snprintf(head, sizeof head, "Stack dump for PID %d", (int)u->pid);
+    fprintf(out, "%s%s, thread %llu (task %llu; most recent call last):\n",
+            first ? "" : "\n", head, (unsigned long long)st->tid,
+            (unsigned long long)st->leaf);
+    for (uint32_t i = st->depth; i-- > 0;) {
+        const async_frame *f = &st->frames[i];
+        size_t len;
+        if (f->f) {
+            print_frame(u, f->f, cwd, started, out);
+            continue;
+        }
+        const char *name = async_task_name(u->as, f->task, &len);
+        fprintf(out, "  File \"<task>\", in ");
+        print_name(name, len, out);
+        fputc('\n', out);
+    }
+}
+
+static void dump_tasks(const unwinder *u, const char *cwd, double started,
+                       FILE *out)
+{
+    static async_stack st;
+    uint32_t n = async_nstacks(u->as);
+    if (n == 0)
+        fprintf(out, "No Python stacks found for PID %d\n", (int)u->pid);
+    for (uint32_t i = 0; i < n; i++) {
+        async_stack_get(u->as, i, &st);
+        print_task_stack(u, &st, i == 0, cwd, started, out);
+    }
+}
+
 int dump_threads(unwinder *u, FILE *out)
 {
     char cwd[4096];
@@ -194,6 +247,10 @@ int dump_threads(unwinder *u, FILE *out)
     if (!getcwd(cwd, sizeof cwd))
         cwd[0] = '\0';
     double started = process_start(u->pid);
+    if (u->as) {
+        dump_tasks(u, cwd, started, out);
+        return RMEM_OK;
+    }
     bool interps = false;
     for (uint32_t i = 1; i < u->nthreads; i++)
         interps |= u->threads[i].interp_id != u->threads[0].interp_id;

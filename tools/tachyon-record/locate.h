@@ -33,4 +33,14 @@ enum {
  */
 int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len);
 
+/*
+ * Look through the files mapped into `pid` whose base name contains one
+ * of `needles` (NULL-terminated) for the ELF section `section`: *addr gets
+ * where it is in the process, *size its size, `path` the file. Returns
+ * LOCATE_FOUND, LOCATE_NOT_YET (no such file or section mapped),
+ * LOCATE_DENIED or LOCATE_ERROR (the maps cannot be read).
+ */
+int locate_section(pid_t pid, const char *const *needles, const char *section,
+                   uint64_t *addr, uint64_t *size, char *path, size_t path_len);
+
 #endif

@@ -19,6 +19,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
 #include "attach.h"
 #include "checkpoint.h"
 #include "cli.h"
@@ -244,6 +245,19 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)r->skipped, sampler_missed_pct(r));
 }
 
+static void print_verbose_async(const unwinder *u)
+{
+    const async_counters *c = async_get_counters(u->as);
+    fprintf(stderr,
+            "%s: asyncio: %llu samples of the task graph (%llu before "
+            "asyncio was imported), %llu task stacks, up to %llu tasks in "
+            "a sample, %.1f batched reads of task memory a sample\n",
+            cli_program(), (unsigned long long)c->samples,
+            (unsigned long long)c->unloaded, (unsigned long long)c->stacks,
+            (unsigned long long)c->max_tasks,
+            c->samples ? (double)c->rounds / (double)c->samples : 0.0);
+}
+
 static void print_summary(const rec_options *o, const char *path,
                           const sampler_result *r, const unwinder *u)
 {
@@ -260,6 +274,27 @@ static void print_summary(const rec_options *o, const char *path,
                         : 0.0);
     if (o->verbose)
         print_verbose(r, u);
+    if (o->verbose && u->as)
+        print_verbose_async(u);
+}
+
+/* What --async-aware could not give. */
+static void warn_async(const char *path, const unwinder *u)
+{
+    const async_counters *c = async_get_counters(u->as);
+    const char *err = async_error(u->as);
+    if (err)
+        cli_file_warn(path, "no task stacks: %s", err);
+    else if (c->samples == 0 && c->unloaded > 0)
+        cli_file_warn(path,
+                      "no task stacks: process %d did not import "
+                      "asyncio while it was recorded",
+                      (int)u->pid);
+    if (c->truncated)
+        cli_file_warn(path,
+                      "%llu samples had more than %u tasks (or an awaiter "
+                      "set too large to read): their task graphs are partial",
+                      (unsigned long long)c->truncated, ASYNC_MAX_TASKS);
 }
 
 /* Say when the log is not what was asked for. */
@@ -276,8 +311,11 @@ static void warn_shortfalls(const rec_options *o, const char *path,
     if (r->thread_samples == 0)
         cli_file_warn(path, "the profile is empty: %s",
                       r->attempts == 0              ? "no tick was taken"
+                      : o->async_mode               ? "no task was sampled"
                       : o->mode != UNWIND_MODE_WALL ? "no thread matched --mode"
                                                     : "no thread was sampled");
+    if (u->as)
+        warn_async(path, u);
     if (u->pause_denied)
         cli_file_warn(path,
                       "threads could not be paused (ptrace not permitted); "
@@ -425,9 +463,10 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads,   (unwind_mode)o->mode, o->gc,
-                       o->native,        o->opcodes,           !o->nonblocking,
-                       o->allow_untested};
+    unwind_config c = {
+        o->all_threads,    (unwind_mode)o->mode, o->gc && !o->async_mode,
+        o->native,         o->opcodes,           !o->nonblocking,
+        o->allow_untested, o->async_mode};
     return c;
 }
 
@@ -501,13 +540,9 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 {
     unwinder u;
     uint32_t hexversion;
-    unwind_config cfg = {true,
-                         UNWIND_MODE_WALL,
-                         o->gc,
-                         o->native,
-                         o->opcodes,
-                         !o->nonblocking,
-                         o->allow_untested};
+    unwind_config cfg = {
+        true,       UNWIND_MODE_WALL, o->gc && !o->async_mode, o->native,
+        o->opcodes, !o->nonblocking,  o->allow_untested,       o->async_mode};
     attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,

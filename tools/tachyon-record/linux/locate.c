@@ -102,3 +102,41 @@ int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len)
     }
     return LOCATE_NOT_YET;
 }
+
+/* Section `section` of the file mapped at `f`, relocated; -1 if absent. */
+static int section_in(pid_t pid, const pmap_file *f, const char *section,
+                      uint64_t *addr, uint64_t *size)
+{
+    char path[600];
+    uint64_t at, len;
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, f->path);
+    elf_image *img = elf_open(path);
+    if (!img)
+        return -1;
+    int rc = elf_section(img, section, &at, &len);
+    if (rc == 0) {
+        *addr = f->start - elf_link_base(img) + at;
+        *size = len;
+    }
+    elf_close(img);
+    return rc;
+}
+
+int locate_section(pid_t pid, const char *const *needles, const char *section,
+                   uint64_t *addr, uint64_t *size, char *path, size_t path_len)
+{
+    for (size_t k = 0; needles[k]; k++) {
+        pmap_file files[LOCATE_MAX_FILES];
+        int n = pmap_find_files(pid, needles[k], files, LOCATE_MAX_FILES);
+        if (n < 0)
+            return errno == EACCES || errno == EPERM ? LOCATE_DENIED
+                                                     : LOCATE_ERROR;
+        for (int i = 0; i < n; i++) {
+            if (section_in(pid, &files[i], section, addr, size) == 0) {
+                snprintf(path, path_len, "%s", files[i].path);
+                return LOCATE_FOUND;
+            }
+        }
+    }
+    return LOCATE_NOT_YET;
+}
