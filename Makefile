@@ -11,6 +11,7 @@
 #                   its library is static (make test's is shared), so CI
 #                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
+#   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
 SHELL := /bin/bash
@@ -18,8 +19,8 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deps deps-test deps-sanitize build \
-	clean format-check format
+.PHONY: all run test sanitize valgrind deb deps deps-test deps-deb \
+	deps-sanitize build clean format-check format
 
 all: build
 
@@ -28,6 +29,9 @@ deps:
 
 deps-test:
 	@scripts/install-deps.sh --test
+
+deps-deb:
+	@scripts/install-deps.sh --deb
 
 deps-sanitize:
 	@scripts/install-deps.sh --test --sanitize
@@ -58,6 +62,9 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+deb: deps-deb
+	JOBS=$(JOBS) scripts/build-deb.sh build-deb
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
 format-check: deps-test
@@ -67,4 +74,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-deb

@@ -234,6 +234,8 @@ int cli_main(const cli_spec *spec, int argc, char **argv, const int *quietp,
     case CLI_PARSE_HELP: return cli_print_help(spec);
     case CLI_PARSE_VERSION: return cli_print_version();
     case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    case CLI_PARSE_COMPLETION:
+        return cli_print_completion(spec, CLI_OPERANDS_FILES, argv[2]);
     default: break;
     }
     cli_set_quiet(quietp && *quietp > 0);

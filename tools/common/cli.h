@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <tachyon/fmt.h>
 
@@ -76,6 +77,12 @@ enum {
 #else
 #define CLI_PRINTF(a, b)
 #endif
+
+/*
+ * TACHYON_DATADIR, a string defined by the build (tools/CMakeLists.txt):
+ * the installed data folder (schemas, RULES.md, the ClickHouse DDL and
+ * queries), PREFIX/share/tachyon, for texts that name those files.
+ */
 
 /* ------------------------------------------------------------------ */
 /* Option table and parser                                             */
@@ -117,7 +124,22 @@ typedef struct cli_option {
                                by the parser; NULL: any value */
 } cli_option;
 
-/* A whole command line: drives both cli_parse and cli_print_help. */
+/* What a tool's operands are, for its shell completion (cli_complete.c). */
+typedef enum {
+    CLI_OPERANDS_FILES = 0, /* input files ("-" for stdin) */
+    CLI_OPERANDS_COMMAND    /* a command line to run, after "--" */
+} cli_operand_kind;
+
+/*
+ * -h/--help and -V/--version, which every table has without listing them
+ * (cli_opt.c); a row with long_name NULL ends it.
+ */
+extern const cli_option cli_builtin_options[];
+
+/*
+ * A whole command line: drives cli_parse, cli_print_help and the shell
+ * completion scripts (cli_print_completion).
+ */
 typedef struct cli_spec {
     const char *name;     /* program name used in every message */
     const char *synopsis; /* after the name: "[OPTIONS] FILE..." */
@@ -129,9 +151,11 @@ typedef struct cli_spec {
 
 typedef enum {
     CLI_PARSE_OK = 0,
-    CLI_PARSE_HELP,    /* -h/--help seen: print help, exit 0 */
-    CLI_PARSE_VERSION, /* -V/--version seen: print version, exit 0 */
-    CLI_PARSE_ERROR    /* usage error: message in cli_parse_error */
+    CLI_PARSE_HELP,      /* -h/--help seen: print help, exit 0 */
+    CLI_PARSE_VERSION,   /* -V/--version seen: print version, exit 0 */
+    CLI_PARSE_ERROR,     /* usage error: message in cli_parse_error */
+    CLI_PARSE_COMPLETION /* "--print-completion SHELL", alone: print the
+                            completion script for argv[2] */
 } cli_parse_status;
 
 typedef struct cli_parse_error {
@@ -152,10 +176,26 @@ int cli_parse(const cli_spec *spec, int argc, char **argv,
 int cli_print_help(const cli_spec *spec);
 
 /*
+ * Write the completion script of `spec`'s tool for `shell` ("bash", "zsh"
+ * or "fish") to `out`, from the option table, with `operands` completed
+ * as files or as a command (the hidden option "--print-completion SHELL",
+ * which the build runs to make the installed scripts). Returns 0, or 2
+ * after a message for an unknown shell or a table whose names cannot be
+ * written into a script safely.
+ */
+int cli_write_completion(FILE *out, const cli_spec *spec,
+                         cli_operand_kind operands, const char *shell);
+
+/* cli_write_completion to stdout, checked (cli_close_stdout). */
+int cli_print_completion(const cli_spec *spec, cli_operand_kind operands,
+                         const char *shell);
+
+/*
  * The body every tool's main() shares: parse argv with `spec`, answer
- * --help, --version and usage errors, otherwise set quiet mode from
- * *quiet (a counter option's target; may be NULL) and return run(ctx).
- * Returns the exit code; the caller frees its option lists afterwards.
+ * --help, --version, --print-completion and usage errors, otherwise set
+ * quiet mode from *quiet (a counter option's target; may be NULL) and
+ * return run(ctx). Returns the exit code; the caller frees its option
+ * lists afterwards.
  */
 int cli_main(const cli_spec *spec, int argc, char **argv, const int *quiet,
              int (*run)(void *ctx), void *ctx);

@@ -11,12 +11,14 @@
 
 #include "cli.h"
 
-/* The built-in rows; their targets are never written. */
-static const cli_option builtin_help = {
-    "help", 'h', CLI_ARG_NONE, NULL, "show this help and exit", NULL, NULL};
-static const cli_option builtin_version = {
-    "version", 'V', CLI_ARG_NONE, NULL, "show version information and exit",
-    NULL,      NULL};
+/* The built-in rows (cli.h); their targets are never written. */
+const cli_option cli_builtin_options[] = {
+    {"help", 'h', CLI_ARG_NONE, NULL, "show this help and exit", NULL, NULL},
+    {"version", 'V', CLI_ARG_NONE, NULL, "show version information and exit",
+     NULL, NULL},
+    {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
+static const cli_option *const builtin_help = &cli_builtin_options[0];
+static const cli_option *const builtin_version = &cli_builtin_options[1];
 
 void cli_list_free(cli_list *list)
 {
@@ -112,9 +114,9 @@ static int apply(const cli_option *opt, const char *value, cli_parse_error *err)
 /* The parse status a built-in option stands for, or CLI_PARSE_OK. */
 static int builtin_status(const cli_option *opt)
 {
-    if (opt == &builtin_help)
+    if (opt == builtin_help)
         return CLI_PARSE_HELP;
-    if (opt == &builtin_version)
+    if (opt == builtin_version)
         return CLI_PARSE_VERSION;
     return CLI_PARSE_OK;
 }
@@ -129,9 +131,9 @@ static const cli_option *find_long(const cli_spec *spec, const char *name,
             strncmp(o->long_name, name, len) == 0)
             return o;
     if (len == 4 && strncmp(name, "help", 4) == 0)
-        return &builtin_help;
+        return builtin_help;
     if (len == 7 && strncmp(name, "version", 7) == 0)
-        return &builtin_version;
+        return builtin_version;
     return NULL;
 }
 
@@ -143,9 +145,9 @@ static const cli_option *find_short(const cli_spec *spec, char c)
         if (o->short_name && o->short_name == c)
             return o;
     if (c == 'h')
-        return &builtin_help;
+        return builtin_help;
     if (c == 'V')
-        return &builtin_version;
+        return builtin_version;
     return NULL;
 }
 
@@ -209,6 +211,9 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
 
     cli_set_program(spec->name);
     err->msg[0] = '\0';
+    /* Hidden: the build asks each tool for its completion scripts. */
+    if (argc == 3 && strcmp(argv[1], "--print-completion") == 0)
+        return CLI_PARSE_COMPLETION;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc;
@@ -258,8 +263,8 @@ int cli_print_help(const cli_spec *spec)
     printf("\nOptions:\n");
     for (o = spec->options; o->long_name; o++)
         print_option(o);
-    print_option(&builtin_help);
-    print_option(&builtin_version);
+    print_option(builtin_help);
+    print_option(builtin_version);
     if (spec->epilog)
         printf("\n%s", spec->epilog);
     return cli_close_stdout(CLI_EXIT_OK);

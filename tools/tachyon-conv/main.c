@@ -74,6 +74,9 @@ static const cli_option options[] = {
      "print a summary of each input on stderr", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
+/* The ClickHouse table's DDL, as installed (TACHYON_DATADIR, cli.h). */
+#define DDL_PATH TACHYON_DATADIR "/clickhouse/tachyon_stacks.sql"
+
 static const char epilog[] =
     "IN is a Tachyon binary log, a JSONL export (schema v0 or the\n"
     "pre-release dialect) or ClickHouse rows (the JSONEachRow result of\n"
@@ -96,7 +99,10 @@ static const char epilog[] =
     "(interactive flame graph, no network needed), pstats (CPython 3.15's\n"
     "marshal file, for pstats.SampledStats), top (table of the hottest\n"
     "functions), html (the flame graph and the top tables on one page),\n"
-    "clickhouse (JSONEachRow rows for schemas/clickhouse/tachyon_stacks.sql:\n"
+    /* clang-format off */
+    "clickhouse (JSONEachRow rows for the table tachyon_stacks of\n"
+    DDL_PATH ":\n"
+    /* clang-format on */
     "one row per thread, status and stack, each input its own run), heatmap\n"
     "(CPython's line heatmap: -o DIR gets index.html and a page per source\n"
     "file).\n"

@@ -70,9 +70,9 @@ bool async_begin(unwinder *u)
     if (a->found || a->bad || (a->next_look_ns && now < a->next_look_ns))
         return a->found;
     a->next_look_ns = now + LOOK_EVERY_NS;
-    int rc = async_offsets_load(u->pid, u->hexversion, u->runtime,
-                                u->runtime_size, &u->off, &a->off, a->error,
-                                sizeof a->error);
+    int rc =
+        async_offsets_load(u->pid, u->hexversion, u->runtime, u->runtime_size,
+                           &u->off, &a->off, a->error, sizeof a->error);
     a->bad = rc == ASYNC_BAD;
     if (rc == ASYNC_FOUND) {
         a->found = true;
@@ -117,8 +117,8 @@ static int mark_running(unwinder *u)
         const listed_thread *l = &u->listed[i];
         if (!async_runs_task(u, l))
             continue;
-        uint32_t k = async_find_task(
-            a, unwind_u64(l->ts, a->off.ts_running_task));
+        uint32_t k =
+            async_find_task(a, unwind_u64(l->ts, a->off.ts_running_task));
         if (k == ASYNC_NONE)
             continue;
         uint64_t tid = unwind_u64(l->ts, u->off.ts_native_tid);

@@ -130,8 +130,7 @@ static int take(unwinder *u, link *l, const uint8_t *c, uint64_t type0,
 
 /* The first level: every Task's coroutine (tasks running on a thread
  * in running mode have their thread's frames instead). */
-static uint32_t first_links(const async_state *a, bool skip_running,
-                            link *l)
+static uint32_t first_links(const async_state *a, bool skip_running, link *l)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < a->ntasks; i++) {
@@ -144,8 +143,8 @@ static uint32_t first_links(const async_state *a, bool skip_running,
 
 /* One level for links l[0..n): read, take, read the slots; the links
  * that go on are left in l[0..*next). */
-static int one_level(unwinder *u, coro_scratch *s, uint32_t n,
-                     uint64_t *types, uint32_t *next, rmem_piece *p)
+static int one_level(unwinder *u, coro_scratch *s, uint32_t n, uint64_t *types,
+                     uint32_t *next, rmem_piece *p)
 {
     uint64_t lo, len;
     coro_span(u, &lo, &len);
@@ -180,8 +179,8 @@ static int one_level(unwinder *u, coro_scratch *s, uint32_t n,
             continue;
         if (obj & 7)
             return RMEM_FAULT;
-        s->links[*next] = (link){s->links[i].task, s->links[i].level + 1, obj,
-                                 0};
+        s->links[*next] =
+            (link){s->links[i].task, s->links[i].level + 1, obj, 0};
         (*next)++;
     }
     return rc;

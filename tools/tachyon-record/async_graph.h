@@ -24,19 +24,19 @@
 
 typedef struct async_task {
     uint64_t addr;
-    uint64_t tid;       /* thread whose stack it is in; 0: interpreter's */
+    uint64_t tid; /* thread whose stack it is in; 0: interpreter's */
     uint32_t interp_id;
-    uint32_t thread;    /* running mode: its thread in u->threads */
-    uint32_t copy;      /* its object in the copies, or ASYNC_NONE */
+    uint32_t thread; /* running mode: its thread in u->threads */
+    uint32_t copy;   /* its object in the copies, or ASYNC_NONE */
     uint64_t name_obj, coro, awaited_by;
-    bool ab_set;        /* awaited_by is a set, not one task */
-    bool is_task;       /* a Task (an awaiter may be a bare Future) */
-    bool running;       /* its thread's running task */
-    bool awaits;        /* some task of the graph awaits it: no leaf */
+    bool ab_set;  /* awaited_by is a set, not one task */
+    bool is_task; /* a Task (an awaiter may be a bare Future) */
+    bool running; /* its thread's running task */
+    bool awaits;  /* some task of the graph awaits it: no leaf */
     uint8_t status;
-    uint32_t nparents;  /* tasks awaiting it */
-    uint64_t parent;    /* the lowest of them, 0: none */
-    uint32_t parent_idx; /* that one in the graph, or ASYNC_NONE */
+    uint32_t nparents;           /* tasks awaiting it */
+    uint64_t parent;             /* the lowest of them, 0: none */
+    uint32_t parent_idx;         /* that one in the graph, or ASYNC_NONE */
     uint32_t name_off, name_len; /* its <task> frame's name in names */
     uint32_t frame0, nframes;    /* coroutine frames, innermost first */
 } async_task;
@@ -53,7 +53,7 @@ typedef struct async_copies {
 struct async_state {
     async_mode mode;
     bool found;
-    bool bad;        /* its layout cannot be right: error says why */
+    bool bad; /* its layout cannot be right: error says why */
     char error[256];
     async_offsets off;
     uint64_t next_look_ns;

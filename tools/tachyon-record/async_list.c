@@ -80,10 +80,9 @@ static uint32_t plan_heads(unwinder *u, const interp_head *ih, uint32_t ni,
     for (uint32_t i = 0; i < u->nlisted; i++) {
         const listed_thread *l = &u->listed[i];
         uint64_t head = l->tstate + o->ts_tasks_head;
-        w[n++] = (list_walk){head,
-                             unwind_u64(l->ts, o->ts_tasks_head + o->llist_next),
-                             head, unwind_u64(l->ts, u->off.ts_native_tid),
-                             l->interp_id};
+        w[n++] = (list_walk){
+            head, unwind_u64(l->ts, o->ts_tasks_head + o->llist_next), head,
+            unwind_u64(l->ts, u->off.ts_native_tid), l->interp_id};
     }
     for (uint32_t i = 0; i < ni; i++) {
         uint64_t head = ih[i].addr + o->interp_tasks_head;
@@ -112,16 +111,14 @@ static int read_tasks(unwinder *u, const uint64_t *addr, uint32_t n,
 /* First round: the interpreters' list heads and, speculatively, every
  * task listed last time. A stale one (freed since) may fault the read:
  * then the lists are followed from scratch. */
-static int first_round(unwinder *u, interp_head *ih, uint32_t ni,
-                       rmem_piece *p)
+static int first_round(unwinder *u, interp_head *ih, uint32_t ni, rmem_piece *p)
 {
     async_state *a = u->as;
     const async_offsets *o = &a->off;
     uint32_t n = 0;
     for (uint32_t i = 0; i < ni; i++)
-        p[n++] = (rmem_piece){
-            ih[i].addr + o->interp_tasks_head + o->llist_next, &ih[i].first,
-            8};
+        p[n++] = (rmem_piece){ih[i].addr + o->interp_tasks_head + o->llist_next,
+                              &ih[i].first, 8};
     uint32_t memo = a->nmemo <= ASYNC_MAX_TASKS ? a->nmemo : 0;
     int rc = read_tasks(u, a->memo, memo, p + n);
     if (rc == RMEM_OK)
@@ -166,8 +163,8 @@ static int mark_visited(walk_state *ws, uint32_t copy)
 /* Follow list `w` (number `head`) through the copies as far as they go:
  * RMEM_OK, with *want the task to read next (0 when the list ended), or
  * RMEM_FAULT for a list that changed while it was read. */
-static int follow(async_state *a, walk_state *ws, list_walk *w,
-                  uint32_t head, uint64_t *want)
+static int follow(async_state *a, walk_state *ws, list_walk *w, uint32_t head,
+                  uint64_t *want)
 {
     const async_offsets *o = &a->off;
     size_t span = o->task_hi - o->task_lo;

@@ -87,10 +87,10 @@ static int learn_some(unwinder *u, const name_job *j, uint32_t n)
     int rc = async_read(u, p, nt);
     for (uint32_t k = 0; rc == RMEM_OK && k < nt; k++) {
         a->type_addr[a->ntypes] = types[k];
-        a->type_kind[a->ntypes++] =
-            flags[k] & TPFLAGS_LONG_SUBCLASS      ? KIND_INT
-            : flags[k] & TPFLAGS_UNICODE_SUBCLASS ? KIND_STR
-                                                  : KIND_OTHER;
+        a->type_kind[a->ntypes++] = flags[k] & TPFLAGS_LONG_SUBCLASS ? KIND_INT
+                                    : flags[k] & TPFLAGS_UNICODE_SUBCLASS
+                                        ? KIND_STR
+                                        : KIND_OTHER;
     }
     return rc;
 }
@@ -159,8 +159,8 @@ static int read_chars(unwinder *u, name_job *j, uint32_t n, rmem_piece *p)
         if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0 ||
             (ascii && kind != 1))
             return RMEM_FAULT;
-        j[i].chars = length > ASYNC_NAME_CHARS ? ASYNC_NAME_CHARS
-                                               : (unsigned)length;
+        j[i].chars =
+            length > ASYNC_NAME_CHARS ? ASYNC_NAME_CHARS : (unsigned)length;
         j[i].char_size = kind;
         j[i].data_off = need;
         j[i].data_len = (size_t)j[i].chars * kind;
@@ -179,8 +179,7 @@ static int read_chars(unwinder *u, name_job *j, uint32_t n, rmem_piece *p)
         unsigned st = j[i].state >> ((unsigned)o->u_kind_shift + 4);
         uint64_t at = a->tasks[j[i].task].name_obj +
                       ((st & 1) ? o->u_ascii_size : o->u_compact_size);
-        p[np++] = (rmem_piece){at, a->name_data + j[i].data_off,
-                               j[i].data_len};
+        p[np++] = (rmem_piece){at, a->name_data + j[i].data_off, j[i].data_len};
     }
     return np ? async_read(u, p, np) : RMEM_OK;
 }

@@ -187,9 +187,9 @@ static void fill_table(const async_map *m, const uint64_t *w, async_offsets *o)
 /* The span of a Task that holds every field read. */
 static void task_span(async_offsets *o)
 {
-    const uint64_t start[] = {o->task_name, o->task_awaited_by,
+    const uint64_t start[] = {o->task_name,    o->task_awaited_by,
                               o->task_is_task, o->task_awaited_by_is_set,
-                              o->task_coro, o->task_node};
+                              o->task_coro,    o->task_node};
     const uint64_t width[] = {8, 8, 1, 1, 8, 16};
     o->task_lo = UINT64_MAX;
     o->task_hi = 0;
@@ -287,8 +287,7 @@ static int read_table(pid_t pid, unsigned minor, uint64_t runtime,
                       size_t msg_len)
 {
     if (minor == 14)
-        return py_offsets_314_read(pid, runtime, runtime_size, w, msg,
-                                   msg_len);
+        return py_offsets_314_read(pid, runtime, runtime_size, w, msg, msg_len);
     return py_offsets_315_read(pid, runtime, runtime_size, w, msg, msg_len);
 }
 
@@ -301,13 +300,12 @@ int async_offsets_load(pid_t pid, uint32_t hexversion, uint64_t runtime,
     uint64_t table[D315_WORDS > D314_WORDS ? D315_WORDS : D314_WORDS];
     char where[512];
     unsigned minor = (hexversion >> 16) & 0xff;
-    int rc = locate_section(pid, needles, ".AsyncioDebug", &addr, &size,
-                            where, sizeof where);
+    int rc = locate_section(pid, needles, ".AsyncioDebug", &addr, &size, where,
+                            sizeof where);
     if (rc == LOCATE_NOT_YET)
         return ASYNC_NOT_LOADED;
     if (rc != LOCATE_FOUND) {
-        snprintf(msg, msg_len, "cannot read the maps of process %d",
-                 (int)pid);
+        snprintf(msg, msg_len, "cannot read the maps of process %d", (int)pid);
         return ASYNC_BAD;
     }
     if (size < sizeof section ||
@@ -318,8 +316,7 @@ int async_offsets_load(pid_t pid, uint32_t hexversion, uint64_t runtime,
     }
     if (read_table(pid, minor, runtime, runtime_size, table, msg, msg_len) !=
             0 ||
-        async_offsets_fill(section, minor, table, off, out, msg, msg_len) !=
-            0)
+        async_offsets_fill(section, minor, table, off, out, msg, msg_len) != 0)
         return ASYNC_BAD;
     snprintf(out->where, sizeof out->where, "%s", where);
     return ASYNC_FOUND;

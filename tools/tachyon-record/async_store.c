@@ -311,7 +311,8 @@ static int read_merged(pid_t pid, const rmem_piece *p, uint32_t n)
         const rmem_piece *q = &p[m.order[i]];
         while (q->addr + q->len > m.ranges[r].addr + m.ranges[r].len)
             r++;
-        memcpy(q->buf, (uint8_t *)m.ranges[r].buf + (q->addr - m.ranges[r].addr),
+        memcpy(q->buf,
+               (uint8_t *)m.ranges[r].buf + (q->addr - m.ranges[r].addr),
                q->len);
     }
     return rc;

@@ -122,8 +122,8 @@ static void set_span(const async_offsets *o, uint64_t *lo, uint64_t *hi)
 
 /* The entries of one awaiter set's table, in one read (sets are rare:
  * only a task awaited by more than one has one). */
-static int read_table(unwinder *u, uint32_t i, uint64_t table,
-                      uint64_t entries, bool follow)
+static int read_table(unwinder *u, uint32_t i, uint64_t table, uint64_t entries,
+                      bool follow)
 {
     static uint64_t ent[2 * SET_MAX_ENTRIES];
     int rc = rmem_read(u->pid, table, ent, 16 * entries);

@@ -12,15 +12,14 @@
  *       time.sleep(1)
  *
  * File names under the current directory are shown relative to it; the
- * source line comes from the file as the target sees it
- * (/proc/PID/root), or a note when the file changed after the process
- * started.
+ * source line comes from the file as the target sees it, read with its
+ * user's rights (source_read.h), or a note when the file changed after
+ * the process started. Every name and line is printed escaped
+ * (text_safe.h): the target chose them.
  */
 #include "dump.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tachyon/fmt.h>
@@ -28,6 +27,8 @@
 #include "async.h"
 #include "linetable.h"
 #include "remote_mem.h"
+#include "source_read.h"
+#include "text_safe.h"
 
 #define DUMP_TRIES 20
 
@@ -64,30 +65,6 @@ static const char *display_name(const char *file, const char *cwd)
     return file;
 }
 
-/* Line `lineno` of `path` without its newline and leading blanks; false
- * if there is none. */
-static bool source_line(const char *path, int lineno, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    bool found = false;
-    if (!f)
-        return false;
-    for (int n = 1; getline(&line, &cap, f) >= 0; n++) {
-        if (n < lineno)
-            continue;
-        char *s = line + strspn(line, " \t");
-        s[strcspn(s, "\r\n")] = '\0';
-        snprintf(buf, len, "%s", s);
-        found = *s != '\0';
-        break;
-    }
-    free(line);
-    fclose(f);
-    return found;
-}
-
 /* When the process started, in seconds since the epoch (0: unknown). */
 static double process_start(pid_t pid)
 {
@@ -115,18 +92,18 @@ static double process_start(pid_t pid)
                  : 0;
 }
 
-static void print_source(const unwinder *u, const char *file, int lineno,
-                         double started, FILE *out)
+static void print_source(source_reader *src, const char *file, int lineno,
+                         FILE *out)
 {
-    char path[4200], line[512];
-    struct stat st;
-    snprintf(path, sizeof path, "/proc/%d/root%s", (int)u->pid, file);
-    if (file[0] != '/' || lineno <= 0 || stat(path, &st) != 0)
-        return;
-    if (started > 0 && (double)st.st_mtime > started)
+    char line[SOURCE_LINE_MAX];
+    source_result got = source_line(src, file, lineno, line, sizeof line);
+    if (got == SOURCE_CHANGED) {
         fprintf(out, "    [source file changed after process started]\n");
-    else if (source_line(path, lineno, line, sizeof line))
-        fprintf(out, "    %s\n", line);
+    } else if (got == SOURCE_LINE) {
+        fputs("    ", out);
+        cli_escape_fputs(line, out);
+        fputc('\n', out);
+    }
 }
 
 static void print_opcode(const unwinder *u, uint8_t op, FILE *out)
@@ -145,7 +122,7 @@ static void print_opcode(const unwinder *u, uint8_t op, FILE *out)
 }
 
 static void print_frame(const unwinder *u, const raw_frame *f, const char *cwd,
-                        double started, FILE *out)
+                        source_reader *src, FILE *out)
 {
     if (f->kind != FRAME_PYTHON) {
         fprintf(out, "  %s\n", f->kind == FRAME_GC ? "<GC>" : "<native>");
@@ -154,18 +131,21 @@ static void print_frame(const unwinder *u, const raw_frame *f, const char *cwd,
     const code_entry *c = f->entry;
     py_location loc = linetable_lookup(c->linetable, c->linetable_len,
                                        c->firstlineno, unwind_addrq(u, f));
-    fprintf(out, "  File \"%s\"", display_name(c->filename, cwd));
+    fputs("  File \"", out);
+    cli_escape_fputs(display_name(c->filename, cwd), out);
+    fputc('"', out);
     if (loc.lineno > 0)
         fprintf(out, ", line %d", loc.lineno);
-    fprintf(out, ", in %s", c->qualname);
+    fputs(", in ", out);
+    cli_escape_fputs(c->qualname, out);
     if (u->cfg.opcodes && f->opcode != TFMT_NO_OPCODE)
         print_opcode(u, f->opcode, out);
     fputc('\n', out);
-    print_source(u, c->filename, loc.lineno, started, out);
+    print_source(src, c->filename, loc.lineno, out);
 }
 
 static void print_thread(const unwinder *u, const raw_thread *t, bool first,
-                         bool interps, const char *cwd, double started,
+                         bool interps, const char *cwd, source_reader *src,
                          FILE *out)
 {
     char status[128], head[64] = "Stack dump";
@@ -181,26 +161,13 @@ static void print_thread(const unwinder *u, const raw_thread *t, bool first,
     if (t->depth == 0)
         fprintf(out, "No Python frames\n");
     for (uint32_t i = t->depth; i-- > 0;)
-        print_frame(u, &t->frames[i], cwd, started, out);
-}
-
-/* A task name as data: control characters as \xNN, so that a name
- * cannot forge lines of the dump. */
-static void print_name(const char *s, size_t len, FILE *out)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f)
-            fprintf(out, "\\x%02x", c);
-        else
-            fputc(c, out);
-    }
+        print_frame(u, &t->frames[i], cwd, src, out);
 }
 
 /* One task stack, as CPython's dump prints a leaf task's: the thread,
  * the leaf task's id, no status; root first. */
 static void print_task_stack(const unwinder *u, const async_stack *st,
-                             bool first, const char *cwd, double started,
+                             bool first, const char *cwd, source_reader *src,
                              FILE *out)
 {
     char head[64] = "Stack dump";
@@ -213,17 +180,17 @@ static void print_task_stack(const unwinder *u, const async_stack *st,
         const async_frame *f = &st->frames[i];
         size_t len;
         if (f->f) {
-            print_frame(u, f->f, cwd, started, out);
+            print_frame(u, f->f, cwd, src, out);
             continue;
         }
-        const char *name = async_task_name(u->as, f->task, &len);
-        fprintf(out, "  File \"<task>\", in ");
-        print_name(name, len, out);
+        /* a name is data: escaped as every name in the dump is */
+        fputs("  File \"<task>\", in ", out);
+        cli_escape_fputs(async_task_name(u->as, f->task, &len), out);
         fputc('\n', out);
     }
 }
 
-static void dump_tasks(const unwinder *u, const char *cwd, double started,
+static void dump_tasks(const unwinder *u, const char *cwd, source_reader *src,
                        FILE *out)
 {
     static async_stack st;
@@ -232,7 +199,7 @@ static void dump_tasks(const unwinder *u, const char *cwd, double started,
         fprintf(out, "No Python stacks found for PID %d\n", (int)u->pid);
     for (uint32_t i = 0; i < n; i++) {
         async_stack_get(u->as, i, &st);
-        print_task_stack(u, &st, i == 0, cwd, started, out);
+        print_task_stack(u, &st, i == 0, cwd, src, out);
     }
 }
 
@@ -246,9 +213,10 @@ int dump_threads(unwinder *u, FILE *out)
         return rc;
     if (!getcwd(cwd, sizeof cwd))
         cwd[0] = '\0';
-    double started = process_start(u->pid);
+    source_reader *src = source_reader_new(u->pid, process_start(u->pid));
     if (u->as) {
-        dump_tasks(u, cwd, started, out);
+        dump_tasks(u, cwd, src, out);
+        source_reader_free(src);
         return RMEM_OK;
     }
     bool interps = false;
@@ -257,6 +225,7 @@ int dump_threads(unwinder *u, FILE *out)
     if (u->nthreads == 0)
         fprintf(out, "No Python stacks found for PID %d\n", (int)u->pid);
     for (uint32_t i = 0; i < u->nthreads; i++)
-        print_thread(u, &u->threads[i], i == 0, interps, cwd, started, out);
+        print_thread(u, &u->threads[i], i == 0, interps, cwd, src, out);
+    source_reader_free(src);
     return RMEM_OK;
 }

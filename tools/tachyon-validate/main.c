@@ -30,13 +30,18 @@ static const cli_option options[] = {
      "print notes (unknown types, fields) and verdicts too", NULL, NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
+/* The rulebook, as installed (TACHYON_DATADIR, cli.h). */
+#define RULES_PATH TACHYON_DATADIR "/RULES.md"
+
 static const char epilog[] =
     "FILE is a Tachyon binary log or a JSONL export (schema v0 or the\n"
     "pre-release v1 dialect), told apart by content; \"-\" reads stdin.\n"
     "Whole-file gzip, zstd, xz and bzip2 compression is removed first.\n"
     "\n"
-    "Each problem is reported once, with its rule id (see schemas/RULES.md\n"
-    "or --list-rules):\n"
+    /* clang-format off */
+    "Each problem is reported once, with its rule id (see --list-rules or\n"
+    RULES_PATH "):\n"
+    /* clang-format on */
     "  tachyon-validate: FILE:LINE: RULE: message       (JSONL)\n"
     "  tachyon-validate: FILE: byte N: RULE: message    (binary)\n"
     "\n"
