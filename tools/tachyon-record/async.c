@@ -147,10 +147,11 @@ static int sample_all(unwinder *u)
 }
 
 /* Running mode: cut each walked thread at its task's coroutine frame.
- * A thread whose frames do not reach it was read at another moment than
- * its task (RMEM_FAULT), unless the walk kept only its innermost frames
- * (the stack is then those frames, as CPython's would be). */
-static int cut_threads(unwinder *u)
+ * The task was read in the same window as the frames, so a thread whose
+ * frames do not reach it is between two steps of the task (set as
+ * running, its coroutine not entered yet or just left): its whole stack
+ * is kept, as CPython's reader keeps it (walking to the first frame). */
+static void cut_threads(unwinder *u)
 {
     async_state *a = u->as;
     for (uint32_t i = 0; i < a->ntasks; i++) {
@@ -164,10 +165,7 @@ static int cut_threads(unwinder *u)
             k++;
         if (k < th->depth)
             th->depth = k + 1;
-        else if (!th->cut || !t->coro)
-            return RMEM_FAULT;
     }
-    return RMEM_OK;
 }
 
 static int sample_running(unwinder *u)
@@ -194,7 +192,7 @@ static int sample_running(unwinder *u)
     if (rc == RMEM_OK)
         rc = async_coros(u, true);
     if (rc == RMEM_OK)
-        rc = cut_threads(u);
+        cut_threads(u);
     return rc;
 }
 

@@ -110,6 +110,9 @@ void async_stack_get(const async_state *a, uint32_t i, async_stack *out);
 /* The name task `task`'s <task> frame shows (UTF-8, NUL-terminated). */
 const char *async_task_name(const async_state *a, uint32_t task, size_t *len);
 
+/* The address (id) of task `task`. */
+uint64_t async_task_addr(const async_state *a, uint32_t task);
+
 const async_counters *async_get_counters(const async_state *a);
 
 #endif

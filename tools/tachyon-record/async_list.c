@@ -23,6 +23,9 @@
 #include "async_graph.h"
 
 #define MAX_HEADS (UNWIND_MAX_THREADS + UNWIND_MAX_INTERPS)
+/* Nodes of one list read again in a sample because their copy was older
+ * than the node before them (the list changed between the two reads). */
+#define MAX_REREADS 8
 
 /* One list being followed. */
 typedef struct list_walk {
@@ -31,7 +34,14 @@ typedef struct list_walk {
     uint64_t prev; /* the node visited last */
     uint64_t tid;
     uint32_t interp_id;
+    uint32_t rereads;
 } list_walk;
+
+/* A node to read: a new one, or one whose copy is read again. */
+typedef struct wanted {
+    uint64_t task;
+    uint32_t copy; /* ASYNC_NONE: new */
+} wanted;
 
 /* An interpreter's list head, read in the first round. */
 typedef struct interp_head {
@@ -81,17 +91,18 @@ static uint32_t plan_heads(unwinder *u, const interp_head *ih, uint32_t ni,
         const listed_thread *l = &u->listed[i];
         uint64_t head = l->tstate + o->ts_tasks_head;
         w[n++] = (list_walk){
-            head, unwind_u64(l->ts, o->ts_tasks_head + o->llist_next), head,
-            unwind_u64(l->ts, u->off.ts_native_tid), l->interp_id};
+            head,         unwind_u64(l->ts, o->ts_tasks_head + o->llist_next),
+            head,         unwind_u64(l->ts, u->off.ts_native_tid),
+            l->interp_id, 0};
     }
     for (uint32_t i = 0; i < ni; i++) {
         uint64_t head = ih[i].addr + o->interp_tasks_head;
-        w[n++] = (list_walk){head, ih[i].first, head, 0, (uint32_t)ih[i].id};
+        w[n++] = (list_walk){head, ih[i].first, head, 0, (uint32_t)ih[i].id, 0};
     }
     return n;
 }
 
-/* Read the spans of tasks addr[0..n) into new copies. */
+/* Plan reading the spans of tasks addr[0..n) into new copies. */
 static int read_tasks(unwinder *u, const uint64_t *addr, uint32_t n,
                       rmem_piece *p)
 {
@@ -104,6 +115,24 @@ static int read_tasks(unwinder *u, const uint64_t *addr, uint32_t n,
         if (!buf)
             return RMEM_OTHER;
         p[i] = (rmem_piece){addr[i] + o->task_lo, buf, span};
+    }
+    return RMEM_OK;
+}
+
+/* Plan the reads of the nodes wanted: new copies, or into the old. */
+static int read_wanted(unwinder *u, const wanted *wt, uint32_t n, rmem_piece *p)
+{
+    async_state *a = u->as;
+    const async_offsets *o = &a->off;
+    size_t span = o->task_hi - o->task_lo;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = wt[i].copy;
+        uint8_t *buf = idx == ASYNC_NONE
+                           ? async_copy_new(&a->copies, wt[i].task, span, &idx)
+                           : async_copy_buf(&a->copies, idx, span);
+        if (!buf)
+            return RMEM_OTHER;
+        p[i] = (rmem_piece){wt[i].task + o->task_lo, buf, span};
     }
     return RMEM_OK;
 }
@@ -161,14 +190,14 @@ static int mark_visited(walk_state *ws, uint32_t copy)
 }
 
 /* Follow list `w` (number `head`) through the copies as far as they go:
- * RMEM_OK, with *want the task to read next (0 when the list ended), or
+ * RMEM_OK, with *want the node to read next (none when the list ended), or
  * RMEM_FAULT for a list that changed while it was read. */
 static int follow(async_state *a, walk_state *ws, list_walk *w, uint32_t head,
-                  uint64_t *want)
+                  wanted *want)
 {
     const async_offsets *o = &a->off;
     size_t span = o->task_hi - o->task_lo;
-    *want = 0;
+    want->task = 0;
     while (w->cur != w->head) {
         if (ws->n >= ASYNC_MAX_TASKS) {
             a->truncated = true;
@@ -179,11 +208,18 @@ static int follow(async_state *a, walk_state *ws, list_walk *w, uint32_t head,
         uint64_t task = w->cur - o->task_node;
         uint32_t c = async_copy_find(&a->copies, task);
         if (c == ASYNC_NONE) {
-            *want = task;
+            *want = (wanted){task, ASYNC_NONE};
             return RMEM_OK;
         }
         const uint8_t *b = async_copy_buf(&a->copies, c, span);
         uint64_t node = o->task_node - o->task_lo;
+        if (u64_at(b, node + o->llist_prev) != w->prev &&
+            w->rereads < MAX_REREADS) {
+            /* its copy may be older than the node before it */
+            w->rereads++;
+            *want = (wanted){task, c};
+            return RMEM_OK;
+        }
         if (u64_at(b, node + o->llist_prev) != w->prev ||
             b[o->task_is_task - o->task_lo] != 1)
             return RMEM_FAULT;
@@ -201,21 +237,21 @@ static int follow(async_state *a, walk_state *ws, list_walk *w, uint32_t head,
 static int follow_all(unwinder *u, walk_state *ws, list_walk *w, uint32_t n,
                       rmem_piece *p)
 {
-    static uint64_t want[MAX_HEADS];
+    static wanted wt[MAX_HEADS];
     async_state *a = u->as;
     for (;;) {
         uint32_t nw = 0;
         for (uint32_t i = 0; i < n && !a->truncated; i++) {
-            int rc = follow(a, ws, &w[i], i, &want[nw]);
+            int rc = follow(a, ws, &w[i], i, &wt[nw]);
             if (rc != RMEM_OK)
                 return rc;
-            nw += want[nw] != 0;
+            nw += wt[nw].task != 0;
         }
         if (nw == 0 || a->truncated)
             return RMEM_OK;
         if (a->copies.n + nw > 2 * ASYNC_MAX_TASKS)
             return RMEM_FAULT;
-        int rc = read_tasks(u, want, nw, p);
+        int rc = read_wanted(u, wt, nw, p);
         if (rc == RMEM_OK)
             rc = async_read(u, p, nw);
         if (rc != RMEM_OK)

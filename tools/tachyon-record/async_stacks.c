@@ -48,6 +48,11 @@ const char *async_task_name(const async_state *a, uint32_t task, size_t *len)
     return a->names + t->name_off;
 }
 
+uint64_t async_task_addr(const async_state *a, uint32_t task)
+{
+    return a->tasks[task].addr;
+}
+
 /* Append task t's own frames to `out`, as many as fit. */
 static void put_frames(const async_state *a, const async_task *t,
                        async_stack *out)

@@ -232,18 +232,22 @@ static int read_plain(pid_t pid, const rmem_piece *p, size_t n)
     return RMEM_OK;
 }
 
-static const rmem_piece *sort_base;
+/* A piece's address and index, sorted together (no indirection in the
+ * comparison). */
+typedef struct keyed {
+    uint64_t addr;
+    uint32_t idx;
+} keyed;
 
 static int by_addr(const void *a, const void *b)
 {
-    uint64_t x = sort_base[*(const uint32_t *)a].addr;
-    uint64_t y = sort_base[*(const uint32_t *)b].addr;
+    uint64_t x = ((const keyed *)a)->addr, y = ((const keyed *)b)->addr;
     return x < y ? -1 : x > y;
 }
 
 /* Scratch of read_merged, kept between calls. */
 typedef struct merge_scratch {
-    uint32_t *order;
+    keyed *order;
     uint32_t order_cap;
     rmem_piece *ranges;
     uint32_t ranges_cap;
@@ -259,7 +263,7 @@ static int plan_ranges(merge_scratch *m, const rmem_piece *p, uint32_t n,
     size_t total = 0;
     *nr = 0;
     for (uint32_t i = 0; i < n; i++) {
-        const rmem_piece *q = &p[m->order[i]];
+        const rmem_piece *q = &p[m->order[i].idx];
         rmem_piece *r = *nr ? &m->ranges[*nr - 1] : NULL;
         uint64_t end = q->addr + q->len;
         if (r && q->addr <= r->addr + r->len + MERGE_GAP &&
@@ -300,15 +304,18 @@ static int read_merged(pid_t pid, const rmem_piece *p, uint32_t n)
     if (grow((void **)&m.order, &m.order_cap, n, sizeof *m.order) != 0 ||
         grow((void **)&m.ranges, &m.ranges_cap, n, sizeof *m.ranges) != 0)
         return read_plain(pid, p, n);
-    for (uint32_t i = 0; i < n; i++)
-        m.order[i] = i;
-    sort_base = p;
-    qsort(m.order, n, sizeof *m.order, by_addr);
+    bool sorted = true;
+    for (uint32_t i = 0; i < n; i++) {
+        m.order[i] = (keyed){p[i].addr, i};
+        sorted &= i == 0 || p[i - 1].addr <= p[i].addr;
+    }
+    if (!sorted)
+        qsort(m.order, n, sizeof *m.order, by_addr);
     if (plan_ranges(&m, p, n, &nr) != 0)
         return read_plain(pid, p, n);
     int rc = read_plain(pid, m.ranges, nr);
     for (uint32_t i = 0; rc == RMEM_OK && i < n; i++) {
-        const rmem_piece *q = &p[m.order[i]];
+        const rmem_piece *q = &p[m.order[i].idx];
         while (q->addr + q->len > m.ranges[r].addr + m.ranges[r].len)
             r++;
         memcpy(q->buf,

@@ -112,8 +112,22 @@ static int task_index(emitter *e, const async_state *a, uint32_t task,
 {
     size_t len;
     const char *name = async_task_name(a, task, &len);
-    return tfmt_bin_writer_location(e->w, "<task>", 6, name, len, -1, -1, -1,
-                                    -1, TFMT_NO_OPCODE, out);
+    uint64_t addr = async_task_addr(a, task);
+    emit_task_memo *m = &e->tasks[((addr >> 4) * 0x9e3779b97f4a7c15ull >> 40) %
+                                  EMIT_TASK_SLOTS];
+    if (m->addr == addr && m->len == len && memcmp(m->name, name, len) == 0) {
+        *out = m->frame;
+        return TFMT_OK;
+    }
+    int rc = tfmt_bin_writer_location(e->w, "<task>", 6, name, len, -1, -1, -1,
+                                      -1, TFMT_NO_OPCODE, out);
+    if (rc == TFMT_OK && len <= EMIT_TASK_NAME) {
+        m->addr = addr;
+        m->frame = *out;
+        m->len = (uint16_t)len;
+        memcpy(m->name, name, len);
+    }
+    return rc;
 }
 
 /* One task stack per leaf task, on its thread. */
