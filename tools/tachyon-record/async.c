@@ -29,40 +29,6 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-async_state *async_new(async_mode mode)
-{
-    async_state *a = calloc(1, sizeof *a);
-    if (a)
-        a->mode = mode;
-    return a;
-}
-
-void async_free(async_state *a)
-{
-    if (!a)
-        return;
-    free(a->tasks);
-    free(a->index);
-    free(a->frames);
-    free(a->names);
-    free(a->leaves);
-    free(a->memo);
-    free(a->name_jobs);
-    free(a->name_data);
-    async_copies_free(&a->copies);
-    free(a);
-}
-
-async_mode async_get_mode(const async_state *a)
-{
-    return a ? a->mode : ASYNC_MODE_OFF;
-}
-
-const async_counters *async_get_counters(const async_state *a)
-{
-    return &a->counters;
-}
-
 bool async_begin(unwinder *u)
 {
     async_state *a = u->as;
@@ -81,21 +47,6 @@ bool async_begin(unwinder *u)
             u->ts_read = a->off.ts_end;
     }
     return a->found;
-}
-
-const char *async_error(const async_state *a)
-{
-    return a && a->bad ? a->error : NULL;
-}
-
-const char *async_where(const async_state *a)
-{
-    return a && a->found ? a->off.where : NULL;
-}
-
-uint64_t async_running_task_offset(const async_state *a)
-{
-    return a->off.ts_running_task;
 }
 
 bool async_runs_task(const unwinder *u, const listed_thread *l)

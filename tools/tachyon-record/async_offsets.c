@@ -235,7 +235,7 @@ static int check_all(const async_offsets *o, const uint64_t *s,
         {o->gen_frame_state, 1, o->gen_size, "gi_frame_state"},
         {off->ob_type, 8, o->gen_size, "ob_type"},
         {o->fr_stackpointer, 8, off->fr_size, "stackpointer"},
-        {o->fr_localsplus, 8, off->fr_size, "localsplus"},
+        {o->fr_localsplus, 0, off->fr_size, "localsplus"}, /* flexible */
         {o->type_flags, 8, o->type_size, "tp_flags"},
         {o->long_tag, 8, o->long_size, "lv_tag"},
         {o->long_digit, 4, o->long_size, "ob_digit"},

@@ -4,7 +4,8 @@
  * an index by address, copies of task objects, the pool of coroutine
  * frames and the names. Each grows by doubling up to a bound fixed in
  * async_graph.h, so that no count read from the target sizes an
- * allocation, and is emptied, not freed, between samples.
+ * allocation, and is emptied, not freed, between samples; and the state's
+ * life and accessors.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,55 @@ static void insert(uint32_t *slots, uint32_t nslots, uint64_t addr,
     slots[h] = idx + 1;
 }
 
+async_state *async_new(async_mode mode)
+{
+    async_state *a = calloc(1, sizeof *a);
+    if (a)
+        a->mode = mode;
+    return a;
+}
+
+void async_free(async_state *a)
+{
+    if (!a)
+        return;
+    free(a->tasks);
+    free(a->index);
+    free(a->frames);
+    free(a->names);
+    free(a->leaves);
+    free(a->memo);
+    free(a->name_jobs);
+    free(a->name_data);
+    async_copies_free(&a->copies);
+    free(a);
+}
+
+async_mode async_get_mode(const async_state *a)
+{
+    return a ? a->mode : ASYNC_MODE_OFF;
+}
+
+const async_counters *async_get_counters(const async_state *a)
+{
+    return &a->counters;
+}
+
+const char *async_error(const async_state *a)
+{
+    return a && a->bad ? a->error : NULL;
+}
+
+const char *async_where(const async_state *a)
+{
+    return a && a->found ? a->off.where : NULL;
+}
+
+uint64_t async_running_task_offset(const async_state *a)
+{
+    return a->off.ts_running_task;
+}
+
 void async_reset(async_state *a)
 {
     a->ntasks = a->nframes = a->nleaves = 0;
@@ -131,7 +181,8 @@ uint32_t async_add_task(async_state *a, uint64_t addr, uint64_t tid,
                                .interp_id = interp_id,
                                .thread = ASYNC_NONE,
                                .copy = ASYNC_NONE,
-                               .parent_idx = ASYNC_NONE};
+                               .parent_idx = ASYNC_NONE,
+                               .name_off = ASYNC_NONE};
     insert(a->index, a->nindex, addr, i);
     return i;
 }
