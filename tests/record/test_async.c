@@ -150,8 +150,17 @@ TEST(versions)
 
 /* A fake layout: Task of 64 bytes, node at 40; thread state of 64 bytes
  * with the list head at 32 (the copy given is the thread state itself). */
-enum { T_SIZE = 64, T_NAME = 8, T_AB = 16, T_IS_TASK = 24, T_AB_SET = 25,
-       T_CORO = 32, T_NODE = 40, TS_HEAD = 32, TS_TID = 8 };
+enum {
+    T_SIZE = 64,
+    T_NAME = 8,
+    T_AB = 16,
+    T_IS_TASK = 24,
+    T_AB_SET = 25,
+    T_CORO = 32,
+    T_NODE = 40,
+    TS_HEAD = 32,
+    TS_TID = 8
+};
 
 #define NTASKS (ASYNC_MAX_TASKS + 10)
 static uint8_t tasks[NTASKS][T_SIZE] __attribute__((aligned(16)));
@@ -339,8 +348,8 @@ static void setup_names(void)
 static uint32_t task_named(uint64_t name, uint32_t nparents)
 {
     bool oom = false;
-    uint32_t i = async_add_task(uw.as, 0x1000 + 16 * (uw.as->ntasks + 1), 1,
-                                0, &oom);
+    uint32_t i =
+        async_add_task(uw.as, 0x1000 + 16 * (uw.as->ntasks + 1), 1, 0, &oom);
     uw.as->tasks[i].is_task = true;
     uw.as->tasks[i].name_obj = name;
     uw.as->tasks[i].nparents = nparents;
@@ -381,8 +390,7 @@ TEST(names)
     CHECK(strcmp(name_of(l1), "\xc3\xa9t\xc3\xa9") == 0, "%s", name_of(l1));
     CHECK(strcmp(name_of(u2), "\xe5\x87\xbd\xe6\x95\xb0") == 0, "%s",
           name_of(u2));
-    CHECK(strlen(name_of(lg)) == ASYNC_NAME_CHARS, "%zu",
-          strlen(name_of(lg)));
+    CHECK(strlen(name_of(lg)) == ASYNC_NAME_CHARS, "%zu", strlen(name_of(lg)));
     snprintf(want, sizeof want, "Task-%llu",
              (unsigned long long)uw.as->tasks[em].addr);
     CHECK(strcmp(name_of(em), want) == 0, "%s", name_of(em));

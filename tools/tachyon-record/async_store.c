@@ -290,16 +290,36 @@ typedef struct keyed {
     uint32_t idx;
 } keyed;
 
-static int by_addr(const void *a, const void *b)
+/* Sort k[0..n) by address: least significant digit first, 12 bits a
+ * pass over the 48 bits of a user-space address (the rest, if any, by a
+ * last pass), each pass stable; `tmp` holds n. Linear, where qsort's
+ * comparisons cost the most of a large round. */
+static void radix_sort(keyed *k, keyed *tmp, uint32_t n)
 {
-    uint64_t x = ((const keyed *)a)->addr, y = ((const keyed *)b)->addr;
-    return x < y ? -1 : x > y;
+    static uint32_t count[1u << 12];
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < n; i++)
+        all |= k[i].addr;
+    for (unsigned shift = 0; shift < 64 && (all >> shift); shift += 12) {
+        memset(count, 0, sizeof count);
+        for (uint32_t i = 0; i < n; i++)
+            count[(k[i].addr >> shift) & 0xfff]++;
+        uint32_t at = 0;
+        for (uint32_t d = 0; d < (1u << 12); d++) {
+            uint32_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            tmp[count[(k[i].addr >> shift) & 0xfff]++] = k[i];
+        memcpy(k, tmp, (size_t)n * sizeof *k);
+    }
 }
 
 /* Scratch of read_merged, kept between calls. */
 typedef struct merge_scratch {
-    keyed *order;
-    uint32_t order_cap;
+    keyed *order, *tmp;
+    uint32_t order_cap, tmp_cap;
     rmem_piece *ranges;
     uint32_t ranges_cap;
     uint8_t *staging;
@@ -353,6 +373,7 @@ static int read_merged(pid_t pid, const rmem_piece *p, uint32_t n)
     static merge_scratch m;
     uint32_t nr, r = 0;
     if (grow((void **)&m.order, &m.order_cap, n, sizeof *m.order) != 0 ||
+        grow((void **)&m.tmp, &m.tmp_cap, n, sizeof *m.tmp) != 0 ||
         grow((void **)&m.ranges, &m.ranges_cap, n, sizeof *m.ranges) != 0)
         return read_plain(pid, p, n);
     bool sorted = true;
@@ -361,7 +382,7 @@ static int read_merged(pid_t pid, const rmem_piece *p, uint32_t n)
         sorted &= i == 0 || p[i - 1].addr <= p[i].addr;
     }
     if (!sorted)
-        qsort(m.order, n, sizeof *m.order, by_addr);
+        radix_sort(m.order, m.tmp, n);
     if (plan_ranges(&m, p, n, &nr) != 0)
         return read_plain(pid, p, n);
     int rc = read_plain(pid, m.ranges, nr);

@@ -10,6 +10,7 @@
  */
 #include "emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "async.h"
@@ -113,15 +114,25 @@ static int task_index(emitter *e, const async_state *a, uint32_t task,
     size_t len;
     const char *name = async_task_name(a, task, &len);
     uint64_t addr = async_task_addr(a, task);
-    emit_task_memo *m = &e->tasks[((addr >> 4) * 0x9e3779b97f4a7c15ull >> 40) %
-                                  EMIT_TASK_SLOTS];
-    if (m->addr == addr && m->len == len && memcmp(m->name, name, len) == 0) {
-        *out = m->frame;
-        return TFMT_OK;
+    uint32_t h = (uint32_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 40);
+    emit_task_memo *m = NULL;
+    if (!e->tasks)
+        e->tasks = calloc(EMIT_TASK_SLOTS, sizeof *e->tasks);
+    for (uint32_t k = 0; e->tasks && k < EMIT_TASK_PROBES; k++) {
+        emit_task_memo *s = &e->tasks[(h + k) % EMIT_TASK_SLOTS];
+        if (s->addr == addr && s->len == len &&
+            memcmp(s->name, name, len) == 0) {
+            *out = s->frame;
+            return TFMT_OK;
+        }
+        /* where to remember it: empty, this task's stale entry, or the
+         * last one looked at */
+        if (!m && (!s->addr || s->addr == addr || k + 1 == EMIT_TASK_PROBES))
+            m = s;
     }
     int rc = tfmt_bin_writer_location(e->w, "<task>", 6, name, len, -1, -1, -1,
                                       -1, TFMT_NO_OPCODE, out);
-    if (rc == TFMT_OK && len <= EMIT_TASK_NAME) {
+    if (rc == TFMT_OK && m && len <= EMIT_TASK_NAME) {
         m->addr = addr;
         m->frame = *out;
         m->len = (uint16_t)len;

@@ -207,6 +207,8 @@ static int record_to(const rec_options *o, const char *path, target *t,
     }
     live_free(lv);
     log_out_close(&log);
+    if (e)
+        free(e->tasks);
     free(e);
     return rc;
 }
