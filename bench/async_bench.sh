@@ -17,7 +17,7 @@
 # rounds (default 3): the rate achieved, the recorder's time per tick
 # (tachyon-record -v: read the target, build the stacks, write them),
 # its CPU time per tick (user + system, tachyon-rusage), reads (system
-# calls) and stacks per tick, failed ticks, and each mode's time per
+# calls) and stacks per tick, failed ticks, and each mode's CPU time per
 # tick over the reference's. Requested rates: $RATE (default 1000 Hz)
 # for threads and running, $RATE_ALL (default 100 Hz) for all. The log
 # goes to /dev/null: written as it is, without the checkpoints' syncs
@@ -137,7 +137,7 @@ bench_one() {
     ver=$("$py" -c 'import sys, sysconfig
 ft = sysconfig.get_config_var("Py_GIL_DISABLED")
 print(sys.version.split()[0] + ("t" if ft else ""))')
-    ref=$(figures threads | col 2)
+    ref=$(figures threads | col 3)
     for m in threads running all; do
         figures $m > "$tmp/$m.rows"
         hz=$(col 1 < "$tmp/$m.rows")
@@ -148,7 +148,7 @@ print(sys.version.split()[0] + ("t" if ft else ""))')
         fail=$(col 6 < "$tmp/$m.rows")
         req=$rate
         [ $m = all ] && req=$rate_all
-        x=$(awk -v a="$us" -v b="$ref" 'BEGIN {printf "%.1f", a / b}')
+        x=$(awk -v a="$cpu" -v b="$ref" 'BEGIN {printf "%.1f", a / b}')
         printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s%% | %sx |\n' \
             "$ver" "$n" "$m" "$req" "$hz" "$us" "$cpu" "$reads" "$stacks" \
             "$fail" "$x"
@@ -157,7 +157,7 @@ print(sys.version.split()[0] + ("t" if ft else ""))')
 
 echo "| CPython | tasks | stacks of | requested Hz | achieved Hz |" \
      "us/tick | CPU us/tick | reads/tick | stacks/tick | failed |" \
-     "us/tick over threads' |"
+     "CPU/tick over threads' |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for ver in $versions; do
     if ! py=$(find_python "$ver"); then
