@@ -22,7 +22,12 @@ each thread's running task; all: every task):
   RemoteUnwinder's on the main thread;
 - a short recording of the stopped process has those stacks, each once
   per tick with the right thread and status, and tachyon-conv's collapsed
-  output shows them as CPython's would (<task>:NAME:0 frames).
+  output shows them as CPython's would (<task>:NAME:0 frames);
+- a live service whose tasks come and go all the time
+  (async_churn.py) records in both modes with at most a fifth of the
+  ticks dropped (lists that changed while they were read), every stack
+  rooted at a <task> frame of a worker or the main task, and in all mode
+  the 500 idle tasks in every tick.
 """
 import argparse
 import json
@@ -37,6 +42,7 @@ from rec_common import MAIN_THREAD, check, decode, finish, tool_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "async_target.py")
+CHURN = os.path.join(HERE, "async_churn.py")
 TASK = "<task>"
 
 
@@ -280,6 +286,73 @@ def run_mode(args, report, remote, mode, names):
               f"stacks recorded")
 
 
+ROOT_RE = re.compile(r"^(worker-[0-3]|Task-\d+)$")
+
+
+def live_service(args):
+    """A service whose tasks come and go all the time, recorded in both
+    modes: a valid log, few ticks dropped, and stacks that make sense
+    (each ends at a <task> frame of a root task: a worker or the main
+    task; in all mode the 500 idle tasks in every tick)."""
+    for mode in ("running", "all"):
+        out = f"{args.out}.live_{mode}.bin"
+        target = subprocess.Popen([sys.executable, CHURN, "30"])
+        try:
+            time.sleep(1.0)
+            p = subprocess.run([args.recorder, "-v", "-f", "--async-aware",
+                                "--async-mode", mode, "-d", "1.5", "-r",
+                                "200" if mode == "running" else "50", "-o",
+                                out, "-p", str(target.pid)],
+                               capture_output=True, encoding="utf-8",
+                               timeout=120)
+        finally:
+            target.kill()
+            target.wait()
+        if not check(p.returncode == 0, f"live {mode}: exit {p.returncode}: "
+                     f"{p.stderr}"):
+            continue
+        m = re.search(r"(\d+) ticks in .*?, (\d+) samples, (\d+) ticks "
+                      r"failed", p.stderr)
+        ticks, samples, failed = map(int, m.groups()) if m else (0, 0, 0)
+        check(ticks > 0 and failed <= ticks // 5,
+              f"live {mode}: {failed} of {ticks} ticks failed")
+        got = decode(args.dump, out)
+        rows = got[2] if got else []
+        bad = [stack for _, _, _, stack in rows
+               if not stack or stack[0][1] != TASK or
+               not ROOT_RE.match(stack[0][0])]
+        check(rows and not bad, f"live {mode}: {len(bad)} of {len(rows)} "
+              f"stacks not rooted at a worker or the main task, e.g. "
+              f"{bad[:1]}")
+        if mode == "all":
+            idle = sum(w for _, _, w, st in rows
+                       if [f[0] for f in st[-2:]] == ["idle", "sleep"])
+            check(idle >= 500 * (ticks - failed),
+                  f"live all: {idle} idle stacks in {ticks - failed} ticks")
+        print(f"live {mode}: {ticks} ticks, {failed} failed, {samples} task "
+              f"stacks, every one rooted at a worker or the main task")
+
+
+def no_asyncio(args):
+    """A process that has not imported asyncio has no tasks: the dump
+    says so, on stdout as CPython's does and in a warning."""
+    p = subprocess.Popen([sys.executable, "-c",
+                          "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.5)
+        r = subprocess.run([args.recorder, "--dump", "--async-aware", "-p",
+                            str(p.pid)], capture_output=True,
+                           encoding="utf-8", timeout=60)
+    finally:
+        p.kill()
+        p.wait()
+    check(r.returncode == 0 and
+          r.stdout == f"No Python stacks found for PID {p.pid}\n" and
+          r.stderr == f"tachyon-record: warning: process {p.pid} has not "
+          f"imported asyncio: it has no tasks\n",
+          f"no asyncio: exit {r.returncode}, {r.stdout!r}, {r.stderr!r}")
+
+
 def refused(args):
     """3.11-3.13: a clear refusal naming the version."""
     p = subprocess.Popen([sys.executable, "-c",
@@ -325,6 +398,8 @@ def main():
     finally:
         os.killpg(target.pid, signal.SIGKILL)
         target.wait()
+    live_service(args)
+    no_asyncio(args)
     return finish()
 
 

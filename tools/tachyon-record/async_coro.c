@@ -77,6 +77,40 @@ static int ensure(coro_scratch *s, uint32_t n, size_t span)
     return 0;
 }
 
+/* Where what the suspended frame `f` (its copy `fr`) awaits is: just
+ * below its stack pointer, in its own locals and stack; 0 for a pointer
+ * outside them. */
+static uint64_t await_slot(const async_offsets *ao, const raw_frame *f,
+                           const uint8_t *fr)
+{
+    uint64_t sp = u64_at(fr, ao->fr_stackpointer) & ~(uint64_t)7;
+    uint64_t below = 8ull * ao->yield_from_words;
+    if (sp < f->addr + ao->fr_localsplus + below || sp - f->addr > (1u << 20))
+        return 0;
+    return sp - below;
+}
+
+/* The frame at `addr` from its copy `fr`, into `f`; RMEM_FAULT for a
+ * code pointer that is none. */
+static int frame_from(const py_offsets *o, const uint8_t *fr, uint64_t addr,
+                      uint8_t owner, raw_frame *f)
+{
+    *f = (raw_frame){.code = u64_at(fr, o->fr_code) & ~o->fr_code_tag,
+                     .instr = u64_at(fr, o->fr_instr),
+                     .addr = addr,
+                     .kind = FRAME_PYTHON,
+                     .opcode = 255,
+                     .owner = owner};
+    if (!f->code || (f->code & 7))
+        return RMEM_FAULT;
+    if (o->fr_tlbc != PYOFF_NONE)
+        memcpy(&f->tlbc, fr + o->fr_tlbc, 4);
+    /* a thread's own bytecode copy is found once the code is known */
+    if (f->tlbc == 0)
+        f->base = f->code + o->co_code_adaptive;
+    return RMEM_OK;
+}
+
 /* Take in coroutine `l` from its copy `c`: its frame into the pool (with
  * its task's level), and whether to follow what it awaits (*slot: the
  * address holding it). RMEM_FAULT for a frame no coroutine has. */
@@ -105,27 +139,12 @@ static int take(unwinder *u, link *l, const uint8_t *c, uint64_t type0,
     raw_frame *f = async_frame_new(u->as, pool_idx);
     if (!f)
         return RMEM_OTHER;
-    *f = (raw_frame){.code = u64_at(fr, o->fr_code) & ~o->fr_code_tag,
-                     .instr = u64_at(fr, o->fr_instr),
-                     .addr = l->obj + ao->gen_iframe,
-                     .kind = FRAME_PYTHON,
-                     .opcode = 255,
-                     .owner = owner};
-    if (!f->code || (f->code & 7))
-        return RMEM_FAULT;
-    if (o->fr_tlbc != PYOFF_NONE)
-        memcpy(&f->tlbc, fr + o->fr_tlbc, 4);
-    if (f->tlbc == 0)
-        f->base = f->code + o->co_code_adaptive;
-    if (state != FRAME_SUSPENDED_YIELD_FROM || l->level + 1 >= ASYNC_MAX_CHAIN)
-        return RMEM_OK;
-    uint64_t sp = u64_at(fr, ao->fr_stackpointer) & ~(uint64_t)7;
-    uint64_t below = 8ull * ao->yield_from_words;
-    /* the slot lies in this frame's own locals and stack */
-    if (sp < f->addr + ao->fr_localsplus + below || sp - f->addr > (1u << 20))
-        return RMEM_FAULT;
-    *slot = sp - below;
-    return RMEM_OK;
+    int rc = frame_from(o, fr, l->obj + ao->gen_iframe, owner, f);
+    if (rc != RMEM_OK || state != FRAME_SUSPENDED_YIELD_FROM ||
+        l->level + 1 >= ASYNC_MAX_CHAIN)
+        return rc;
+    *slot = await_slot(ao, f, fr);
+    return *slot ? RMEM_OK : RMEM_FAULT;
 }
 
 /* The first level: every Task's coroutine (tasks running on a thread

@@ -20,6 +20,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
 #include "attach.h"
 #include "cli.h"
 #include "dump.h"
@@ -318,6 +319,10 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
     if (rc == CLI_EXIT_OK) {
         wait_deadline(t, deadline);
         int got = dump_threads(&u, stdout);
+        /* No task stacks because there are no tasks at all: say so. */
+        if (got == RMEM_OK && u.as && !async_where(u.as))
+            cli_warn("process %d has not imported asyncio: it has no tasks",
+                     (int)t->pid);
         if (got == RMEM_OK)
             rc = cli_close_stdout(CLI_EXIT_OK);
         else if (got == RMEM_DENIED)
@@ -325,9 +330,11 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
         else
             rc = cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
                           got == RMEM_GONE ? "exited before the dump"
-                                           : "no consistent snapshot of its "
-                                             "threads (they change too "
-                                             "fast); try again");
+                          : u.as ? "no consistent snapshot of its tasks "
+                                   "(they change too fast); try again"
+                                 : "no consistent snapshot of its "
+                                   "threads (they change too "
+                                   "fast); try again");
     }
     unwind_free(&u);
     return rc;
