@@ -18,8 +18,9 @@ The main thread runs an event loop holding, when the process stops:
              writes OUT.json and stops the process from a plain function
              it called
 A second thread runs its own loop with a few tasks, one named with
-non-ASCII characters, its running task parked in a synchronous lock
-acquire (CPython 3.14's RemoteUnwinder reads only the main thread's task
+non-ASCII characters, one whose coroutine is a Python object (as a
+Cython coroutine would be: no CPython coroutine frame to read), its
+running task parked in a synchronous lock acquire (CPython 3.14's RemoteUnwinder reads only the main thread's task
 list, so this thread is compared with the target's own report alone).
 
 OUT.json holds the process id and, for every task: its id (address), the
@@ -31,6 +32,7 @@ each running task, its thread's frames innermost first down to the
 task's own coroutine frame.
 """
 import asyncio
+import collections.abc
 import inspect
 import json
 import os
@@ -38,6 +40,7 @@ import signal
 import sys
 import threading
 import time
+import types
 
 GATE = threading.Lock()
 GATE.acquire()  # never released: the side thread's running task waits
@@ -98,10 +101,36 @@ async def idle():
     await asyncio.sleep(3600)
 
 
+class Handmade(collections.abc.Coroutine):
+    """A coroutine that is no CPython coroutine object: it waits on a
+    Future of its own forever."""
+
+    def __init__(self):
+        self.fut = None
+
+    def send(self, value):
+        if self.fut is None:
+            self.fut = asyncio.get_running_loop().create_future()
+        self.fut._asyncio_future_blocking = True
+        return self.fut
+
+    def throw(self, *exc):
+        raise exc[-1] if len(exc) == 1 else exc[1]
+
+    def close(self):
+        pass
+
+    def __await__(self):
+        return self
+
+
 def coro_chain(coro):
     """A coroutine's frames innermost first, as CPython's unwinder reads
-    them: the coroutine, then what it awaits while that is a coroutine."""
+    them: the coroutine, then what it awaits while that is a coroutine;
+    none for one that is no CPython coroutine."""
     chain = []
+    if not isinstance(coro, (types.CoroutineType, types.GeneratorType)):
+        return chain
     kind = type(coro)
     while coro is not None and type(coro) is kind:
         frame = coro.cr_frame
@@ -181,7 +210,8 @@ class Side:
         self.loop = asyncio.get_running_loop()
         t1 = asyncio.create_task(asyncio.sleep(3600), name="dormir-été")
         t2 = asyncio.create_task(awaiting(t1), name="side-waiter")
-        self.tasks += [t1, t2]
+        t3 = asyncio.create_task(Handmade(), name="handmade")
+        self.tasks += [t1, t2, t3]
         await asyncio.sleep(0)
         await asyncio.create_task(self.parked(), name="side-parked")
 
@@ -220,9 +250,8 @@ async def main(out, n_idle):
     idle_tasks = {asyncio.create_task(idle()) for _ in range(n_idle)}
     await settle()
     r.set_name("after-rename")
-    side.ready.wait(30)
-    while not side.thread.is_alive() or len(side.tasks) < 2:
-        time.sleep(0.01)
+    if not side.ready.wait(30) or len(side.tasks) < 3:
+        sys.exit("async_target: the second thread's loop did not start")
     me = asyncio.current_task()
     main_tid = threading.get_native_id()
     report = {"pid": os.getpid(), "version": sys.version,

@@ -7,7 +7,10 @@
  * the object it awaits, found on its frame's value stack just below the
  * stack pointer, if that object is a coroutine too (same type), and so
  * on. What a coroutine awaits that is no coroutine (a Future, a
- * generator-based awaitable) ends the chain.
+ * generator-based awaitable) ends the chain. A Task's coroutine that is
+ * no CPython coroutine or generator (one compiled by Cython, say) has no
+ * frames here: its object is not laid out as one (CPython's reader reads
+ * it as one anyway).
  *
  * All tasks advance together, one level per round: a round reads every
  * coroutine object (its head and embedded frame) of that level, then
@@ -111,6 +114,14 @@ static int frame_from(const py_offsets *o, const uint8_t *fr, uint64_t addr,
     return RMEM_OK;
 }
 
+/* Whether a Task's own coroutine (level 0) of type `type` is laid out as
+ * a CPython coroutine or generator. */
+static bool is_coroutine(const unwinder *u, uint64_t type)
+{
+    return !u->coro_type || type == u->coro_type ||
+           (u->gen_type && type == u->gen_type);
+}
+
 /* Take in coroutine `l` from its copy `c`: its frame into the pool (with
  * its task's level), and whether to follow what it awaits (*slot: the
  * address holding it). RMEM_FAULT for a frame no coroutine has. */
@@ -126,7 +137,8 @@ static int take(unwinder *u, link *l, const uint8_t *c, uint64_t type0,
     uint8_t owner = fr[o->fr_owner];
     *slot = 0;
     *pool_idx = ASYNC_NONE;
-    if (u64_at(c, 0) != type0 || state == FRAME_CLEARED)
+    if (u64_at(c, 0) != type0 || !is_coroutine(u, type0) ||
+        state == FRAME_CLEARED)
         return RMEM_OK; /* no coroutine, or no frame left */
     if (o->owner_cstack >= 0 && owner >= o->owner_cstack)
         return RMEM_OK; /* as CPython: no Python frame there */

@@ -226,6 +226,8 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     u->runtime_size = loc.runtime_size;
     u->code_type = loc.code_type;
     u->none_obj = loc.none_obj;
+    u->coro_type = loc.coro_type;
+    u->gen_type = loc.gen_type;
     u->cfg = *cfg;
     *hexversion = loc.hexversion;
     if (verbose) {

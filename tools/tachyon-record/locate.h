@@ -15,6 +15,8 @@ typedef struct py_runtime_loc {
     uint32_t hexversion;   /* PY_VERSION_HEX read from Py_Version */
     uint64_t code_type;    /* address of PyCode_Type */
     uint64_t none_obj;     /* address of _Py_NoneStruct (None) */
+    uint64_t coro_type;    /* PyCoro_Type, 0 if not exported */
+    uint64_t gen_type;     /* PyGen_Type, 0 if not exported */
     char path[512];        /* the file that defines them */
 } py_runtime_loc;
 

@@ -193,6 +193,8 @@ typedef struct unwinder {
     uint64_t runtime_size; /* of the .PyRuntime section */
     uint64_t code_type;
     uint64_t none_obj;        /* None: an empty exception slot */
+    uint64_t coro_type;       /* PyCoro_Type and PyGen_Type, 0 unknown: */
+    uint64_t gen_type;        /* what a Task's coroutine is read as */
     uint8_t call_sites[32];   /* bit per opcode: may call Python */
     uint8_t return_sites[32]; /* bit per opcode: returns */
     unwind_config cfg;

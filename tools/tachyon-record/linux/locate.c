@@ -52,6 +52,11 @@ static int read_symbols(pid_t pid, const pmap_file *f, const elf_image *img,
     out->runtime_size = size;
     out->code_type = bias + type;
     out->none_obj = bias + none;
+    /* the objects a Task's coroutine may be, for --async-aware */
+    out->coro_type =
+        elf_dynsym(img, "PyCoro_Type", &addr, &dummy) == 0 ? bias + addr : 0;
+    out->gen_type =
+        elf_dynsym(img, "PyGen_Type", &addr, &dummy) == 0 ? bias + addr : 0;
     snprintf(out->path, sizeof out->path, "%s", f->path);
     int rc = rmem_read(pid, bias + ver, &out->hexversion, 4);
     if (rc == RMEM_OK)
