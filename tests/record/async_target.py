@@ -18,7 +18,8 @@ The main thread runs an event loop holding, when the process stops:
              writes OUT.json and stops the process from a plain function
              it called
 A second thread runs its own loop with a few tasks, one named with
-non-ASCII characters, one whose coroutine is a Python object (as a
+non-ASCII characters, one with control characters in its name, one
+whose coroutine is a Python object (as a
 Cython coroutine would be: no CPython coroutine frame to read), its
 running task parked in a synchronous lock acquire (CPython 3.14's RemoteUnwinder reads only the main thread's task
 list, so this thread is compared with the target's own report alone).
@@ -211,7 +212,10 @@ class Side:
         t1 = asyncio.create_task(asyncio.sleep(3600), name="dormir-été")
         t2 = asyncio.create_task(awaiting(t1), name="side-waiter")
         t3 = asyncio.create_task(Handmade(), name="handmade")
-        self.tasks += [t1, t2, t3]
+        # a name with what a terminal would act on: data, shown escaped
+        t4 = asyncio.create_task(asyncio.sleep(3600),
+                                 name="evil\x1b[31m\u2028\x9bend")
+        self.tasks += [t1, t2, t3, t4]
         await asyncio.sleep(0)
         await asyncio.create_task(self.parked(), name="side-parked")
 
@@ -250,7 +254,7 @@ async def main(out, n_idle):
     idle_tasks = {asyncio.create_task(idle()) for _ in range(n_idle)}
     await settle()
     r.set_name("after-rename")
-    if not side.ready.wait(30) or len(side.tasks) < 3:
+    if not side.ready.wait(30) or len(side.tasks) < 4:
         sys.exit("async_target: the second thread's loop did not start")
     me = asyncio.current_task()
     main_tid = threading.get_native_id()

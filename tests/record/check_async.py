@@ -147,6 +147,29 @@ FRAME_RE = re.compile(r'^  File "(.*)", line (\d+), in (\S+)$')
 TASK_RE = re.compile(r'^  File "<task>", in (.*)$')
 
 
+def escaped(name):
+    """A name as the dump shows it (tools/common/text_safe.h)."""
+    out = []
+    for c in name:
+        o = ord(c)
+        if c in "\t\n\r":
+            out.append({"\t": "\\t", "\n": "\\n", "\r": "\\r"}[c])
+        elif o < 0x20 or o == 0x7f:
+            out.append(f"\\x{o:02x}")
+        elif 0x80 <= o <= 0x9f or c in "\u2028\u2029":
+            out.append(f"\\u{o:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def as_dumped(stacks):
+    """Stacks with their <task> names as the dump shows them."""
+    return {k: (tid, [(TASK, 0, escaped(f[2])) if f[0] == TASK else f
+                      for f in frames])
+            for k, (tid, frames) in stacks.items()}
+
+
 def dump_view(recorder, pid, mode):
     """--dump --async-aware's stacks: {leaf: (tid, frames innermost
     first)}, and the leaves in the order printed."""
@@ -252,9 +275,10 @@ def check_collapsed(args, log, mode, want, ticks):
     if not check(p.returncode == 0, f"tachyon-conv {mode}: exit "
                  f"{p.returncode}"):
         return
-    with open(out, encoding="utf-8") as f:
+    with open(out, encoding="utf-8", newline="") as f:
+        # lines end at \n only: names are written as they are
         lines = {ln.rsplit(" ", 1)[0]: int(ln.rsplit(" ", 1)[1])
-                 for ln in f.read().splitlines()}
+                 for ln in f.read().split("\n") if ln}
     expected = {collapsed_line(tid, fr) for tid, fr in want.values()}
     check(set(lines) == expected,
           f"collapsed {mode}: {len(set(lines) - expected)} lines not "
@@ -272,8 +296,10 @@ def run_mode(args, report, remote, mode, names):
     compare(f"{mode}: the target's own report vs RemoteUnwinder (main "
             f"thread)", of_thread(own, main_tid), of_thread(theirs, main_tid))
     ok = compare(f"{mode}: --dump vs RemoteUnwinder (main thread)",
-                 of_thread(ours, main_tid), of_thread(theirs, main_tid))
-    ok &= compare(f"{mode}: --dump vs the target's own report", ours, own)
+                 of_thread(ours, main_tid),
+                 as_dumped(of_thread(theirs, main_tid)))
+    ok &= compare(f"{mode}: --dump vs the target's own report", ours,
+                  as_dumped(own))
     check(any(v[0] == side_tid for v in ours.values()),
           f"{mode}: no stack of the second thread's loop")
     samples = check_recording(args, report["pid"], mode, own, main_tid)
