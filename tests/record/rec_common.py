@@ -47,7 +47,11 @@ def parse_dump(text):
     weight, stack root first of (func, file, line, end, col, endcol[,
     opcode]))."""
     info, stats, samples = {}, {}, []
-    for line in text.splitlines():
+    # lines end at \n only: a name may hold U+2028, which splitlines
+    # would take for a line end
+    for line in text.split("\n"):
+        if not line:
+            continue
         head, *frames = line.split("\t")
         words = head.split()
         if words[0] in ("info", "stats"):

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "async.h"
+#include "async_offsets.h"
 #include "children.h"
 #include "cli.h"
 #include "locate.h"
@@ -174,6 +176,23 @@ static int describe_failure(target *t, int rc, const sighting *seen,
                     cli_escape(text, sizeof text, msg));
 }
 
+/* --async-aware: a layout that cannot be right is an error now; one not
+ * loaded yet is looked for while recording. */
+static int check_asyncio(const target *t, unwinder *u, bool verbose)
+{
+    char text[2100]; /* both may name files from the target's maps */
+    bool found = async_begin(u);
+    const char *err = async_error(u->as);
+    if (err)
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
+                        cli_escape(text, sizeof text, err));
+    if (verbose)
+        fprintf(stderr, "%s: process %d: asyncio %s%s\n", cli_program(),
+                (int)t->pid, found ? "task layout from " : "not imported yet",
+                found ? cli_escape(text, sizeof text, async_where(u->as)) : "");
+    return CLI_EXIT_OK;
+}
+
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                     volatile sig_atomic_t *stop, const attach_wait *w,
                     unwinder *u, uint32_t *hexversion)
@@ -204,8 +223,11 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
     u->pid = t->pid;
     u->hexversion = loc.hexversion;
     u->runtime = loc.runtime;
+    u->runtime_size = loc.runtime_size;
     u->code_type = loc.code_type;
     u->none_obj = loc.none_obj;
+    u->coro_type = loc.coro_type;
+    u->gen_type = loc.gen_type;
     u->cfg = *cfg;
     *hexversion = loc.hexversion;
     if (verbose) {
@@ -230,7 +252,10 @@ int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                 "(running Python code, not waiting in a call that releases "
                 "it)\n",
                 cli_program(), (int)t->pid);
+    if (cfg->async_mode &&
+        async_version_check(loc.hexversion, cfg->untested, msg, sizeof msg))
+        return cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid, msg);
     if (unwind_init(u) != 0)
         return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
-    return CLI_EXIT_OK;
+    return cfg->async_mode ? check_asyncio(t, u, verbose) : CLI_EXIT_OK;
 }

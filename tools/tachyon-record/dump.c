@@ -24,6 +24,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
 #include "linetable.h"
 #include "remote_mem.h"
 #include "source_read.h"
@@ -163,6 +164,45 @@ static void print_thread(const unwinder *u, const raw_thread *t, bool first,
         print_frame(u, &t->frames[i], cwd, src, out);
 }
 
+/* One task stack, as CPython's dump prints a leaf task's: the thread,
+ * the leaf task's id, no status; root first. */
+static void print_task_stack(const unwinder *u, const async_stack *st,
+                             bool first, const char *cwd, source_reader *src,
+                             FILE *out)
+{
+    char head[64] = "Stack dump";
+    if (first)
+        snprintf(head, sizeof head, "Stack dump for PID %d", (int)u->pid);
+    fprintf(out, "%s%s, thread %llu (task %llu; most recent call last):\n",
+            first ? "" : "\n", head, (unsigned long long)st->tid,
+            (unsigned long long)st->leaf);
+    for (uint32_t i = st->depth; i-- > 0;) {
+        const async_frame *f = &st->frames[i];
+        size_t len;
+        if (f->f) {
+            print_frame(u, f->f, cwd, src, out);
+            continue;
+        }
+        /* a name is data: escaped as every name in the dump is */
+        fputs("  File \"<task>\", in ", out);
+        cli_escape_fputs(async_task_name(u->as, f->task, &len), out);
+        fputc('\n', out);
+    }
+}
+
+static void dump_tasks(const unwinder *u, const char *cwd, source_reader *src,
+                       FILE *out)
+{
+    static async_stack st;
+    uint32_t n = async_nstacks(u->as);
+    if (n == 0)
+        fprintf(out, "No Python stacks found for PID %d\n", (int)u->pid);
+    for (uint32_t i = 0; i < n; i++) {
+        async_stack_get(u->as, i, &st);
+        print_task_stack(u, &st, i == 0, cwd, src, out);
+    }
+}
+
 int dump_threads(unwinder *u, FILE *out)
 {
     char cwd[4096];
@@ -174,6 +214,11 @@ int dump_threads(unwinder *u, FILE *out)
     if (!getcwd(cwd, sizeof cwd))
         cwd[0] = '\0';
     source_reader *src = source_reader_new(u->pid, process_start(u->pid));
+    if (u->as) {
+        dump_tasks(u, cwd, src, out);
+        source_reader_free(src);
+        return RMEM_OK;
+    }
     bool interps = false;
     for (uint32_t i = 1; i < u->nthreads; i++)
         interps |= u->threads[i].interp_id != u->threads[0].interp_id;

@@ -10,8 +10,10 @@
  */
 #include "emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "async.h"
 #include "linetable.h"
 
 static int intern_names(tfmt_bin_writer *w, code_entry *c)
@@ -104,10 +106,71 @@ static int emit_thread(emitter *e, const unwinder *u, const raw_thread *t,
                                   t->status, stack, t->depth);
 }
 
+/* A task's <task> frame: file "<task>", its name, no location, no
+ * opcode, interned in CPython's order (file first). */
+static int task_index(emitter *e, const async_state *a, uint32_t task,
+                      uint32_t *out)
+{
+    size_t len;
+    const char *name = async_task_name(a, task, &len);
+    uint64_t addr = async_task_addr(a, task);
+    uint32_t h = (uint32_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 40);
+    emit_task_memo *m = NULL;
+    if (!e->tasks)
+        e->tasks = calloc(EMIT_TASK_SLOTS, sizeof *e->tasks);
+    for (uint32_t k = 0; e->tasks && k < EMIT_TASK_PROBES; k++) {
+        emit_task_memo *s = &e->tasks[(h + k) % EMIT_TASK_SLOTS];
+        if (s->addr == addr && s->len == len &&
+            memcmp(s->name, name, len) == 0) {
+            *out = s->frame;
+            return TFMT_OK;
+        }
+        /* where to remember it: empty, this task's stale entry, or the
+         * last one looked at */
+        if (!m && (!s->addr || s->addr == addr || k + 1 == EMIT_TASK_PROBES))
+            m = s;
+    }
+    int rc = tfmt_bin_writer_location(e->w, "<task>", 6, name, len, -1, -1, -1,
+                                      -1, TFMT_NO_OPCODE, out);
+    if (rc == TFMT_OK && m && len <= EMIT_TASK_NAME) {
+        m->addr = addr;
+        m->frame = *out;
+        m->len = (uint16_t)len;
+        memcpy(m->name, name, len);
+    }
+    return rc;
+}
+
+/* One task stack per leaf task, on its thread. */
+static int emit_tasks(emitter *e, const unwinder *u, uint64_t timestamp_us)
+{
+    static async_stack st;
+    uint32_t stack[UNWIND_MAX_DEPTH];
+    for (uint32_t i = 0; i < async_nstacks(u->as); i++) {
+        async_stack_get(u->as, i, &st);
+        for (uint32_t k = 0; k < st.depth; k++) {
+            const async_frame *f = &st.frames[k];
+            uint32_t *slot = &stack[st.depth - 1 - k];
+            int rc = f->f ? any_index(e, u, f->f, slot)
+                          : task_index(e, u->as, f->task, slot);
+            if (rc != TFMT_OK)
+                return rc;
+        }
+        int rc =
+            tfmt_bin_writer_sample(e->w, st.tid, st.interp_id, timestamp_us,
+                                   st.status, stack, st.depth);
+        if (rc != TFMT_OK)
+            return rc;
+    }
+    return TFMT_OK;
+}
+
 int emit_sample(emitter *e, const unwinder *u, uint64_t timestamp_us)
 {
     if (!e->w)
         return TFMT_OK; /* --live without -o: nothing written */
+    if (u->as)
+        return emit_tasks(e, u, timestamp_us);
     for (uint32_t i = 0; i < u->nthreads; i++) {
         int rc = emit_thread(e, u, &u->threads[i], timestamp_us);
         if (rc != TFMT_OK)

@@ -27,10 +27,24 @@ typedef struct emit_synthetic {
     uint32_t frame;
 } emit_synthetic;
 
+/* The writer frame of a task's <task> frame, by task address and name
+ * (names of up to EMIT_TASK_NAME bytes are remembered; a task is looked
+ * for in EMIT_TASK_PROBES slots from its address's). */
+#define EMIT_TASK_SLOTS 65536u
+#define EMIT_TASK_NAME 48u
+#define EMIT_TASK_PROBES 4u
+typedef struct emit_task_memo {
+    uint64_t addr; /* 0: empty */
+    uint32_t frame;
+    uint16_t len;
+    char name[EMIT_TASK_NAME];
+} emit_task_memo;
+
 typedef struct emitter {
     tfmt_bin_writer *w;
     emit_synthetic gc, native;
     emit_memo memo[EMIT_MEMO_SLOTS];
+    emit_task_memo *tasks; /* EMIT_TASK_SLOTS, allocated when first used */
 } emitter;
 
 /*

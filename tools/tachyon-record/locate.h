@@ -15,6 +15,8 @@ typedef struct py_runtime_loc {
     uint32_t hexversion;   /* PY_VERSION_HEX read from Py_Version */
     uint64_t code_type;    /* address of PyCode_Type */
     uint64_t none_obj;     /* address of _Py_NoneStruct (None) */
+    uint64_t coro_type;    /* PyCoro_Type, 0 if not exported */
+    uint64_t gen_type;     /* PyGen_Type, 0 if not exported */
     char path[512];        /* the file that defines them */
 } py_runtime_loc;
 
@@ -32,5 +34,15 @@ enum {
  * Py_Version symbol. Returns a LOCATE_* value.
  */
 int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len);
+
+/*
+ * Look through the files mapped into `pid` whose base name contains one
+ * of `needles` (NULL-terminated) for the ELF section `section`: *addr gets
+ * where it is in the process, *size its size, `path` the file. Returns
+ * LOCATE_FOUND, LOCATE_NOT_YET (no such file or section mapped),
+ * LOCATE_DENIED or LOCATE_ERROR (the maps cannot be read).
+ */
+int locate_section(pid_t pid, const char *const *needles, const char *section,
+                   uint64_t *addr, uint64_t *size, char *path, size_t path_len);
 
 #endif

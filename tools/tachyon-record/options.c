@@ -14,10 +14,10 @@
 
 static const char *opt_output, *opt_rate, *opt_duration, *opt_pid;
 static const char *opt_recover;
-static const char *opt_compression, *opt_mode;
+static const char *opt_compression, *opt_mode, *opt_async_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
 static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
-static int opt_nonblocking, opt_allow_untested;
+static int opt_nonblocking, opt_allow_untested, opt_async_aware;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -32,6 +32,11 @@ static const cli_option options[] = {
      "wall|cpu|gil|exception"},
     {"all-threads", 'a', CLI_ARG_NONE, &opt_all_threads,
      "sample every thread, not just the main thread", NULL, NULL},
+    {"async-aware", 0, CLI_ARG_NONE, &opt_async_aware,
+     "a stack per asyncio task, joined to its awaiters (3.14+)", NULL, NULL},
+    {"async-mode", 0, CLI_ARG_REQUIRED, &opt_async_mode,
+     "running (each thread's running task, default) or all tasks", "MODE",
+     "running|all"},
     {"no-gc", 0, CLI_ARG_NONE, &opt_no_gc,
      "no <GC> frames while the garbage collector runs", NULL, NULL},
     {"native", 0, CLI_ARG_NONE, &opt_native,
@@ -80,6 +85,9 @@ static const cli_spec spec = {
     "read (ptrace, microseconds), so that its stack is one it was in;\n"
     "--nonblocking only checks it, and a wrong stack is then rare, not\n"
     "impossible.\n"
+    "--async-aware records asyncio tasks instead of threads: a stack per\n"
+    "task that no other task awaits, its frames, a <task> frame naming it,\n"
+    "then the frames and <task> frame of each task awaiting it.\n"
     "Exit status with a COMMAND: the COMMAND's own (128+N if signal N\n"
     "ended it); 125 if the recording failed, even when the COMMAND\n"
     "succeeded; 126 if COMMAND cannot be run, 127 if it is not found.\n"
@@ -106,6 +114,26 @@ static int mode_value(const char *name)
         if (names[i] && strcmp(names[i], name) == 0)
             return i;
     return 0;
+}
+
+/* --async-aware replaces thread stacks by task stacks: what selects or
+ * decorates threads does not apply (as in CPython 3.15's profiler). */
+static int check_async(rec_options *o)
+{
+    if (opt_async_mode && !opt_async_aware)
+        return cli_usage("--async-mode requires --async-aware");
+    if (!opt_async_aware)
+        return REC_PARSE_RUN;
+    if ((opt_mode && strcmp(opt_mode, "wall") != 0) || opt_all_threads ||
+        opt_native || opt_no_gc)
+        return cli_usage("--async-aware takes no --mode (but wall), -a, "
+                         "--native or --no-gc: task stacks replace thread "
+                         "stacks");
+    if (opt_live)
+        return cli_usage("--live shows threads: no --async-aware");
+    o->async_mode =
+        opt_async_mode && strcmp(opt_async_mode, "all") == 0 ? 2 : 1;
+    return REC_PARSE_RUN;
 }
 
 static int check_values(rec_options *o)
@@ -135,7 +163,7 @@ static int check_values(rec_options *o)
                          "--subprocesses or --mode with it");
     if (opt_live && opt_subprocesses)
         return cli_usage("--live shows one process: no --subprocesses");
-    return REC_PARSE_RUN;
+    return check_async(o);
 }
 
 static const cli_option *find_option(const char *arg, size_t len)

@@ -22,6 +22,8 @@ typedef struct rec_options {
     bool subprocesses;        /* record Python children too */
     bool dump;                /* print one snapshot instead */
     bool live;                /* a top view while recording */
+    int async_mode;           /* async_mode: 0, or task stacks (1 running,
+                                 2 all) */
     const char *recover;      /* --recover FILE, or NULL */
     bool zstd;
     bool quiet;

@@ -62,6 +62,12 @@ static const dbg_map map_315 = {
     .gc_collecting = D315_GC_COLLECTING,
 };
 
+int py_offsets_315_read(pid_t pid, uint64_t runtime, uint64_t section_size,
+                        uint64_t words[D315_WORDS], char *msg, size_t msg_len)
+{
+    return dbg_read(&map_315, pid, runtime, section_size, words, msg, msg_len);
+}
+
 int py_offsets_315_load(pid_t pid, uint64_t runtime, uint64_t section_size,
                         py_offsets *out, char *msg, size_t msg_len)
 {

@@ -16,6 +16,10 @@
 #ifndef TREC_PY_OFFSETS_315_H
 #define TREC_PY_OFFSETS_315_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #define D315_WORDS 111
 #define D315_BYTES (D315_WORDS * 8)
 
@@ -153,5 +157,13 @@ enum {
     D315_DBG_DEBUGGER_SCRIPT_PATH = 109,
     D315_DBG_DEBUGGER_SCRIPT_PATH_SIZE = 110,
 };
+
+/*
+ * Read the target's 3.15 table at `runtime` into `words` and check it
+ * (dbg_read), for readers of any of its sections (asyncio task graphs).
+ * Returns 0, or -1 with a message in `msg`. UNTESTED, as above.
+ */
+int py_offsets_315_read(pid_t pid, uint64_t runtime, uint64_t section_size,
+                        uint64_t words[D315_WORDS], char *msg, size_t msg_len);
 
 #endif

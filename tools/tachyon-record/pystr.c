@@ -56,17 +56,22 @@ static uint32_t char_at(const uint8_t *data, unsigned kind, size_t i)
     return v;
 }
 
+size_t pystr_to_utf8(const uint8_t *data, unsigned kind, size_t n, char *out)
+{
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        at += put_utf8(out + at, char_at(data, kind, i));
+    out[at] = '\0';
+    return at;
+}
+
 /* Convert `n` characters of `kind` bytes each to a new UTF-8 string. */
 static char *to_utf8(const uint8_t *data, unsigned kind, size_t n, size_t *len)
 {
     char *s = malloc(n * 4 + 1);
-    size_t at = 0;
     if (!s)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        at += put_utf8(s + at, char_at(data, kind, i));
-    s[at] = '\0';
-    *len = at;
+    *len = pystr_to_utf8(data, kind, n, s);
     return s;
 }
 

@@ -22,6 +22,13 @@
 int pystr_read(pid_t pid, const py_offsets *o, uint64_t addr, char **out,
                size_t *len);
 
+/*
+ * Write `n` characters of `kind` (1, 2 or 4) bytes each as UTF-8 to
+ * `out` (room for 4 * n + 1 bytes), NUL-terminated; lone surrogates and
+ * values past U+10FFFF become U+FFFD. Returns the length written.
+ */
+size_t pystr_to_utf8(const uint8_t *data, unsigned kind, size_t n, char *out);
+
 /* Read the bytes object at `addr` into a new buffer. */
 int pybytes_read(pid_t pid, const py_offsets *o, uint64_t addr, uint8_t **out,
                  size_t *len);

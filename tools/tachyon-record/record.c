@@ -20,6 +20,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
 #include "attach.h"
 #include "cli.h"
 #include "dump.h"
@@ -207,6 +208,8 @@ static int record_to(const rec_options *o, const char *path, target *t,
     }
     live_free(lv);
     log_out_close(&log);
+    if (e)
+        free(e->tasks);
     free(e);
     return rc;
 }
@@ -223,9 +226,10 @@ static void say_setup(const rec_options *o, const char *sched,
 
 static unwind_config unwind_cfg(const rec_options *o)
 {
-    unwind_config c = {o->all_threads,   (unwind_mode)o->mode, o->gc,
-                       o->native,        o->opcodes,           !o->nonblocking,
-                       o->allow_untested};
+    unwind_config c = {
+        o->all_threads,    (unwind_mode)o->mode, o->gc && !o->async_mode,
+        o->native,         o->opcodes,           !o->nonblocking,
+        o->allow_untested, o->async_mode};
     return c;
 }
 
@@ -305,13 +309,9 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
 {
     unwinder u;
     uint32_t hexversion;
-    unwind_config cfg = {true,
-                         UNWIND_MODE_WALL,
-                         o->gc,
-                         o->native,
-                         o->opcodes,
-                         !o->nonblocking,
-                         o->allow_untested};
+    unwind_config cfg = {
+        true,       UNWIND_MODE_WALL, o->gc && !o->async_mode, o->native,
+        o->opcodes, !o->nonblocking,  o->allow_untested,       o->async_mode};
     attach_wait w = {0, false, false, NULL, NULL};
     memset(&u, 0, sizeof u);
     int rc = attach_unwinder(t, &cfg, o->verbose && !o->quiet, &stop_flag, &w,
@@ -319,6 +319,10 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
     if (rc == CLI_EXIT_OK) {
         wait_deadline(t, deadline);
         int got = dump_threads(&u, stdout);
+        /* No task stacks because there are no tasks at all: say so. */
+        if (got == RMEM_OK && u.as && !async_where(u.as))
+            cli_warn("process %d has not imported asyncio: it has no tasks",
+                     (int)t->pid);
         if (got == RMEM_OK)
             rc = cli_close_stdout(CLI_EXIT_OK);
         else if (got == RMEM_DENIED)
@@ -326,9 +330,11 @@ static int run_dump(const rec_options *o, target *t, uint64_t deadline)
         else
             rc = cli_fail(CLI_EXIT_TROUBLE, "process %d: %s", (int)t->pid,
                           got == RMEM_GONE ? "exited before the dump"
-                                           : "no consistent snapshot of its "
-                                             "threads (they change too "
-                                             "fast); try again");
+                          : u.as ? "no consistent snapshot of its tasks "
+                                   "(they change too fast); try again"
+                                 : "no consistent snapshot of its "
+                                   "threads (they change too "
+                                   "fast); try again");
     }
     unwind_free(&u);
     return rc;

@@ -28,7 +28,8 @@ typedef struct rmem_piece {
 /* Read exactly `len` bytes at `addr`; RMEM_OK or a failure class. */
 int rmem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 
-/* Read all `n` pieces in one system call; every byte or a failure. */
+/* Read all `n` pieces (at most 1024, the kernel's IOV_MAX) in one
+ * system call; every byte or a failure. */
 int rmem_readv(pid_t pid, const rmem_piece *pieces, size_t n);
 
 /* Read a pointer-sized (8-byte) value. */

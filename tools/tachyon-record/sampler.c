@@ -75,7 +75,7 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
         r->end = SAMPLER_WRITE_ERROR;
         return -1;
     }
-    r->thread_samples += u->nthreads;
+    r->thread_samples += u->nstacks;
     return 1;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "async.h"
 #include "cli.h"
 #include "code_cache.h"
 #include "outcome.h"
@@ -86,6 +87,19 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             (unsigned long long)r->skipped, sampler_missed_pct(r));
 }
 
+static void print_verbose_async(const unwinder *u)
+{
+    const async_counters *c = async_get_counters(u->as);
+    fprintf(stderr,
+            "%s: asyncio: %llu samples of the task graph (%llu before "
+            "asyncio was imported), %llu task stacks, up to %llu tasks in "
+            "a sample, %.1f batched reads of task memory a sample\n",
+            cli_program(), (unsigned long long)c->samples,
+            (unsigned long long)c->unloaded, (unsigned long long)c->stacks,
+            (unsigned long long)c->max_tasks,
+            c->samples ? (double)c->rounds / (double)c->samples : 0.0);
+}
+
 void summary_figures(const rec_options *o, const char *path,
                      const sampler_result *r, const unwinder *u)
 {
@@ -102,6 +116,29 @@ void summary_figures(const rec_options *o, const char *path,
                         : 0.0);
     if (o->verbose)
         print_verbose(r, u);
+    if (o->verbose && u->as)
+        print_verbose_async(u);
+}
+
+/* What --async-aware could not give. */
+static void warn_async(const char *path, const unwinder *u)
+{
+    char text[1100];
+    const async_counters *c = async_get_counters(u->as);
+    const char *err = async_error(u->as);
+    if (err)
+        cli_file_warn(path, "no task stacks: %s",
+                      cli_escape(text, sizeof text, err));
+    else if (c->samples == 0 && c->unloaded > 0)
+        cli_file_warn(path,
+                      "no task stacks: process %d did not import asyncio "
+                      "while it was recorded",
+                      (int)u->pid);
+    if (c->truncated)
+        cli_file_warn(path,
+                      "%llu samples had more than %u tasks (or an awaiter "
+                      "set too large to read): their task graphs are partial",
+                      (unsigned long long)c->truncated, ASYNC_MAX_TASKS);
 }
 
 /* Say when the log is not what was asked for. */
@@ -118,8 +155,11 @@ void summary_warnings(const rec_options *o, const char *path,
     if (r->thread_samples == 0)
         cli_file_warn(path, "the profile is empty: %s",
                       r->attempts == 0              ? "no tick was taken"
+                      : o->async_mode               ? "no task was sampled"
                       : o->mode != UNWIND_MODE_WALL ? "no thread matched --mode"
                                                     : "no thread was sampled");
+    if (u->as)
+        warn_async(path, u);
     if (u->pause_denied)
         cli_file_warn(path,
                       "threads could not be paused (ptrace not permitted); "

@@ -15,6 +15,8 @@
 
 #include <tachyon/fmt.h>
 
+#include "async.h"
+#include "async_offsets.h"
 #include "remote_mem.h"
 #include "thread_pause.h"
 
@@ -82,16 +84,21 @@ static void init_call_sites(unwinder *u)
 int unwind_init(unwinder *u)
 {
     init_call_sites(u);
+    u->ts_read = u->off.ts_size;
+    u->ts_stride = u->off.ts_size + (u->cfg.async_mode ? ASYNC_TS_EXTRA : 0);
+    u->walk_task_off = PYOFF_NONE;
+    if (u->cfg.async_mode)
+        u->as = async_new((async_mode)u->cfg.async_mode);
     u->codes = code_cache_new(u->hexversion);
     u->tstat = tstat_new(u->pid);
     u->threads = calloc(UNWIND_MAX_THREADS, sizeof *u->threads);
     u->listed = calloc(UNWIND_MAX_THREADS, sizeof *u->listed);
-    u->ts_bufs = malloc((size_t)UNWIND_MAX_THREADS * u->off.ts_size);
+    u->ts_bufs = malloc((size_t)UNWIND_MAX_THREADS * u->ts_stride);
     u->jobs = calloc(UNWIND_MAX_THREADS, sizeof *u->jobs);
     u->extras = calloc(UNWIND_EXTRA_MEMO, sizeof *u->extras);
     u->arena = malloc(UNWIND_ARENA);
     if (!u->codes || !u->tstat || !u->threads || !u->listed || !u->ts_bufs ||
-        !u->jobs || !u->extras || !u->arena ||
+        !u->jobs || !u->extras || !u->arena || (u->cfg.async_mode && !u->as) ||
         u->off.fr_size > UNWIND_FRAME_BUF) {
         unwind_free(u);
         return -1;
@@ -109,6 +116,8 @@ void unwind_free(unwinder *u)
     free(u->jobs);
     free(u->extras);
     free(u->arena);
+    async_free(u->as);
+    u->as = NULL;
     u->codes = NULL;
     u->tstat = NULL;
     u->threads = NULL;
@@ -151,7 +160,8 @@ static int select_threads(unwinder *u, uint32_t *count)
         uint8_t status;
         if (tid == 0 || shadowed(u, i, tid))
             continue; /* not bound to its OS thread yet (start-up) */
-        if (!u->cfg.all_threads && tid != (uint64_t)u->pid)
+        if (u->as ? !async_runs_task(u, l)
+                  : !u->cfg.all_threads && tid != (uint64_t)u->pid)
             continue;
         int rc = unwind_status(u, l, tid, &status);
         if (rc != RMEM_OK)
@@ -164,6 +174,8 @@ static int select_threads(unwinder *u, uint32_t *count)
         t->interp_id = l->interp_id;
         t->status = status;
         t->depth = 0;
+        t->cut = false;
+        t->task = 0;
         u->jobs[n] = (walk_job){.listed = i, .t = t};
         n++;
     }
@@ -195,18 +207,23 @@ static void add_gc_frames(unwinder *u)
     }
 }
 
-int unwind_sample(unwinder *u)
+/*
+ * --async-aware: find asyncio first (the thread state copies then reach
+ * its fields); "all" needs no thread walked, "running" walks the threads
+ * that run a task, reading the task in each walk's window.
+ */
+static void async_prepare(unwinder *u, bool *walk)
+{
+    bool found = async_begin(u);
+    *walk = found && async_get_mode(u->as) == ASYNC_MODE_RUNNING;
+    u->walk_task_off = *walk ? async_running_task_offset(u->as) : PYOFF_NONE;
+}
+
+/* The threads to walk, walked and resolved, with <GC> frames. */
+static int sample_threads(unwinder *u)
 {
     uint32_t n = 0;
-    uint64_t reads0 = rmem_calls();
-    u->nthreads = 0;
-    /* Every tick, even one that finds no thread to walk (a process
-     * shutting down): a thread stopped late must not stay stopped. */
-    thread_pause_tidy();
-    code_cache_maintain(u->codes);
-    int rc = unwind_list(u);
-    if (rc == RMEM_OK)
-        rc = select_threads(u, &n);
+    int rc = select_threads(u, &n);
     if (rc == RMEM_OK)
         rc = unwind_walk(u, u->jobs, n);
     if (rc == RMEM_OK) {
@@ -215,9 +232,30 @@ int unwind_sample(unwinder *u)
     }
     if (rc == RMEM_OK && u->cfg.gc)
         add_gc_frames(u);
+    return rc;
+}
+
+int unwind_sample(unwinder *u)
+{
+    uint64_t reads0 = rmem_calls();
+    bool walk = true;
+    u->nthreads = u->nstacks = 0;
+    /* Every tick, even one that finds no thread to walk (a process
+     * shutting down): a thread stopped late must not stay stopped. */
+    thread_pause_tidy();
+    code_cache_maintain(u->codes);
+    if (u->as)
+        async_prepare(u, &walk);
+    int rc = unwind_list(u);
+    if (rc == RMEM_OK && walk)
+        rc = sample_threads(u);
+    if (rc == RMEM_OK && u->as)
+        rc = async_sample(u);
     u->counters.reads += rmem_calls() - reads0;
     if (rc != RMEM_OK)
         u->nthreads = 0;
+    else
+        u->nstacks = u->as ? async_nstacks(u->as) : u->nthreads;
     return rc;
 }
 

@@ -38,11 +38,12 @@ typedef enum {
 typedef struct unwind_config {
     bool all_threads; /* else the main thread only */
     unwind_mode mode;
-    bool gc;       /* <GC> while the collector runs */
-    bool native;   /* <native> between Python frames */
-    bool opcodes;  /* read each frame's instruction */
-    bool pause;    /* pause a thread that runs while it is read */
-    bool untested; /* read a version not tested here (3.15) */
+    bool gc;        /* <GC> while the collector runs */
+    bool native;    /* <native> between Python frames */
+    bool opcodes;   /* read each frame's instruction */
+    bool pause;     /* pause a thread that runs while it is read */
+    bool untested;  /* read a version not tested here (3.15) */
+    int async_mode; /* async_mode (async.h): task stacks, not threads */
 } unwind_config;
 
 typedef enum {
@@ -73,6 +74,8 @@ typedef struct raw_thread {
     uint32_t interp_id;
     uint8_t status; /* TFMT_STATUS_* bits */
     uint32_t depth;
+    bool cut;      /* deeper than UNWIND_MAX_DEPTH: the innermost kept */
+    uint64_t task; /* --async-aware running: its running task, or 0 */
     raw_frame frames[UNWIND_MAX_DEPTH]; /* innermost first */
 } raw_thread;
 
@@ -103,6 +106,7 @@ typedef struct walk_head {
     uint64_t cand_frame[UNWIND_CFRAMES];
     uint64_t gil_holder; /* the GIL's last_holder */
     uint64_t gil_switch; /* and its switch_number */
+    uint64_t task;       /* --async-aware running: its running task */
 } walk_head;
 
 /* Per-thread state of a walk. */
@@ -179,13 +183,18 @@ typedef struct unwind_counters {
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 
+struct async_state;
+
 typedef struct unwinder {
     pid_t pid;
     uint32_t hexversion; /* the target's PY_VERSION_HEX */
     py_offsets off;
     uint64_t runtime;
+    uint64_t runtime_size; /* of the .PyRuntime section */
     uint64_t code_type;
     uint64_t none_obj;        /* None: an empty exception slot */
+    uint64_t coro_type;       /* PyCoro_Type and PyGen_Type, 0 unknown: */
+    uint64_t gen_type;        /* what a Task's coroutine is read as */
     uint8_t call_sites[32];   /* bit per opcode: may call Python */
     uint8_t return_sites[32]; /* bit per opcode: returns */
     unwind_config cfg;
@@ -193,6 +202,7 @@ typedef struct unwinder {
     tstat_cache *tstat;
     raw_thread *threads;      /* UNWIND_MAX_THREADS */
     uint32_t nthreads;        /* filled by unwind_sample */
+    uint32_t nstacks;         /* stacks it took: threads, or task stacks */
     uint64_t now_ns;          /* time of the sample being taken */
     uint32_t tlbc_generation; /* free-threaded: the interpreter's, as
                                  listed this sample */
@@ -201,15 +211,22 @@ typedef struct unwinder {
     /* Threads listed this sample; their PyThreadState copies. */
     listed_thread *listed; /* UNWIND_MAX_THREADS */
     uint32_t nlisted;
-    uint8_t *ts_bufs; /* UNWIND_MAX_THREADS thread states */
+    uint8_t *ts_bufs;   /* UNWIND_MAX_THREADS thread states */
+    uint64_t ts_read;   /* bytes of each read: ts_size, and the asyncio
+                           fields past it with --async-aware */
+    uint64_t ts_stride; /* room for each in ts_bufs */
     /* The speculative listing: the one interpreter and its GIL seen last
      * time (nlisted threads at listed[].tstate). */
     uint64_t last_interp, last_gil;
     bool single_interp;
     /* Walk state. */
-    walk_job *jobs;     /* UNWIND_MAX_THREADS */
-    extra_memo *extras; /* UNWIND_EXTRA_MEMO */
-    uint8_t *arena;     /* UNWIND_ARENA: stack copies */
+    walk_job *jobs;         /* UNWIND_MAX_THREADS */
+    extra_memo *extras;     /* UNWIND_EXTRA_MEMO */
+    uint8_t *arena;         /* UNWIND_ARENA: stack copies */
+    struct async_state *as; /* --async-aware (async.h), else NULL */
+    uint64_t walk_task_off; /* running mode: the thread state's running
+                               task, read in each walk's window; else
+                               PYOFF_NONE */
 } unwinder;
 
 /* Set up `u` (offsets, addresses and cfg already filled in). 0 or -1. */
@@ -254,8 +271,16 @@ int unwind_resolve(unwinder *u);
 /* Resolve the code objects of threads t[0..n) only. */
 int unwind_resolve_threads(unwinder *u, raw_thread *t, uint32_t n);
 
+/* Resolve the code objects of frames f[0..n) (any number of them; the
+ * task graph's coroutine frames), and their bytecode copies. */
+int unwind_resolve_frames(unwinder *u, raw_frame *f, size_t n);
+
+/* Read the opcodes of frames f[0..n), each the innermost of its own. */
+void unwind_read_opcodes(unwinder *u, raw_frame *f, size_t n);
+
 /* Free-threaded: where each frame's own bytecode copy starts
  * (unwind_tlbc.c), once its code object is resolved. */
 int unwind_tlbc_bases(unwinder *u, raw_thread *t, uint32_t n);
+int unwind_tlbc_frames(unwinder *u, raw_frame *f, size_t n);
 
 #endif

@@ -68,6 +68,63 @@ int unwind_resolve_threads(unwinder *u, raw_thread *threads, uint32_t n)
     return rc == RMEM_OK ? unwind_tlbc_bases(u, threads, n) : rc;
 }
 
+/* Whether `addr` is in the set `keys`. */
+static bool set_has(const uint64_t *keys, uint64_t addr)
+{
+    uint32_t i = (uint32_t)((addr >> 4) * 0x9e3779b1u) & (CODE_SET * 2 - 1);
+    while (keys[i] && keys[i] != addr)
+        i = (i + 1) & (CODE_SET * 2 - 1);
+    return keys[i] == addr;
+}
+
+/* The end of the run of frames from `start` whose code objects number
+ * at most CODE_SET, with their heads planned in `p`. */
+static size_t plan_run(const raw_frame *f, size_t start, size_t n,
+                       uint64_t *keys, uint8_t (*heads)[HEAD_MAX], size_t hl,
+                       rmem_piece *p, uint32_t *np)
+{
+    uint32_t distinct = 0;
+    size_t end = start;
+    memset(keys, 0, sizeof(uint64_t) * CODE_SET * 2);
+    *np = 0;
+    for (; end < n; end++) {
+        if (f[end].kind != FRAME_PYTHON || set_has(keys, f[end].code))
+            continue;
+        if (distinct == CODE_SET)
+            break;
+        uint32_t s = set_put(keys, &distinct, f[end].code);
+        p[(*np)++] = (rmem_piece){f[end].code, heads[s], hl};
+    }
+    return end;
+}
+
+int unwind_resolve_frames(unwinder *u, raw_frame *f, size_t n)
+{
+    static uint64_t keys[CODE_SET * 2];
+    static code_entry *entries[CODE_SET * 2];
+    static uint8_t heads[CODE_SET * 2][HEAD_MAX];
+    static rmem_piece p[CODE_SET];
+    size_t hl = code_head_len(&u->off);
+    if (hl > HEAD_MAX)
+        return RMEM_OTHER;
+    for (size_t start = 0; start < n;) {
+        uint32_t np, distinct = 0;
+        size_t end = plan_run(f, start, n, keys, heads, hl, p, &np);
+        int rc = unwind_read_pieces(u->pid, p, np);
+        for (uint32_t i = 0; rc == RMEM_OK && i < CODE_SET * 2; i++)
+            if (keys[i])
+                rc = code_cache_get(u->codes, u->pid, &u->off, u->code_type,
+                                    keys[i], heads[i], &entries[i]);
+        if (rc != RMEM_OK)
+            return rc;
+        for (size_t k = start; k < end; k++)
+            if (f[k].kind == FRAME_PYTHON)
+                f[k].entry = entries[set_put(keys, &distinct, f[k].code)];
+        start = end;
+    }
+    return unwind_tlbc_frames(u, f, n);
+}
+
 /* Where a frame's instruction starts: 3.11/3.12 frames in a call point
  * at the last inline cache unit of their CALL, 3.13 at the instruction.
  * Where the code's instruction starts are not known (past an opaque
@@ -91,40 +148,64 @@ static uint8_t opcode_or_none(const unwinder *u, uint8_t byte)
     return tfmt_opcode_name(major, minor, byte) ? byte : 255;
 }
 
+/* Opcode reads planned, read a chunk at a time. */
+enum { OPCODE_CHUNK = 512 };
+typedef struct opcode_reads {
+    rmem_piece p[OPCODE_CHUNK];
+    raw_frame *who[OPCODE_CHUNK];
+    uint8_t bytes[OPCODE_CHUNK];
+    uint32_t n;
+} opcode_reads;
+
+static void flush_opcodes(const unwinder *u, opcode_reads *r)
+{
+    if (r->n && unwind_read_pieces(u->pid, r->p, r->n) == RMEM_OK)
+        for (uint32_t i = 0; i < r->n; i++)
+            r->who[i]->opcode = opcode_or_none(u, r->bytes[i]);
+    r->n = 0;
+}
+
+/* Plan the opcode reads of frames f[0..n), the first Python one the
+ * innermost of its stack when `innermost`. */
+static void plan_opcodes(const unwinder *u, raw_frame *f, size_t n,
+                         bool innermost, opcode_reads *r)
+{
+    for (size_t k = 0; k < n; k++) {
+        raw_frame *fr = &f[k];
+        if (fr->kind != FRAME_PYTHON)
+            continue;
+        uint64_t at = instruction_addr(u, fr, innermost);
+        innermost = false;
+        if (!at)
+            continue;
+        r->who[r->n] = fr;
+        r->p[r->n] = (rmem_piece){at, &r->bytes[r->n], 1};
+        if (++r->n == OPCODE_CHUNK)
+            flush_opcodes(u, r);
+    }
+}
+
 /* The opcode byte of every Python frame, read now from the live code (a
  * specialised variant is reported as such, as CPython 3.15 does); a frame
  * whose instruction cannot be read keeps "none", as in CPython. */
 static int read_opcodes(unwinder *u)
 {
-    enum { CHUNK = 512 };
-    static rmem_piece p[CHUNK];
-    static raw_frame *who[CHUNK];
-    static uint8_t bytes[CHUNK];
-    uint32_t n = 0;
-    for (uint32_t t = 0; t < u->nthreads; t++) {
-        bool innermost = true;
-        for (uint32_t f = 0; f < u->threads[t].depth; f++) {
-            raw_frame *fr = &u->threads[t].frames[f];
-            if (fr->kind != FRAME_PYTHON)
-                continue;
-            uint64_t at = instruction_addr(u, fr, innermost);
-            innermost = false;
-            if (!at)
-                continue;
-            who[n] = fr;
-            p[n] = (rmem_piece){at, &bytes[n], 1};
-            if (++n < CHUNK)
-                continue;
-            if (unwind_read_pieces(u->pid, p, n) == RMEM_OK)
-                for (uint32_t i = 0; i < n; i++)
-                    who[i]->opcode = opcode_or_none(u, bytes[i]);
-            n = 0;
-        }
-    }
-    if (n && unwind_read_pieces(u->pid, p, n) == RMEM_OK)
-        for (uint32_t i = 0; i < n; i++)
-            who[i]->opcode = opcode_or_none(u, bytes[i]);
+    static opcode_reads r;
+    r.n = 0;
+    for (uint32_t t = 0; t < u->nthreads; t++)
+        plan_opcodes(u, u->threads[t].frames, u->threads[t].depth, true, &r);
+    flush_opcodes(u, &r);
     return RMEM_OK;
+}
+
+void unwind_read_opcodes(unwinder *u, raw_frame *f, size_t n)
+{
+    static opcode_reads r;
+    r.n = 0;
+    /* suspended coroutine frames: each stopped at an instruction */
+    for (size_t k = 0; k < n; k++)
+        plan_opcodes(u, &f[k], 1, true, &r);
+    flush_opcodes(u, &r);
 }
 
 /* How many frames were taken, and how many ran on a copy of their

@@ -63,7 +63,7 @@ static void add_listed(unwinder *u, uint64_t tstate, const interp_fields *v)
 {
     listed_thread *l = &u->listed[u->nlisted];
     l->tstate = tstate;
-    l->ts = u->ts_bufs + (size_t)u->nlisted * u->off.ts_size;
+    l->ts = u->ts_bufs + (size_t)u->nlisted * u->ts_stride;
     l->interp_id = (uint32_t)v->id;
     l->gil_holder = v->locked == 1 ? v->holder : 0;
     l->gil = v->gil;
@@ -96,7 +96,7 @@ static int list_interp(unwinder *u, uint64_t interp, uint64_t *next)
             return RMEM_FAULT;
         add_listed(u, ts, &v);
         listed_thread *l = &u->listed[u->nlisted - 1];
-        rc = rmem_read(u->pid, ts, l->ts, u->off.ts_size);
+        rc = rmem_read(u->pid, ts, l->ts, u->ts_read);
         if (rc != RMEM_OK)
             return rc;
         ts = unwind_u64(l->ts, u->off.ts_next);
@@ -138,7 +138,7 @@ static int list_speculative(unwinder *u)
     static rmem_piece p[UNWIND_MAX_THREADS + 16];
     interp_fields v = {0};
     uint64_t head_interp;
-    size_t k = 0, sz = u->off.ts_size;
+    size_t k = 0, sz = u->ts_read;
     if (!u->single_interp)
         return RMEM_FAULT;
     v.gil = u->last_gil;

@@ -90,19 +90,26 @@ static int frame_base(unwinder *u, raw_frame *f)
     return RMEM_OK;
 }
 
-int unwind_tlbc_bases(unwinder *u, raw_thread *t, uint32_t n)
+int unwind_tlbc_frames(unwinder *u, raw_frame *f, size_t n)
 {
     if (u->off.fr_tlbc == PYOFF_NONE)
         return RMEM_OK;
+    for (size_t k = 0; k < n; k++) {
+        if (f[k].kind != FRAME_PYTHON || f[k].base)
+            continue;
+        int rc = frame_base(u, &f[k]);
+        if (rc != RMEM_OK)
+            return rc;
+    }
+    return RMEM_OK;
+}
+
+int unwind_tlbc_bases(unwinder *u, raw_thread *t, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++) {
-        for (uint32_t k = 0; k < t[i].depth; k++) {
-            raw_frame *f = &t[i].frames[k];
-            if (f->kind != FRAME_PYTHON || f->base)
-                continue;
-            int rc = frame_base(u, f);
-            if (rc != RMEM_OK)
-                return rc;
-        }
+        int rc = unwind_tlbc_frames(u, t[i].frames, t[i].depth);
+        if (rc != RMEM_OK)
+            return rc;
     }
     return RMEM_OK;
 }

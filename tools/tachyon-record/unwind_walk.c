@@ -68,7 +68,7 @@
 /* A read of a thread that ran taking longer than this was probably
  * preempted (a scheduler slice is longer); such a window is not trusted. */
 #define WINDOW_MAX_NS (200 * 1000ull)
-#define JOB_PIECES (2 * (5 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
+#define JOB_PIECES (2 * (6 + UNWIND_CFRAMES) + 1 + UNWIND_MAX_EXTRA)
 
 static uint64_t clock_ns(void)
 {
@@ -164,6 +164,8 @@ static size_t plan_head(const unwinder *u, const walk_job *j, walk_head *h,
         p[n++] = (rmem_piece){ts + o->ts_current_frame, &h->frame, 8};
     }
     p[n++] = (rmem_piece){ts + o->ts_datastack_top, &h->top, 8};
+    if (u->walk_task_off != PYOFF_NONE)
+        p[n++] = (rmem_piece){ts + u->walk_task_off, &h->task, 8};
     if (gil_known(u, j)) {
         uint64_t gil = u->listed[j->listed].gil;
         p[n++] = (rmem_piece){gil + o->gil_holder, &h->gil_holder, 8};
@@ -364,8 +366,8 @@ static bool head_usable(const unwinder *u, walk_job *j)
     bool through = !cframe_mode(u) || (pick_frame(j, a) && pick_frame(j, b));
     bool inside = !j->copy_len || (a->top <= j->copy_base + j->copy_len &&
                                    b->top <= j->copy_base + j->copy_len);
-    j->moved =
-        a->cframe != b->cframe || a->frame != b->frame || a->top != b->top;
+    j->moved = a->cframe != b->cframe || a->frame != b->frame ||
+               a->top != b->top || a->task != b->task;
     j->frozen = window_frozen(u, j);
     /* A thread state reused by another thread, or bound to its thread
      * after it was listed (3.11 fills in the creator's id first): this
@@ -516,6 +518,8 @@ static void walk_job_frames(unwinder *u, walk_job *j)
         return;
     }
     j->failed = false;
+    j->t->cut = j->cut;
+    j->t->task = j->before.task;
 }
 
 /* Whether a callee sits where its caller's frame ends, when both own
@@ -707,7 +711,7 @@ static int walk_paused(unwinder *u, walk_job *j)
     /* Its thread state as it is now: a deep recursion may have moved to
      * another stack chunk since the threads were listed. */
     listed_thread *l = &u->listed[j->listed];
-    rc = rmem_read(u->pid, l->tstate, l->ts, u->off.ts_size);
+    rc = rmem_read(u->pid, l->tstate, l->ts, u->ts_read);
     j->paused = true;
     j->tries = rc == RMEM_OK ? 0 : ATTEMPTS;
     j->moves = 0;

@@ -52,6 +52,11 @@ static int read_symbols(pid_t pid, const pmap_file *f, const elf_image *img,
     out->runtime_size = size;
     out->code_type = bias + type;
     out->none_obj = bias + none;
+    /* the objects a Task's coroutine may be, for --async-aware */
+    out->coro_type =
+        elf_dynsym(img, "PyCoro_Type", &addr, &dummy) == 0 ? bias + addr : 0;
+    out->gen_type =
+        elf_dynsym(img, "PyGen_Type", &addr, &dummy) == 0 ? bias + addr : 0;
     snprintf(out->path, sizeof out->path, "%s", f->path);
     int rc = rmem_read(pid, bias + ver, &out->hexversion, 4);
     if (rc == RMEM_OK)
@@ -99,6 +104,44 @@ int locate_runtime(pid_t pid, py_runtime_loc *out, char *msg, size_t msg_len)
         int rc = try_file(pid, &files[i], out, msg, msg_len);
         if (rc != LOCATE_NOT_YET)
             return rc;
+    }
+    return LOCATE_NOT_YET;
+}
+
+/* Section `section` of the file mapped at `f`, relocated; -1 if absent. */
+static int section_in(pid_t pid, const pmap_file *f, const char *section,
+                      uint64_t *addr, uint64_t *size)
+{
+    char path[600];
+    uint64_t at, len;
+    snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, f->path);
+    elf_image *img = elf_open(path);
+    if (!img)
+        return -1;
+    int rc = elf_section(img, section, &at, &len);
+    if (rc == 0) {
+        *addr = f->start - elf_link_base(img) + at;
+        *size = len;
+    }
+    elf_close(img);
+    return rc;
+}
+
+int locate_section(pid_t pid, const char *const *needles, const char *section,
+                   uint64_t *addr, uint64_t *size, char *path, size_t path_len)
+{
+    for (size_t k = 0; needles[k]; k++) {
+        pmap_file files[LOCATE_MAX_FILES];
+        int n = pmap_find_files(pid, needles[k], files, LOCATE_MAX_FILES);
+        if (n < 0)
+            return errno == EACCES || errno == EPERM ? LOCATE_DENIED
+                                                     : LOCATE_ERROR;
+        for (int i = 0; i < n; i++) {
+            if (section_in(pid, &files[i], section, addr, size) == 0) {
+                snprintf(path, path_len, "%s", files[i].path);
+                return LOCATE_FOUND;
+            }
+        }
     }
     return LOCATE_NOT_YET;
 }

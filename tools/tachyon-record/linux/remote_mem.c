@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <sys/uio.h>
 
-#define RMEM_MAX_PIECES 64
+#define RMEM_MAX_PIECES 1024 /* IOV_MAX */
 
 static uint64_t calls;
 
