@@ -33,10 +33,11 @@ int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns);
  */
 int tstat_cpu_time(tstat_cache *c, uint64_t tid, uint64_t *ns);
 
-/* The share of the interval between its last two tstat_on_cpu() calls
- * that thread `tid` was on a CPU (by the perf clock), or -1 if not
- * known. */
-double tstat_ran_share(tstat_cache *c, uint64_t tid);
+/* How long thread `tid` was on a CPU (*ran) in the interval between its
+ * last two tstat_on_cpu() calls (*span), by the perf clock: 0, or -1 if
+ * not known. */
+int tstat_last_run(const tstat_cache *c, uint64_t tid, uint64_t *ran,
+                   uint64_t *span);
 
 /*
  * Whether thread `tid` is runnable ('R') and was last on another CPU than

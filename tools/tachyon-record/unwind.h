@@ -127,15 +127,16 @@ typedef struct walk_job {
     int tries;    /* failed tries that learnt nothing */
     int moves;    /* windows that moved, read again */
     bool failed;
-    bool moved;      /* the stack moved while it was read */
-    bool frozen;     /* it did not hold the GIL during the window */
-    bool head_read;  /* this try read its thread's head */
-    bool want_pause; /* it ran: read it again paused */
-    bool paused;     /* read while paused */
-    bool held;       /* stopped before the tick's reads (unwind_hold.c) */
-    bool still;      /* read while its CPU clock did not move */
-    bool deep;       /* more frames outside the copy than it can hold:
-                        read them directly, paused or clocked */
+    bool moved;          /* the stack moved while it was read */
+    bool frozen;         /* it did not hold the GIL during the window */
+    bool head_read;      /* this try read its thread's head */
+    bool want_pause;     /* it ran: read it again paused */
+    bool paused;         /* read while paused */
+    bool held;           /* stopped before the tick's reads (unwind_hold.c) */
+    uint64_t stopped_ns; /* how long it was paused this tick */
+    bool still;          /* read while its CPU clock did not move */
+    bool deep;           /* more frames outside the copy than it can hold:
+                            read them directly, paused or clocked */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -266,6 +267,7 @@ bool unwind_holds_gil(const unwinder *u, const listed_thread *l);
 void unwind_hold_ask(unwinder *u);
 int unwind_hold_wait(unwinder *u);
 bool unwind_held(const unwinder *u, uint64_t tid);
+uint64_t unwind_held_for(const unwinder *u, uint64_t tid); /* ns so far */
 void unwind_hold_release(unwinder *u);
 void unwind_hold_note(unwinder *u, const walk_job *jobs, uint32_t n);
 

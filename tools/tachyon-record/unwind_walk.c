@@ -38,7 +38,9 @@
  * at a call, passes both (about one walk in 35,000 in the tests under
  * load). So a thread that ran during its window (it held the GIL, or the
  * GIL cannot tell) is read again while it is paused (thread_pause.h),
- * which makes its window one moment; its walk is taken only then. Only
+ * which makes its window one moment; its walk is taken only then. A
+ * thread that was running at the previous tick is stopped before the
+ * tick's reads instead (unwind_hold.c) and read once, stopped. Only
  * without the pause (--nonblocking, or ptrace not permitted) are the
  * checks all there is.
  *
@@ -718,8 +720,9 @@ static int walk_paused(unwinder *u, walk_job *j)
          k++)
         rc = walk_try(u, &j, 1);
     thread_pause_resume(&p);
+    j->stopped_ns = clock_ns() - t0;
     u->counters.pauses++;
-    u->counters.pause_ns += clock_ns() - t0;
+    u->counters.pause_ns += j->stopped_ns;
     if (j->failed)
         j->tries = ATTEMPTS;
     return rc;
@@ -780,6 +783,7 @@ static int walk_held(unwinder *u, walk_job **held, uint32_t n)
             rc = walk_try(u, &j, 1);
         if (j->failed)
             j->tries = ATTEMPTS;
+        j->stopped_ns = unwind_held_for(u, j->t->tid);
     }
     unwind_hold_release(u);
     return rc;

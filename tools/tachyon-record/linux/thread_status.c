@@ -47,7 +47,7 @@ typedef struct tstat_slot {
     uint64_t clock;      /* last CPU time read, ns */
     uint64_t read_ns;    /* when it was read */
     uint64_t changed_ns; /* schedstat: when `clock` last changed */
-    double share;        /* perf: share of the last interval it ran */
+    uint64_t ran, span;  /* perf: it ran `ran` ns of the last `span` */
     uint64_t last_use;
 } tstat_slot;
 
@@ -190,11 +190,13 @@ static int ran_since(const tstat_cache *c, tstat_slot *s, uint64_t now)
     s->have_clock = true;
     if (first || changed)
         s->changed_ns = now;
-    s->share = -1;
+    s->ran = s->span = 0;
     if (first)
         return -1;
-    if (c->perf && since > 0)
-        s->share = (double)(clock - last) / (double)since;
+    if (c->perf && clock >= last) {
+        s->ran = clock - last;
+        s->span = since;
+    }
     if (c->perf)
         return clock > last &&
                (double)(clock - last) >= ON_CPU_SHARE * (double)since;
@@ -214,11 +216,17 @@ static const char *stat_fields(tstat_slot *s, char *buf, size_t len)
     return paren && paren[1] == ' ' ? paren + 2 : NULL;
 }
 
-double tstat_ran_share(tstat_cache *c, uint64_t tid)
+int tstat_last_run(const tstat_cache *c, uint64_t tid, uint64_t *ran,
+                   uint64_t *span)
 {
-    for (int i = 0; i < TSTAT_SLOTS; i++)
-        if (c->slots[i].stat_fd >= 0 && c->slots[i].tid == tid)
-            return c->slots[i].have_clock ? c->slots[i].share : -1;
+    for (int i = 0; i < TSTAT_SLOTS; i++) {
+        const tstat_slot *s = &c->slots[i];
+        if (s->stat_fd >= 0 && s->tid == tid && s->span) {
+            *ran = s->ran;
+            *span = s->span;
+            return 0;
+        }
+    }
     return -1;
 }
 
