@@ -14,9 +14,9 @@
 #   2. the same recorded (-v): its CPU time, and the recorder's figures;
 #   3. a phased recording ($PHASE_SECONDS s, default 4): the recorder
 #      samples only in every other $PHASE_MS ms (default 100; the
-#      recorder's TACHYON_RECORD_BENCH_PHASE_MS), and the target measures
-#      its CPU time per unit of work in the phases sampled and in those
-#      not. The phases interleave ten times a second, so a change in the
+#      recorder's TACHYON_RECORD_BENCH_PHASE_MS), and the target
+#      (bench/phased_target.py) measures its CPU time per unit of work in
+#      the phases sampled and in those not. The phases interleave ten times a second, so a change in the
 #      machine's speed hits both alike: on a shared machine, whose speed
 #      varies by tens of percent from one second to the next, this is the
 #      figure to trust; the whole runs of 1 and 2 show the same on a quiet
@@ -51,6 +51,7 @@ phase_s=${PHASE_SECONDS:-4}
 versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0 3.14.7 3.14.7t"}
 rec_args=${REC_ARGS:-}
 rt=${RT:-0}
+here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -82,54 +83,6 @@ for t in idle:
     t.join()
 PY
 
-# The phased target: the same calls in units of ~0.2 ms, for argv[1]
-# seconds; the CPU time of each unit goes to the phase it ran in (even
-# phases of argv[3] ms are the sampled ones), units that straddle a phase
-# boundary or start in the first 3 ms of a phase left out. Prints the
-# extra CPU time per unit in the sampled phases, in percent.
-cat > "$tmp/phases.py" <<'PY'
-import sys, threading, time
-
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-
-def mid(n):
-    return leaf(n)
-
-def top(n):
-    return mid(n)
-
-seconds, phase = float(sys.argv[1]), int(sys.argv[3]) * 1_000_000
-settle = 3_000_000
-stop = threading.Event()
-idle = [threading.Thread(target=stop.wait) for _ in range(int(sys.argv[2]))]
-for t in idle:
-    t.start()
-cpu, units = [0, 0], [0, 0]
-clock, pclock = time.monotonic_ns, time.process_time_ns
-end = clock() + int(seconds * 1e9)
-while True:
-    t0 = clock()
-    if t0 > end:
-        break
-    c0 = pclock()
-    top(3000)
-    c1 = pclock()
-    t1 = clock()
-    p = (t0 // phase) % 2
-    if (t1 // phase) % 2 == p and t0 % phase >= settle:
-        cpu[p] += c1 - c0
-        units[p] += 1
-stop.set()
-for t in idle:
-    t.join()
-sampled, quiet = cpu[0] / max(units[0], 1), cpu[1] / max(units[1], 1)
-print(f"{(sampled / quiet - 1) * 100:.2f}" if units[0] and units[1] else "nan")
-PY
-
 # Under RT=1, the prefixes that give the target and the recorder a CPU.
 if [ "$rt" = 1 ]; then
     chrt -f 1 true 2>/dev/null ||
@@ -143,7 +96,7 @@ fi
 
 # The interpreter of CPython $1, found as the tests find it.
 find_python() {
-    sh "$(dirname "$0")/../tests/tools/pyenv_python.sh" "$1" 2>/dev/null
+    sh "$here/../tests/tools/pyenv_python.sh" "$1" 2>/dev/null
 }
 
 median() {
@@ -191,7 +144,7 @@ bench_one() {
             'BEGIN {printf "%.2f\n", (a / b - 1) * 100}' >> "$tmp/whole"
         TACHYON_RECORD_BENCH_PHASE_MS=$phase_ms $run_rec "$rec" -a -f -q \
             --rate "$rate" $rec_args -o "$tmp/phased.bin" -- \
-            $run_target "$py" "$tmp/phases.py" "$phase_s" "$idle" \
+            $run_target "$py" "$here/phased_target.py" "$phase_s" "$idle" \
             "$phase_ms" >> "$tmp/phases" 2>> "$tmp/plog"
         i=$((i + 1))
     done
