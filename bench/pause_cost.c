@@ -108,7 +108,7 @@ static int act(const char *mode, pid_t tid, int clock_fd)
     if (!strcmp(mode, "hold"))
         hold(100 * 1000);
     return ptrace(seized ? PTRACE_CONT : PTRACE_DETACH, tid, NULL, NULL) ? -1
-                                                                        : 0;
+                                                                         : 0;
 }
 
 static bool exited(pid_t pid)
@@ -140,13 +140,14 @@ static void run(const char *mode, pid_t child, uint64_t rate, uint64_t phase)
     if (!strcmp(mode, "seized"))
         ptrace(PTRACE_DETACH, child, NULL, NULL);
     fprintf(stderr, "%s: %llu acts, %.1f us each in the tracer\n", mode,
-            (unsigned long long)acts, acts ? (double)spent / 1e3 / (double)acts : 0.0);
+            (unsigned long long)acts,
+            acts ? (double)spent / 1e3 / (double)acts : 0.0);
 }
 
 int main(int argc, char **argv)
 {
-    static const char *const modes[] = {"none",   "clock",  "clock3",
-                                         "seize",  "seized", "hold"};
+    static const char *const modes[] = {"none",  "clock",  "clock3",
+                                        "seize", "seized", "hold"};
     bool known = false;
     for (size_t i = 0; argc > 1 && i < sizeof modes / sizeof *modes; i++)
         if (!strcmp(argv[1], modes[i]))
