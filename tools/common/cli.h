@@ -166,11 +166,34 @@ typedef struct cli_parse_error {
  * Parse argv against spec->options, storing values through the targets and
  * non-options into spec->operands. Accepts "--name value", "--name=value",
  * "-n value", "-nvalue", bundled flags ("-qf"), "-" as an operand and "--"
- * to end the options. Sets the program name used by the diagnostics below.
- * Never prints and never exits; returns a cli_parse_status.
+ * to end the options. Refuses --quiet together with --verbose (a usage
+ * error in every tool) and a table whose letters break cli_letters.
+ * Sets the program name used by the diagnostics below. Never prints and
+ * never exits; returns a cli_parse_status.
  */
 int cli_parse(const cli_spec *spec, int argc, char **argv,
               cli_parse_error *err);
+
+/*
+ * The short options of all the tools (cli_letters.c): each letter means
+ * one long option, the same in every tool.
+ */
+typedef struct cli_letter {
+    char letter;
+    const char *long_name;
+} cli_letter;
+
+/* The whole list; *count gets its length. */
+const cli_letter *cli_letters(size_t *count);
+
+/* The long option `c` stands for, or NULL when no tool has -c. */
+const char *cli_letter_meaning(char c);
+
+/*
+ * Whether every letter of `spec` means what cli_letters says; if not, a
+ * one-line "internal error: ..." in msg. cli_parse refuses such a table.
+ */
+bool cli_spec_check(const cli_spec *spec, char *msg, size_t cap);
 
 /* Print the usage, generated from the table, to stdout. Returns 0 or 2. */
 int cli_print_help(const cli_spec *spec);
@@ -242,12 +265,37 @@ void cli_file_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_file_info(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 /*
- * Report a library error located in `file` (a path, "-" or NULL for stdin)
- * as "prog: FILE:LINE: msg" when it has a line, "prog: FILE: byte N: msg"
- * when it has an offset, else "prog: FILE: msg". Returns the exit code for
- * its status (cli_exit_code).
+ * Report a library error located in `file` (a name as shown, NULL for
+ * stdin) as "prog: FILE:LINE: msg" when it has a line, "prog: FILE: byte
+ * N: msg" when it has an offset, else "prog: FILE: msg", the next step of
+ * its hint after the message (cli_hint). Returns the exit code for its
+ * status (cli_exit_code).
  */
 int cli_report(const char *file, const tfmt_error *e);
+
+/*
+ * The next step a library error's hint (tfmt_error.hint) names for input
+ * `file` (its name as shown), as " (...)" to follow the message, written
+ * to buf (CLI_HINT_MAX bytes will do) and returned; "" for none. The one
+ * place the tools word their hints:
+ *   TFMT_HINT_RECOVER  " (if its recording was killed, try
+ *                       'tachyon-record --recover FILE')"
+ *   TFMT_HINT_CHECK    " (run 'tachyon-validate FILE' for every problem)",
+ *                      but not in tachyon-validate (cli_set_checker)
+ *   TFMT_HINT_MAX_*    " (if the input is trusted, raise --max-input-size)"
+ *                      (--max-input-ratio, --max-threads), every tool's
+ *                      options (CLI_INPUT_LIMIT_OPTIONS, CLI_READER_OPTIONS)
+ * FILE is the name itself when the shell takes it as one word as it is
+ * (letters, digits, _./:@%+=,- and no leading '-', at most
+ * CLI_HINT_NAME_MAX bytes), else the word FILE; no hint for <stdin>,
+ * which no other command can reopen (the limits' hints stand).
+ */
+#define CLI_HINT_NAME_MAX 200
+#define CLI_HINT_MAX (CLI_HINT_NAME_MAX + 80)
+const char *cli_hint(char *buf, size_t cap, const char *file, int hint);
+
+/* tachyon-validate is the full check: it suggests no run of itself. */
+void cli_set_checker(bool on);
 
 /*
  * As cli_report, for an error met while reading a JSONL export: the rule id
@@ -315,6 +363,14 @@ bool cli_rows_twin_msg(const tfmt_rows_reader *r, const tfmt_rows_run *run,
 int cli_sink_open(tfmt_sink **out, const char *path, unsigned flags,
                   tfmt_error *err);
 void cli_sink_free(tfmt_sink *sink);
+
+/*
+ * Before any work: refuse to replace an existing -o FILE without --force
+ * ("prog: FILE: file exists (use --force to replace it)", returns 2).
+ * NULL and "-" (stdout) and what is not a regular file (/dev/null, a
+ * FIFO: written in place) pass. Returns an exit code.
+ */
+int cli_output_check(const char *path, bool force);
 
 /* ------------------------------------------------------------------ */
 /* Input limits (limits.c)                                             */

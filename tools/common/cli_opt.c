@@ -88,14 +88,22 @@ static void choices_text(const char *choices, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* Uses of --quiet and --verbose in this parse (they exclude each other). */
+typedef struct seen {
+    int quiet, verbose;
+} seen;
+
 /* Store one use of `opt`; `value` is NULL for flags. */
-static int apply(const cli_option *opt, const char *value, cli_parse_error *err)
+static int apply(const cli_option *opt, const char *value, seen *uses,
+                 cli_parse_error *err)
 {
     char alts[160];
 
     if (opt->kind == CLI_ARG_NONE) {
         if (opt->target)
             (*(int *)opt->target)++;
+        uses->quiet += strcmp(opt->long_name, "quiet") == 0;
+        uses->verbose += strcmp(opt->long_name, "verbose") == 0;
         return CLI_PARSE_OK;
     }
     if (opt->choices && !choice_ok(opt->choices, value)) {
@@ -153,7 +161,7 @@ static const cli_option *find_short(const cli_spec *spec, char c)
 
 /* "--name", "--name=value" or "--name value"; *i may advance. */
 static int parse_long(const cli_spec *spec, int argc, char **argv, int *i,
-                      cli_parse_error *err)
+                      seen *uses, cli_parse_error *err)
 {
     const char *arg = argv[*i] + 2;
     const char *eq = strchr(arg, '=');
@@ -168,19 +176,19 @@ static int parse_long(const cli_spec *spec, int argc, char **argv, int *i,
         if (eq)
             return set_error(err, "option '--%s' doesn't allow an argument",
                              opt->long_name);
-        return apply(opt, NULL, err);
+        return apply(opt, NULL, uses, err);
     }
     if (eq)
-        return apply(opt, eq + 1, err);
+        return apply(opt, eq + 1, uses, err);
     if (*i + 1 >= argc)
         return set_error(err, "option '--%s' requires an argument",
                          opt->long_name);
-    return apply(opt, argv[++*i], err);
+    return apply(opt, argv[++*i], uses, err);
 }
 
 /* "-abc" (flags), "-ovalue" or "-o value"; *i may advance. */
 static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
-                       cli_parse_error *err)
+                       seen *uses, cli_parse_error *err)
 {
     const char *p = argv[*i] + 1;
 
@@ -193,12 +201,12 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
             return builtin_status(opt);
         if (opt->kind != CLI_ARG_NONE) {
             if (p[1])
-                return apply(opt, p + 1, err);
+                return apply(opt, p + 1, uses, err);
             if (*i + 1 >= argc)
                 return set_error(err, "option '-%c' requires an argument", *p);
-            return apply(opt, argv[++*i], err);
+            return apply(opt, argv[++*i], uses, err);
         }
-        rc = apply(opt, NULL, err);
+        rc = apply(opt, NULL, uses, err);
         if (rc != CLI_PARSE_OK)
             return rc;
     }
@@ -208,9 +216,12 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
 int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
 {
     bool options_done = false;
+    seen uses = {0, 0};
 
     cli_set_program(spec->name);
     err->msg[0] = '\0';
+    if (!cli_spec_check(spec, err->msg, sizeof err->msg))
+        return CLI_PARSE_ERROR;
     /* Hidden: the build asks each tool for its completion scripts. */
     if (argc == 3 && strcmp(argv[1], "--print-completion") == 0)
         return CLI_PARSE_COMPLETION;
@@ -223,13 +234,16 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
             options_done = true;
             continue;
         } else if (a[1] == '-') {
-            rc = parse_long(spec, argc, argv, &i, err);
+            rc = parse_long(spec, argc, argv, &i, &uses, err);
         } else {
-            rc = parse_short(spec, argc, argv, &i, err);
+            rc = parse_short(spec, argc, argv, &i, &uses, err);
         }
         if (rc != CLI_PARSE_OK)
             return rc;
     }
+    if (uses.quiet && uses.verbose)
+        return set_error(err, "options '--quiet' and '--verbose' exclude "
+                              "each other");
     return CLI_PARSE_OK;
 }
 

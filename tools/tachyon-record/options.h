@@ -27,7 +27,8 @@ typedef struct rec_options {
     bool quiet;
     int verbose;
     pid_t pid;      /* 0: spawn `command` */
-    char **command; /* NULL-terminated, or NULL */
+    char **command; /* COMMAND ARGS... (in argv, NULL-terminated), or
+                       NULL */
 } rec_options;
 
 /* Outcome of rec_parse_options. */
