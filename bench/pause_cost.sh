@@ -44,6 +44,8 @@ while [ $i -lt "$runs" ]; do
 done
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
+cond="CPython $version; $(nproc) CPUs, $(uname -sr), load average $load"
+if [ "${RT:-0}" = 1 ]; then cond="$cond, RT=1 (SCHED_FIFO)"; fi
 echo "| done to the running thread, $rate times a second |" \
      "its extra CPU time | tracer's time per act (us) |"
 echo "|---|---|---|"
@@ -55,6 +57,4 @@ for m in $modes; do
     echo "| $m | $extra | $us |"
 done
 echo
-echo "Median [least, most] of $runs runs of ${secs} s, CPython $version;" \
-     "$(nproc) CPUs, $(uname -sr), load average $load" \
-     "$([ "${RT:-0}" = 1 ] && echo ', RT=1 (SCHED_FIFO)'); $(date -u +%F)"
+echo "Median [least, most] of $runs runs of ${secs} s; $cond; $(date -u +%F)"

@@ -32,6 +32,7 @@
 #include "thread_pause.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -47,7 +48,7 @@
 /* Waiting for a stop polls without sleeping this long first: a running
  * thread stops within tens of microseconds, and a sleep between polls
  * would add the recorder's own wake-up (on a VM, an idle CPU's halt and
- * wake) to every pause. */
+ * wake) to every pause. The polls yield the CPU between them. */
 #define SPIN_NS (60 * 1000ull)
 
 static unsigned long long now_ns(void)
@@ -210,9 +211,14 @@ pause_status thread_pause_wait(thread_pause *p, uint64_t wait_ns)
             linger(p->pid, p->tid);
             return PAUSE_LATE;
         }
-        /* The recorder's timer slack is 1 ns (rec_sched.c). */
+        /* Polling yields the CPU to a thread that may be waiting for it
+         * (the one asked to stop, preempted by the recorder), without
+         * sleeping; then it sleeps (the recorder's timer slack is 1 ns:
+         * rec_sched.c). */
         if (t - start > SPIN_NS)
             nanosleep(&step, NULL);
+        else
+            sched_yield();
     }
     return PAUSE_OK;
 }
