@@ -11,15 +11,21 @@
 #                   its library is static (make test's is shared), so CI
 #                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
+#   make fuzz       clang + libFuzzer + ASan/UBSan build of the fuzz
+#                   targets in build-fuzz: replay every corpus, then
+#                   fuzz each target for FUZZ_SECONDS (default 20)
 #   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
-# Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
+# Variables: BUILD (default build), ASAN_BUILD (default build-asan),
+# FUZZ_BUILD (default build-fuzz), FUZZ_SECONDS, JOBS.
 SHELL := /bin/bash
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 20
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deb deps deps-test deps-deb \
+.PHONY: all run test sanitize fuzz valgrind deb deps deps-test deps-deb \
 	deps-sanitize build clean format-check format
 
 all: build
@@ -55,6 +61,16 @@ sanitize: deps-sanitize
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@scripts/ctest-summary.sh $(ASAN_BUILD) $(JOBS)
 
+# Only the fuzz targets are built (the library instrumented for coverage);
+# the runs are serial, so the whole takes about 6 x FUZZ_SECONDS.
+fuzz: deps-sanitize
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTACHYON_WERROR=ON \
+	  -DTACHYON_BUILD_FUZZERS=ON -DTACHYON_SANITIZE=address,undefined \
+	  -DBUILD_SHARED_LIBS=OFF -DTACHYON_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzzers
+	cd $(FUZZ_BUILD) && ctest -L '^fuzz' --output-on-failure
+
 # Any valgrind complaint changes the exit code or stderr, so the case fails.
 valgrind: build
 	@command -v valgrind >/dev/null || { echo "valgrind is not installed"; exit 2; }
@@ -74,4 +90,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-deb
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-deb

@@ -6,8 +6,9 @@
 # tachyon-diff-gen writes two binary logs of the same synthetic program
 # (seeds 1 and 2: every function's count differs slightly), each with
 # FRAMES unique functions under 1000 files, ~2.5 samples per function.
-# Cases: bin vs bin (table, top 20), bin vs bin (json, every row, to a
-# file), and, with JSONL=1, JSONL vs JSONL (tachyon-conv exports). For each:
+# Cases: bin vs bin (table, top 20), the same with the gate (every row
+# through its selection), bin vs bin (json, every row, to a file), and,
+# with JSONL=1, JSONL vs JSONL (tachyon-conv exports). For each:
 # wall time, user and system CPU, peak RSS (best wall of RUNS, default 3),
 # plus tachyon-diff -v's phase timings (wall, and CPU of all threads).
 # Prints a Markdown table.
@@ -65,6 +66,8 @@ echo
 echo "| case | wall s | user s | sys s | peak RSS MB | phases: wall (cpu) s |"
 echo "|---|--:|--:|--:|--:|---|"
 case_run "bin vs bin, table" "$tmp/a.bin" "$tmp/b.bin"
+case_run "bin vs bin, table, gate 0.5" --fail-on-regression 0.5 \
+    "$tmp/a.bin" "$tmp/b.bin"
 case_run "bin vs bin, json (all rows)" -F json -o "$tmp/out.json" \
     "$tmp/a.bin" "$tmp/b.bin"
 if [ "${JSONL:-0}" = 1 ]; then

@@ -9,18 +9,29 @@
  *       [--metric self|cumulative|both] [--seed S] [--extra ARGS]
  *
  * The model (bench/gate/fit_model.py writes it from real recordings)
- * gives every folded stack its mean share of a run's samples and the
- * standard deviation of that share from run to run, and the runs' mean
- * and standard deviation of samples. A simulated run draws its samples
- * and each stack's share from normal laws with those figures (shares cut
- * at 0, then scaled to sum to 1) and rounds share * samples to counts:
- * the model's deviations already hold the sampling noise, so no second
- * draw is added. A change of N points multiplies every stack whose leaf
- * is KEY by the factor that moves KEY's mean self share by N points.
+ * gives every folded stack its mean share of a run's samples, the
+ * standard deviation of that share from run to run and, after a `runs R`
+ * line, its share in each of the R real runs; and the runs' mean and
+ * standard deviation of samples. A simulated run draws its samples from
+ * a normal law and its stacks' shares jointly, as the mean plus a random
+ * normal combination of the real runs' deviations from it,
+ *
+ *     share_k = mean_k + sum_r z_r (share_rk - mean_k) / sqrt(R - 1),
+ *
+ * which has the real runs' covariance: shares still sum to 1, and two
+ * stacks that trade samples from run to run (a generator and its caller)
+ * stay linked. Without per-run shares each stack is drawn alone from its
+ * mean and deviation and the shares are scaled to sum to 1 afterwards;
+ * that scaling adds the other stacks' noise to every share (a 20% stack
+ * moved 0.59 points a run instead of the real 0.43). Shares are cut at 0
+ * and rounded to counts of share * samples: the model's deviations
+ * already hold the sampling noise, so no second draw is added. A change
+ * of N points multiplies every stack whose leaf is KEY by the factor
+ * that moves KEY's mean self share by N points.
  *
  * Each trial writes R runs a side as binary logs (through the public
  * writer, 1 ms apart) and runs the real tachyon-diff binary on them:
- * --fail-on-regression PP, exit 1 = tripped. It prints one Markdown table
+ * --fail-on-regression PP, exit 3 = tripped. It prints one Markdown table
  * per metric: the percentage of trials that tripped, per change (rows)
  * and runs per side (columns); the 0 row is the false-alarm rate.
  */
@@ -43,6 +54,7 @@ extern char **environ;
 
 typedef struct stack {
     double mean, sd;
+    double *dev; /* [runs]: (share in run r - mean) / sqrt(runs - 1) */
     uint32_t depth;
     uint32_t frames[MAX_FRAMES]; /* model frame ids, root first */
     int target;                  /* leaf is the target key */
@@ -50,6 +62,7 @@ typedef struct stack {
 
 typedef struct model {
     double samples_mean, samples_sd;
+    size_t runs; /* real runs behind the per-run shares; 0: none */
     stack *stacks;
     size_t n, cap;
     char **frames; /* "file:func" */
@@ -121,6 +134,28 @@ static int parse_stack(model *m, char *text, stack *st, const char *target)
     return st->depth ? 0 : -1;
 }
 
+/* The per-run shares after "stack MEAN SD": deviations, scaled. */
+static int parse_shares(const model *m, stack *st, const char **text)
+{
+    st->dev = NULL;
+    if (m->runs == 0)
+        return 0;
+    st->dev = malloc(m->runs * sizeof *st->dev);
+    if (!st->dev)
+        return -1;
+    for (size_t r = 0; r < m->runs; r++) {
+        char *end;
+        double x = strtod(*text, &end);
+        if (end == *text)
+            return -1;
+        st->dev[r] = (x - st->mean) / sqrt((double)m->runs - 1);
+        *text = end;
+    }
+    while (**text == ' ')
+        (*text)++;
+    return 0;
+}
+
 static int load_model(model *m, const char *path, const char *target)
 {
     FILE *fp = fopen(path, "r");
@@ -136,6 +171,11 @@ static int load_model(model *m, const char *path, const char *target)
         if (sscanf(line, "samples %lf %lf", &m->samples_mean, &m->samples_sd) ==
             2)
             continue;
+        if (m->n == 0 && sscanf(line, "runs %zu", &m->runs) == 1) {
+            if (m->runs < 2 || m->runs > 1000)
+                rc = -1;
+            continue;
+        }
         if (line[0] == '#')
             continue;
         if (m->n == m->cap) {
@@ -146,8 +186,10 @@ static int load_model(model *m, const char *path, const char *target)
             m->stacks = s;
         }
         stack *st = &m->stacks[m->n];
+        const char *rest = line;
         if (sscanf(line, "stack %lf %lf %n", &st->mean, &st->sd, &used) < 2 ||
-            parse_stack(m, line + used, st, target) < 0) {
+            (rest = line + used, parse_shares(m, st, &rest)) < 0 ||
+            parse_stack(m, (char *)rest, st, target) < 0) {
             fprintf(stderr, "tachyon-gate-sim: %s: bad line: %s", path, line);
             rc = -1;
             break;
@@ -181,10 +223,16 @@ static double change_factor(const model *m, double pp)
 static int write_run(const model *m, const char *path, double factor,
                      uint64_t *rng, double *share)
 {
-    double total = 0;
+    double total = 0, z[1000];
+    for (size_t r = 0; r < m->runs; r++)
+        z[r] = rng_normal(rng);
     for (size_t k = 0; k < m->n; k++) {
         const stack *st = &m->stacks[k];
-        double x = st->mean + st->sd * rng_normal(rng);
+        double x = st->mean;
+        if (m->runs == 0)
+            x += st->sd * rng_normal(rng);
+        for (size_t r = 0; r < m->runs; r++)
+            x += z[r] * st->dev[r];
         share[k] = x > 0 ? x * (st->target ? factor : 1) : 0;
         total += share[k];
     }
@@ -296,11 +344,12 @@ static int trial(const sim *s, const model *m, unsigned runs, double pp,
         if (strcmp(s->metric, "both") && strcmp(s->metric, metrics[mi]))
             continue;
         int code = run_diff(s, runs, metrics[mi]);
-        if (code != 0 && code != 1) {
+        bool tripped = code == 3;
+        if (code != 0 && !tripped) {
             fprintf(stderr, "tachyon-gate-sim: tachyon-diff exited %d\n", code);
             return -1;
         }
-        trips[mi] += code == 1;
+        trips[mi] += tripped;
     }
     return 0;
 }
@@ -398,10 +447,13 @@ static int simulate(sim *s, const model *m)
                 trips[1][c][r] += got[1];
             }
     free(share);
-    printf("model %s: %zu stacks, %.0f +- %.0f samples a run; target %s "
-           "(self share %.2f%%); seed %llu\n",
-           s->model_path, m->n, m->samples_mean, m->samples_sd, s->target,
-           100 * m->target_share, (unsigned long long)s->seed);
+    printf("model %s: %zu stacks, %s, %.0f +- %.0f samples a run; target "
+           "%s (self share %.2f%%); seed %llu\n",
+           s->model_path, m->n,
+           m->runs ? "drawn jointly from the real runs"
+                   : "each stack drawn alone",
+           m->samples_mean, m->samples_sd, s->target, 100 * m->target_share,
+           (unsigned long long)s->seed);
     if (strcmp(s->metric, "cumulative"))
         print_table(s, "self", trips[0]);
     if (strcmp(s->metric, "self"))

@@ -8,9 +8,11 @@
 #                pkg-config and the four libraries; make run uses this set
 #   --test       the build's packages and those only the tests need: make
 #                test. python3 and python3-jsonschema (test helpers, schema
-#                checks), zstd, xz-utils, bzip2 and gzip (compressed
-#                inputs), protobuf-compiler (pprof decoded by protoc),
-#                clang-format (make format-check), scdoc, man-db and
+#                checks), python3-scipy and python3-statsmodels
+#                (tachyon-diff's statistics oracle, unit.diff_oracle),
+#                zstd, xz-utils, bzip2 and gzip (compressed inputs),
+#                protobuf-compiler (pprof decoded by protoc), clang-format
+#                (make format-check), scdoc, man-db and
 #                groff-base (the man pages, built and rendered by docs.man),
 #                clickhouse-server, clickhouse-client and curl (the fleet
 #                test, ctest -L clickhouse, docs/guide-fleet.md, which starts
@@ -31,7 +33,8 @@ build_packages=(
     libarchive-dev libjson-c-dev libpcre2-dev libzstd-dev
 )
 test_packages=(
-    python3 python3-jsonschema zstd xz-utils bzip2 gzip
+    python3 python3-jsonschema python3-scipy python3-statsmodels
+    zstd xz-utils bzip2 gzip
     protobuf-compiler clang-format scdoc man-db groff-base
     clickhouse-server clickhouse-client curl zookeeper
     bash-completion zsh fish dpkg-dev file lintian

@@ -9,10 +9,15 @@ counts), its thread-samples from -F json. For every stack the model keeps
 the mean and the standard deviation over the runs of its share of the
 run's samples (a stack missing from a run has share 0 there), and for the
 runs their mean and standard deviation of samples. The share's deviation
-is what one run differs from the next, sampling noise included.
+is what one run differs from the next, sampling noise included. Each
+stack line also carries its share in every run, so tachyon-gate-sim can
+draw new runs with the real runs' covariance (stacks that trade samples
+stay linked, and shares sum to 1 without rescaling).
 
 Model lines:  samples MEAN SD
-              stack MEAN_SHARE SD_SHARE FRAME;FRAME;... (root first)
+              runs R
+              stack MEAN_SHARE SD_SHARE SHARE_1 .. SHARE_R FRAME;FRAME;...
+              (frames root first)
 """
 import json
 import math
@@ -52,13 +57,16 @@ def main():
         len(runs), " ".join(r.rsplit("/", 1)[-1] for r in runs)))
     print("samples %.1f %.1f" % (statistics.mean(samples),
                                  statistics.stdev(samples)))
+    print("runs %d" % len(runs))
     rows = []
     for k in keys:
         shares = [st.get(k, 0) / s for s, st in data]
-        rows.append((statistics.mean(shares), statistics.stdev(shares), k))
+        rows.append((statistics.mean(shares), statistics.stdev(shares), k,
+                     shares))
     rows.sort(key=lambda r: (-r[0], r[2]))
-    for mean, sd, k in rows:
-        print("stack %.8f %.8f %s" % (mean, sd, k))
+    for mean, sd, k, shares in rows:
+        print("stack %.8f %.8f %s %s" % (
+            mean, sd, " ".join("%.8f" % x for x in shares), k))
     print("# stacks: %d; total share %.6f" % (
         len(rows), math.fsum(r[0] for r in rows)), file=sys.stderr)
 

@@ -6,7 +6,17 @@
  *
  *   whole-bomb MIB   a zstd file (OUT) that decompresses to a binary
  *                    log header followed by MIB MiB of zeros: RLE blocks,
- *                    4 bytes per 128 KiB (3072 MiB take 96 KiB)
+ *                    4 bytes per 128 KiB (3072 MiB take 96 KiB); its
+ *                    header claims a 1 MiB zstd sample region, which
+ *                    allows a frame table of terabytes, so only the
+ *                    size and ratio limits stop it
+ *   table-bomb MIB   the same with the issue 22 header: string table at
+ *                    81, frame table at 88, an uncompressed sample
+ *                    region of 17 bytes: at most 17 frames, so refused
+ *                    about 1 MiB in
+ *   table-bomb-zstd MIB
+ *                    the same header saying its 17-byte region is zstd
+ *                    (at most 557056 frames: refused about 35 MiB in)
  *   region-bomb MIB  an uncompressed log whose zstd sample region
  *                    expands to MIB MiB of zeros (empty REPEAT records)
  *   ignorable MIB    a zstd JSONL export (single_full's records) holding
@@ -17,6 +27,11 @@
  *                    config word set
  *   ts-overflow      a log whose second sample's timestamp is 2^63 µs
  *   clean            the same two-sample log without a defect
+ *   frames N FILE FUNC...
+ *                    a log whose frame i names FILE and FUNC (pairs of
+ *                    arguments, any bytes but NUL: hostile names for the
+ *                    heatmap's sources and the text outputs) at line i+1,
+ *                    with N * (i + 1) samples of the stack [main, i]
  *
  * usage: gen_hostile CASE OUT [MIB]
  */
@@ -90,10 +105,11 @@ static void header(unsigned char h[64], unsigned long long samples,
     put_le(h + 56, compression, 4);
 }
 
-static int whole_bomb(FILE *f, unsigned long mib)
+static int whole_bomb(FILE *f, unsigned long mib, unsigned long long tables,
+                      unsigned long long frames, unsigned compression)
 {
     unsigned char h[64];
-    header(h, 1, 1, 64, 64, 0);
+    header(h, 1, 1, tables, frames, compression);
     zstd_frame_start(f);
     zstd_raw_block(f, h, sizeof h, 0);
     zstd_zeros(f, mib);
@@ -230,6 +246,43 @@ static int pop_beyond(const char *path)
     return fclose(f) != 0 || rc ? fail("cannot patch the log") : 0;
 }
 
+/* Each (file, func) pair a frame under a common "main" caller. */
+static int named_frames(const char *path, unsigned long n, int npairs,
+                        char **pairs)
+{
+    tfmt_sink *s = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_error e;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    o.sample_interval_us = 1000;
+    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
+                       &e) != TFMT_OK ||
+        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
+        return fail(e.msg);
+    int rc = TFMT_OK;
+    uint64_t t = 1000000;
+    for (int i = 0; i < npairs && rc == TFMT_OK; i++) {
+        const char *file = pairs[2 * i], *func = pairs[2 * i + 1];
+        uint32_t st[2];
+        rc = tfmt_bin_writer_location(w, file, strlen(file), func, strlen(func),
+                                      i + 1, i + 1, 0, 4, 255, &st[1]);
+        if (rc == TFMT_OK)
+            rc = tfmt_bin_writer_location(w, "main.py", 7, "main", 4, 1, 1, 0,
+                                          4, 255, &st[0]);
+        for (unsigned long k = 0;
+             k < n * (unsigned long)(i + 1) && rc == TFMT_OK; k++)
+            rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    tfmt_bin_writer_free(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(s);
+    tfmt_sink_free(s);
+    return rc == TFMT_OK ? 0 : fail("writer failed");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -242,15 +295,21 @@ int main(int argc, char **argv)
         return two_samples(out, 1001000, 1u | 1u << 9 | 1u << 20);
     if (!strcmp(c, "ts-overflow"))
         return two_samples(out, 1ULL << 63, 0);
+    if (!strcmp(c, "frames") && argc >= 4 && argc % 2 == 0)
+        return named_frames(out, strtoul(argv[3], NULL, 10), (argc - 4) / 2,
+                            argv + 4);
     if (!strcmp(c, "clean"))
         return two_samples(out, 1001000, 0);
     FILE *f = fopen(out, "wb");
     if (!f)
         return fail("cannot create OUT");
-    int rc = !strcmp(c, "whole-bomb")    ? whole_bomb(f, mib)
-             : !strcmp(c, "region-bomb") ? region_bomb(f, mib)
-             : !strcmp(c, "ignorable")   ? ignorable(f, mib)
-                                         : fail("unknown case");
+    int rc = !strcmp(c, "whole-bomb")
+                 ? whole_bomb(f, mib, 64 + (1u << 20), 64 + (1u << 20), 1)
+             : !strcmp(c, "table-bomb")      ? whole_bomb(f, mib, 81, 88, 0)
+             : !strcmp(c, "table-bomb-zstd") ? whole_bomb(f, mib, 81, 88, 1)
+             : !strcmp(c, "region-bomb")     ? region_bomb(f, mib)
+             : !strcmp(c, "ignorable")       ? ignorable(f, mib)
+                                             : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)
         rc = fail("write error");
     return rc;

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""hostile_test.py - issue 14's hostile and interrupted runs, as regression
-tests: crafted inputs (gen_hostile, made on the spot) against every tool
-with its resources bounded, and real signals against runs writing -o.
+"""hostile_test.py - issue 14's hostile and interrupted runs, and issue
+22's security review, as regression tests: crafted inputs (gen_hostile,
+made on the spot) against every tool with its resources bounded, real
+signals against runs writing -o, a tree of links out of a source root,
+names that try to forge report lines, -o through /dev/stdout.
 
 usage: hostile_test.py CASE    (CASE: see CASES at the end; "all" runs all)
 
@@ -13,6 +15,7 @@ build, so memory is not measured). Each tool runs with a file-size limit
 filling the disk) and a time limit (a hang guard, not a measurement).
 """
 import glob
+import json
 import os
 import re
 import resource
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.dom.minidom
 
 TOOLS = os.path.abspath(os.environ.get("TOOLS_DIR", "build/tools"))
 GEN = os.path.abspath(os.environ.get("GEN",
@@ -376,12 +380,370 @@ def jsonl(path, entries, total):
         f.write("\n".join(lines) + "\n")
 
 
+# ---- issue 22: a security review's holes ----
+
+def frames(path, pairs, n=1):
+    """A log whose frame i names pairs[i] = (file, func) (gen_hostile)."""
+    args = [GEN, "frames", path, str(n)]
+    for f, fn in pairs:
+        args += [f, fn]
+    subprocess.run(args, check=True)
+    return path
+
+
+def capture(args, cwd, env=None, stdin=None):
+    """Run args (bounded as run() is); (exit code, stdout, stderr) bytes."""
+    def limits():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * MIB, 64 * MIB))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    p = subprocess.run(args, cwd=cwd, env=env, stdin=stdin,
+                       capture_output=True, preexec_fn=limits,
+                       timeout=600 if SANITIZED else 120)
+    return p.returncode, p.stdout, p.stderr
+
+
+SECRETS = (b"s3cret-settings", b"root:x:0:", b"TOKEN-git")
+
+
+def source_tree(d):
+    """The issue's tree: a root with links out of it, a secret beside it,
+    and a checkout's .git/config (where CI keeps a token) inside it."""
+    root = os.path.join(d, "root")
+    for sub in ("app", ".git", "usr/lib64/python3.15"):
+        os.makedirs(os.path.join(root, sub))
+    os.makedirs(os.path.join(d, "secret"))
+    with open(os.path.join(d, "secret", "settings.py"), "w") as f:
+        f.write('TOKEN = "s3cret-settings"\n')
+    with open(os.path.join(root, ".git", "config"), "w") as f:
+        f.write("[http]\n\textraheader = AUTHORIZATION: basic TOKEN-git\n")
+    with open(os.path.join(root, "app", "ok.py"), "w") as f:
+        f.write("print('ok')\n")
+    with open(os.path.join(root, "usr/lib64/python3.15/venv.py"), "w") as f:
+        f.write("print('venv')\n")
+    os.symlink("/etc/passwd", os.path.join(root, "app", "link.py"))
+    os.symlink("../../secret", os.path.join(root, "app", "dirlink"))
+    os.symlink("../.git/config", os.path.join(root, "app", "leak.py"))
+    os.symlink(os.path.join(d, "secret", "settings.py"),
+               os.path.join(root, "app", "abs.py"))
+    os.symlink("lib64", os.path.join(root, "usr", "lib"))
+    return root
+
+
+def pages_hold_secret(out):
+    found = []
+    for name in sorted(os.listdir(out)):
+        with open(os.path.join(out, name), "rb") as f:
+            text = f.read()
+        found += ["%s: %s" % (name, s.decode()) for s in SECRETS if s in text]
+    return found
+
+
+def read_from(out):
+    """'source read from X' of every page, and the pages' notes."""
+    said = []
+    for name in sorted(os.listdir(out)):
+        with open(os.path.join(out, name), encoding="utf-8") as f:
+            said += re.findall(r"source read from ([^<]*)", f.read())
+    return said
+
+
+def case_source_root(d):
+    """Issue 22, item 1: with --source-root or --path-map nothing outside
+    the root is read: not through '..', a link to a file or a folder
+    outside, an absolute path, nor a link named *.py to a file that is not
+    a Python source (.git/config); a link that stays inside (a venv's
+    lib64) is followed, and /ci/build/app/ok.py is still found as
+    app/ok.py. Without openat2 (the realpath fallback) the same."""
+    root = source_tree(d)
+    secret = os.path.join(d, "secret", "settings.py")
+    log = frames(os.path.join(d, "p.bin"), [
+        ("/ci/../../secret/settings.py", "f1"),
+        ("../secret/settings.py", "f2"),
+        ("app/link.py", "f3"),
+        ("app/dirlink/settings.py", "f4"),
+        (secret, "f5"),
+        ("app/leak.py", "f6"),
+        ("app/abs.py", "f7"),
+        ("/ci/build/app/ok.py", "f8"),
+        ("/usr/lib/python3.15/venv.py", "f9")])
+    runs = [("--source-root", ["--source-root", "."]),
+            ("--path-map", ["--path-map", "/ci/build=.", "--path-map",
+                            "app=app", "--path-map", "/usr=usr",
+                            "--path-map", "/=."])]
+    for no_openat2 in ("", "1"):
+        env = dict(os.environ, TACHYON_NO_OPENAT2=no_openat2)
+        for what, opts in runs:
+            out = os.path.join(d, "hm%s%s" % (what, no_openat2))
+            code, _, err = capture([tool("conv"), "-q", "--to", "heatmap",
+                                    "-o", out] + opts + [log], root, env)
+            label = "heatmap %s%s" % (what, " (no openat2)"
+                                      if no_openat2 else "")
+            check(code == 0, "%s: exit %d: %s" % (label, code, err[:300]))
+            leaks = pages_hold_secret(out)
+            check(not leaks, "%s: read outside the root: %s" %
+                  (label, leaks))
+            said = read_from(out)
+            want = ["./app/ok.py", "./usr/lib/python3.15/venv.py"]
+            if what == "--path-map":
+                want = ["./app/ok.py", "usr/lib/python3.15/venv.py"]
+            check(sorted(said) == sorted(want), "%s: read %s, want %s" %
+                  (label, said, want))
+            print("ok   %-58s read only %s" % (label, ", ".join(said)))
+    # without a root the recorded paths are read, but only a regular file
+    # whose resolved name is a Python source: not the links to
+    # /etc/passwd and .git/config
+    out = os.path.join(d, "hm-none")
+    code, _, err = capture([tool("conv"), "-q", "--to", "heatmap", "-o", out,
+                            log], root)
+    leaks = [l for l in pages_hold_secret(out)
+             if "s3cret" not in l]  # the absolute path names it: read
+    check(code == 0 and not leaks, "heatmap without a root: exit %d, "
+          "read %s" % (code, leaks))
+    print("ok   %-58s" % "heatmap without a root: no link to a non-source")
+
+
+# Control bytes that must never reach a text output as they are.
+CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|"
+                     rb"\xe2\x80[\xa8\xa9]")
+
+# What XML (and the HTML pages) cannot carry; C1 controls are XML's.
+NOT_XML = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
+
+FORGED = [
+    ("x.py", "f\n::error file=x.py,line=1::injected\n"),
+    ("y.py", "md\n\n## All clear\n<!--"),
+    ("z.py", "esc\x1b[31m\x07\rX\x7f\u009b\u2028\u2029"),
+    ("w.py", "=HYPERLINK(\"http://e\")"),
+    ("v.py", "nc\ufffe\uffff"),
+    ("u.py", "+cmd|' /C calc'!A0"),
+    ("t.py", "-2+3"),
+    ("s.py", "@SUM(A1)"),
+]
+
+
+def forged_logs(d):
+    base = frames(os.path.join(d, "base.bin"), FORGED)
+    new = frames(os.path.join(d, "new.bin"), FORGED[::-1], 3)
+    return base, new
+
+
+def lines_ok(what, data, start=None, control=CONTROL):
+    """No control byte but the line ends (SGR colours aside); no line a
+    forged one; each line starts as `start` says when given."""
+    data = re.sub(rb"\x1b\[[0-9;]*m", b"", data)
+    check(not control.search(data), "%s: control bytes: %r" %
+          (what, control.findall(data)[:5]))
+    for line in data.decode("utf-8").splitlines():
+        forged = line.startswith("::error file=x.py") or \
+            line.startswith("## All") or line.startswith("<!--") or \
+            (line.startswith("::") and not what.endswith("github"))
+        check(not forged, "%s: a forged line: %r" % (what, line))
+        if start is not None:
+            check(line == "" or re.match(start, line),
+                  "%s: a line out of place: %r" % (what, line))
+
+
+def case_forge(d):
+    """Issue 22, items 4, 7 and 9: names with newlines, ESC, BEL, CR, DEL,
+    C1, U+2028/9, XML non-characters or spreadsheet formulas do not forge
+    a report line, reach a terminal, break XML or run as a formula."""
+    base, new = forged_logs(d)
+    code, out, err = capture([tool("diff"), "-F", "markdown", "--min-delta",
+                              "0", base, new], d)
+    check(code == 0, "diff markdown: exit %d" % code)
+    lines_ok("diff -F markdown", out)
+    rows = [l for l in out.decode().splitlines() if l.startswith("| ")]
+    check(len(rows) == 1 + len(FORGED), "markdown rows: %d" % len(rows))
+    for row in rows:
+        cells = re.split(r"(?<!\\)\|", row)
+        check(len(cells) == 12, "markdown row cells: %d in %r" %
+              (len(cells), row))
+    check(b"`y.py:md  ## All clear <!--`" in out, "markdown keeps the name "
+          "readable in its code span")
+    code, out, err = capture([tool("diff"), "--color", "always", "--top",
+                              "0", base, new], d)
+    lines_ok("diff table", out, r"(VERDICT|[a-z]+ +[-+\d.]|[\w(]|$)")
+    check(b"x.py:f\\n::error file=x.py,line=1::injected\\n" in out,
+          "table shows the escape")
+    code, out, err = capture([tool("diff"), "-F", "csv", base, new], d)
+    lines_ok("diff -F csv", out)
+    text = out.decode()
+    for formula in ('"\'=HYPERLINK(""http://e"")"', '"\'+cmd|\' /C calc\'!A0"',
+                    '"\'-2+3"', '"\'@SUM(A1)"'):
+        check(formula in text, "csv: %s not quoted as text" % formula)
+    check(len(text.splitlines()) == 2 + len(FORGED), "csv lines: %d" %
+          len(text.splitlines()))
+    code, out, err = capture([tool("conv"), "--to", "top", base], d)
+    lines_ok("conv --to top", out, r"(\d+ samples|  self%| +[\d.]+%)")
+    for fmt, args in (("svg", [tool("conv"), "--to", "svg", base]),
+                      ("diff svg", [tool("diff"), "-F", "svg", base, new])):
+        code, out, err = capture(args, d)
+        try:
+            xml.dom.minidom.parseString(out)
+            ok = True
+        except Exception as e:  # not well-formed
+            ok = str(e)
+        check(code == 0 and ok is True, "%s: exit %d, XML: %s" %
+              (fmt, code, ok))
+        lines_ok(fmt, out, control=NOT_XML)
+    code, out, err = capture([tool("conv"), "--to", "html", base], d)
+    lines_ok("conv --to html", out, control=NOT_XML)
+    code, out, err = capture([tool("diff"), "-F", "html", base, new], d)
+    lines_ok("diff html", out, control=NOT_XML)
+    print("ok   %-58s" % "diff markdown/table/csv/svg/html, conv top/svg")
+    # validate: a JSONL whose unknown record type and field are forged
+    bad = os.path.join(d, "forged.jsonl")
+    with open(bad, "w") as f:
+        f.write('{"type":"meta","v":0,"run_id":"%s","sample_interval_usec":'
+                '1000}\n' % ("0" * 32))
+        f.write('{"type":"x\\n::error file=x.py,line=1::injected\\u001b[2J'
+                '\\u2028","v":0,"run_id":"%s"}\n' % ("0" * 32))
+    for fmt in ("text", "github", "junit", "json"):
+        code, out, err = capture([tool("validate"), "-v", "--format", fmt,
+                                  bad], d)
+        lines_ok("validate -f %s (stderr)" % fmt, err, r"tachyon-validate: ")
+        if fmt == "github":
+            lines_ok("validate -f github", out, r"::(notice|warning|error) ")
+        elif fmt == "junit":
+            lines_ok("validate -f junit", out, control=NOT_XML)
+            xml.dom.minidom.parseString(out)
+        elif fmt == "json":
+            lines_ok("validate -f json", out)
+            json.loads(out)
+    print("ok   %-58s" % "validate text/github/junit/json")
+
+
+# Run a command with /dev a private tmpfs (stdout, stderr, fd as links,
+# null a device) and check /dev afterwards: as root, a tool that renamed
+# over /dev/stdout or made a file in /dev would damage the machine's.
+DEV_SANDBOX = r"""
+mount -t tmpfs tmpfs /dev || exit 97
+ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr; mknod -m 666 /dev/null c 1 3
+"$@"; status=$?
+[ -L /dev/stdout ] || { echo "sandbox: /dev/stdout replaced" >&2; exit 99; }
+[ "$(ls -A /dev | wc -l)" = 4 ] || { echo "sandbox: made in /dev:" $(ls -A /dev) >&2; exit 98; }
+exit $status
+"""
+
+
+def dev_prefix():
+    """[] as a user (who cannot damage /dev); as root a private mount
+    namespace with a tmpfs /dev, or None when there is none to be had
+    (then the /dev/stdout and /dev checks are skipped)."""
+    if os.geteuid() != 0:
+        return []
+    args = ["unshare", "-m", "sh", "-c", DEV_SANDBOX, "sh"]
+    try:
+        ok = subprocess.run(args + ["true"], capture_output=True).returncode
+    except OSError:
+        return None
+    return args if ok == 0 else None
+
+
+def through(prefix, args, d, out, mode):
+    """Run args (in the sandbox prefix) with stdout on `out` opened with
+    `mode` after b"pre\\n" was written; the exit code and stderr."""
+    with open(out, "wb") as f:
+        f.write(b"pre\n")
+    with open(out, mode) as f:
+        p = subprocess.run(prefix + args, cwd=d, stdout=f,
+                           stderr=subprocess.PIPE)
+    return p.returncode, p.stderr
+
+
+def case_devices(d):
+    """Issue 22, item 5: -o /dev/stdout (and /dev/fd/N, /proc/self/fd/N)
+    writes through the inherited descriptor: a redirection to a file gets
+    the output, '>>' appends, /dev/stdout is never replaced, no file is
+    made in /dev. As root the /dev/stdout and /dev runs happen in a
+    private /dev (dev_prefix), so a regression cannot damage the
+    machine's."""
+    log = gen("clean", os.path.join(d, "clean.bin"))
+    want = subprocess.run([tool("conv"), "--to", "collapsed", log],
+                          capture_output=True, check=True).stdout
+    prefix = dev_prefix()
+    paths = ["/dev/fd/1", "/proc/self/fd/1"]
+    if prefix is None:
+        print("skip -o /dev/stdout and a new file in /dev: root without a "
+              "private mount namespace")
+    else:
+        paths.insert(0, "/dev/stdout")
+    out = os.path.join(d, "out.txt")
+    for path in paths:
+        pre = prefix if path == "/dev/stdout" else []
+        for mode in ("wb", "ab"):
+            code, err = through(pre, [tool("conv"), "--to", "collapsed",
+                                      "--force", "-o", path, log], d, out,
+                                mode)
+            with open(out, "rb") as f:
+                got = f.read()
+            expect_bytes = (b"pre\n" + want) if mode == "ab" else want
+            check(code == 0 and got == expect_bytes,
+                  "-o %s (%s): exit %d, %r; stderr %r" %
+                  (path, ">>" if mode == "ab" else ">", code, got[:60],
+                   err[:200]))
+    # a log patched in place (bin) through the descriptor: the bytes -o
+    # FILE gets
+    ref = os.path.join(d, "ref.bin")
+    subprocess.run([tool("conv"), "--to", "bin", "-o", ref, log], check=True)
+    out = os.path.join(d, "out.bin")
+    for mode in ("wb", "ab"):
+        code, err = through(prefix or [], [tool("conv"), "--to", "bin", "-o",
+                                           paths[0], log], d, out, mode)
+        with open(out, "rb") as f, open(ref, "rb") as g:
+            want_bin = (b"pre\n" if mode == "ab" else b"") + g.read()
+            check(code == 0 and f.read() == want_bin,
+                  "conv --to bin -o %s (%s): not -o FILE's bytes; %r" %
+                  (paths[0], mode, err[:200]))
+    if prefix is not None:
+        new = "/dev/tachyon-hostile.txt"
+        code, _, err = capture(prefix + [tool("conv"), "--to", "collapsed",
+                                         "-o", new, log], d)
+        check(code == 2 and b"no file is created" in err and
+              (prefix or not os.path.exists(new)),
+              "a new file in /dev: exit %d, %r" % (code, err))
+    left = sorted(set(os.listdir(d)) - {"clean.bin", "out.txt", "out.bin",
+                                         "ref.bin"})
+    check(not left, "files left: %s" % left)
+    print("ok   %-58s" % ("-o " + ", ".join(paths)))
+
+
+def case_header_bomb(d):
+    """Issue 22, item 10: a whole-file bomb whose header puts the tables
+    at bytes 81 and 88 is refused from its own numbers (1 MiB in; 35 MiB
+    when its header says the 17-byte sample region is zstd), with a 64
+    MiB file-size limit standing in for a 64 MB TMPDIR."""
+    clean = gen("clean", os.path.join(d, "clean.bin"))
+    past = r"decompressed input runs past the (\d+) bytes its header allows"
+    for case, limit in (("table-bomb", 2 * MIB), ("table-bomb-zstd",
+                                                  64 * MIB)):
+        bomb = gen(case, os.path.join(d, case + ".bin.zst"), 3072)
+        size = os.path.getsize(bomb)
+        check(size < 110 * 1024, "%s: %d bytes" % (case, size))
+        res = run([tool("validate"), bomb], d, fsize=limit)
+        expect(res, 1, r"%s.bin.zst: byte \d+: TV005: %s" % (case, past),
+               "validate " + case)
+        res = run([tool("conv"), "--to", "collapsed", bomb], d, fsize=limit)
+        expect(res, 1, r"^tachyon-conv: .*%s.bin.zst: byte \d+: %s" %
+               (case, past), "conv " + case)
+        res = run([tool("diff"), clean, bomb], d, fsize=limit)
+        expect(res, 1, past, "diff " + case)
+        m = re.search(r"byte (\d+): .*runs past the (\d+)", res.err)
+        check(m and m.group(1) == m.group(2) and int(m.group(1)) < limit,
+              "%s: located at the bound, under the limit" % case)
+
+
 CASES = {
     "refuse-early": case_refuse_early,
     "bombs": case_bombs,
     "ignorable": case_ignorable,
     "interrupt": case_interrupt,
     "low": case_low,
+    "source-root": case_source_root,
+    "forge": case_forge,
+    "devices": case_devices,
+    "header-bomb": case_header_bomb,
 }
 
 

@@ -70,6 +70,76 @@ TEST(benjamini_hochberg)
 }
 
 /*
+ * Where the running minimum decides, and ties. Expected q-values from
+ * statsmodels.stats.multitest.multipletests(p, method="fdr_bh").
+ */
+TEST(benjamini_hochberg_running_min)
+{
+    /* sorted .001 .02 .021 .04 .3: p m / r = .005 .05 .035 .05 .3; the
+     * .02 takes the .035 of the rank above it */
+    const double p[] = {0.3, 0.021, 0.001, 0.04, 0.02};
+    const double want[] = {0.3, 0.035, 0.005, 0.05, 0.035};
+    double q[5];
+    REQUIRE(diff_bh(p, q, 5) == 0, "bh");
+    for (size_t i = 0; i < 5; i++)
+        near(q[i], want[i], "running minimum");
+    /* three tied .02 and a .01 below them: every one of them .03 */
+    const double t[] = {0.02, 0.9, 0.02, 0.01, 0.5, 0.02};
+    const double twant[] = {0.03, 0.9, 0.03, 0.03, 0.6, 0.03};
+    double tq[6];
+    REQUIRE(diff_bh(t, tq, 6) == 0, "bh ties");
+    for (size_t i = 0; i < 6; i++)
+        near(tq[i], twant[i], "ties");
+    /* capped at 1 */
+    const double big[] = {0.9, 0.95};
+    double bq[2];
+    REQUIRE(diff_bh(big, bq, 2) == 0, "bh big");
+    near(bq[0], 0.95, "q of .9 (the .95 above it)");
+    near(bq[1], 0.95, "q of .95");
+}
+
+/*
+ * Student's t with the pooled variance. Runs 10 12 14 against 20 21 22
+ * 23: scipy.stats.ttest_ind(new, base, equal_var=True) gives t =
+ * 7.713980457940926, so se = 9.5 / t = 1.2315302134607444 with 5 df.
+ */
+TEST(pooled_se)
+{
+    double df = 0;
+    near(diff_pooled_se(8, 3, 5, 4, 0, &df), 1.2315302134607444, "pooled");
+    CHECK(df == 5, "df %g", df);
+    /* the floor, when the runs spread less */
+    near(diff_pooled_se(8, 3, 5, 4, 4, &df), sqrt(4 * (1.0 / 3 + 1.0 / 4)),
+         "floored");
+    /* zero variance: identical runs on both sides (Welch's degrees of
+     * freedom would be 0/0); the floor alone, df still runs - 2 */
+    near(diff_pooled_se(0, 5, 0, 5, 0.09, &df), sqrt(0.09 * 0.4), "no spread");
+    CHECK(df == 8, "identical runs: df %g", df);
+    CHECK(diff_pooled_se(0, 5, 0, 5, 0, &df) == 0 && df == 8,
+          "identical runs, no floor: se 0");
+    /* zero variance on one side only: pooled with the other's */
+    near(diff_pooled_se(0, 3, 6, 3, 0, &df), sqrt(6.0 / 4 * (2.0 / 3)),
+         "one side still");
+    /* one run a side is not runs mode */
+    CHECK(isnan(diff_pooled_se(0, 1, 0, 1, 0.1, &df)), "one run a side");
+    CHECK(isnan(diff_pooled_se(0, 1, 2, 4, 0.1, &df)), "one base run");
+}
+
+/* The gate's adjustment: q = p W / (tau w), by hand. */
+TEST(gate_adjust)
+{
+    const double p[] = {0.01, 0.2, 0.7}, w[] = {4, 1, 5};
+    double q[3];
+    diff_gate_adjust(p, w, 3, 0.75, q);
+    near(q[0], 0.01 * 10 / (0.75 * 4), "weighted");
+    CHECK(q[1] == 1 && q[2] == 1, "capped: %g %g", q[1], q[2]);
+    /* one selected row: p / tau, whatever its weight */
+    const double p1[] = {0.03}, w1[] = {123};
+    diff_gate_adjust(p1, w1, 1, 0.75, q);
+    near(q[0], 0.04, "alone");
+}
+
+/*
  * Student's t tails: expected values by numerical integration of the t
  * density (mpmath.quad at 40 digits), independent of the incomplete beta
  * function stats.c uses.
@@ -117,4 +187,5 @@ TEST(sampling_se)
 }
 
 TESTS(TCASE(two_proportions), TCASE(rates), TCASE(benjamini_hochberg),
-      TCASE(student_t), TCASE(sampling_se))
+      TCASE(benjamini_hochberg_running_min), TCASE(pooled_se),
+      TCASE(gate_adjust), TCASE(student_t), TCASE(sampling_se))

@@ -608,6 +608,76 @@ TEST(in_place)
     cleanup();
 }
 
+/*
+ * A path naming one of the process's descriptors is written through it,
+ * in place: appending where it was opened with O_APPEND (a shell's >>),
+ * patched at its offset where it was not (>), with no file made beside
+ * it and nothing renamed; /dev itself gets no new file.
+ */
+static void through_fd(const char *prefix, bool append, bool seekable)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char path[512], names[256], name[64];
+    in_dir(path, "redirected");
+    put_file(path, "pre\n");
+    int fd = open(path, O_WRONLY | (append ? O_APPEND : 0));
+    REQUIRE(fd >= 0, "open");
+    REQUIRE(lseek(fd, 0, SEEK_END) == 4, "at the end");
+    snprintf(name, sizeof name, "%s%d", prefix, fd);
+    CHECK(tfmt_sink_path_in_place(name), "%s: in place", name);
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    unsigned flags = TFMT_SINK_FORCE | (seekable ? TFMT_SINK_SEEKABLE : 0);
+    REQUIRE(tfmt_sink_open(&s, name, flags, NULL, &err) == TFMT_OK, "%s: %s",
+            name, err.msg);
+    unsigned char *want = NULL;
+    if (seekable) {
+        want = patch_run(s, 3000);
+    } else {
+        tfmt_sink_write(s, "body", 4);
+    }
+    CHECK(tfmt_sink_finish(s) == TFMT_OK, "%s: finish %s", name,
+          tfmt_sink_error(s)->msg);
+    tfmt_sink_free(s);
+    CHECK(fcntl(fd, F_GETFD) != -1, "%s: the descriptor stays open", name);
+    close(fd);
+    size_t len = 0;
+    unsigned char *back = harness_slurp(path, &len);
+    size_t body = seekable ? 3000 : 4;
+    CHECK(back && len == 4 + body && memcmp(back, "pre\n", 4) == 0 &&
+              memcmp(back + 4, seekable ? want : (unsigned char *)"body",
+                     body) == 0,
+          "%s (append %d, seekable %d): %zu bytes", name, append, seekable,
+          len);
+    CHECK(list_dir(names, sizeof names) == 1, "%s: left '%s'", name, names);
+    free(back);
+    free(want);
+    cleanup();
+}
+
+TEST(inherited_descriptors)
+{
+    static const char *const fmts[] = {"/dev/fd/", "/proc/self/fd/"};
+    for (int i = 0; i < 2; i++)
+        for (int mode = 0; mode < 4; mode++)
+            through_fd(fmts[i], mode & 1, mode & 2);
+    CHECK(tfmt_sink_path_in_place("/dev/stdout"), "stdout");
+    CHECK(tfmt_sink_path_in_place("/dev/null"), "a character device");
+    CHECK(!tfmt_sink_path_in_place("/dev/fd/x1"), "not a descriptor");
+    CHECK(!tfmt_sink_path_in_place("/dev/fd/"), "no number");
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    CHECK(tfmt_sink_open(&s, "/dev/fd/987654", 0, NULL, &err) == TFMT_EIO &&
+              err.sys_errno == EBADF,
+          "a descriptor not open: %d %s", err.code, err.msg);
+    memset(&err, 0, sizeof err);
+    CHECK(tfmt_sink_open(&s, "/dev/tachyon-no-such-file", TFMT_SINK_FORCE, NULL,
+                         &err) == TFMT_EINVAL &&
+              strstr(err.msg, "/dev"),
+          "a new file in /dev: %d %s", err.code, err.msg);
+    CHECK(access("/dev/tachyon-no-such-file", F_OK) != 0, "nothing made");
+}
+
 /* Whether `path` is a regular file itself (not a link to one). */
 static bool is_plain_file(const char *path)
 {
@@ -703,4 +773,5 @@ TESTS(TCASE(atomic_write_anonymous), TCASE(atomic_write_named),
       TCASE(compressed_xz), TCASE(compressed_bzip2), TCASE(gzip_reproducible),
       TCASE(stdout_pipe_seekable), TCASE(write_error_enospc),
       TCASE(missing_directory), TCASE(failing_allocator), TCASE(in_place),
-      TCASE(in_place_links), TCASE(file_only_replaces))
+      TCASE(inherited_descriptors), TCASE(in_place_links),
+      TCASE(file_only_replaces))

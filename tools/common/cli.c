@@ -4,11 +4,16 @@
  *
  * Owns the program name and the quiet flag (process-wide state is fine in a
  * tool, never in libfmt) and the one-line message formats described in
- * cli.h. Option parsing lives in cli_opt.c, the progress line in progress.c.
+ * cli.h. Every piece of a message that is not the tool's own text (a
+ * file name, the library's message, which may quote a name from a
+ * profile) is written as inert text (cli_text), so no name can end the
+ * line, start a forged one or send a terminal an escape sequence. Option
+ * parsing lives in cli_opt.c, the progress line in progress.c.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -94,6 +99,35 @@ static void begin_line(void)
     fprintf(stderr, "%s: ", progname);
 }
 
+/* Text that is not the tool's own, on stderr as inert text. */
+static void put_text(const char *s)
+{
+    cli_text_fwrite(stderr, s, strlen(s), TFMT_TEXT_PLAIN);
+}
+
+/* A formatted message, escaped whole (its arguments may quote names). */
+static void vput(const char *fmt, va_list ap) CLI_PRINTF(1, 0);
+static void vput(const char *fmt, va_list ap)
+{
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    char *text = small;
+    if (n >= (int)sizeof small) {
+        text = malloc((size_t)n + 1);
+        if (text)
+            vsnprintf(text, (size_t)n + 1, fmt, again);
+    }
+    va_end(again);
+    if (n < 0 || !text)
+        put_text("(message lost: out of memory)");
+    else
+        put_text(text);
+    if (text != small)
+        free(text);
+}
+
 /*
  * One diagnostic line: "prog: ", then `file` and ": " when given, then
  * `tag` (e.g. "warning: ") when given, then the message.
@@ -104,11 +138,13 @@ static void vline(const char *file, const char *tag, const char *fmt,
                   va_list ap)
 {
     begin_line();
-    if (file)
-        fprintf(stderr, "%s: ", file);
+    if (file) {
+        put_text(file);
+        fputs(": ", stderr);
+    }
     if (tag)
         fputs(tag, stderr);
-    vfprintf(stderr, fmt, ap);
+    vput(fmt, ap);
     fputc('\n', stderr);
 }
 
@@ -126,7 +162,7 @@ int cli_usage(const char *fmt, ...)
     va_list ap;
     begin_line();
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vput(fmt, ap);
     va_end(ap);
     fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
     return CLI_EXIT_TROUBLE;
@@ -187,12 +223,13 @@ int cli_exit_code(int status)
 static void begin_located(const char *file, const tfmt_error *e)
 {
     begin_line();
+    put_text(file);
     if (e->line > 0)
-        fprintf(stderr, "%s:%llu: ", file, (unsigned long long)e->line);
+        fprintf(stderr, ":%llu: ", (unsigned long long)e->line);
     else if (e->has_offset)
-        fprintf(stderr, "%s: byte %llu: ", file, (unsigned long long)e->offset);
+        fprintf(stderr, ": byte %llu: ", (unsigned long long)e->offset);
     else
-        fprintf(stderr, "%s: ", file);
+        fputs(": ", stderr);
 }
 
 /* The message of an error, never empty. */
@@ -213,8 +250,9 @@ static int report(const char *file, const char *rule, const tfmt_error *e)
     begin_located(file, e);
     if (rule)
         fprintf(stderr, "%s: ", rule);
-    fprintf(stderr, "%s%s\n", error_text(e),
-            cli_hint(hint, sizeof hint, file, e->hint));
+    put_text(error_text(e));
+    put_text(cli_hint(hint, sizeof hint, file, e->hint));
+    fputc('\n', stderr);
     return cli_exit_code(e->code);
 }
 
@@ -237,7 +275,9 @@ void cli_jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
         kind == TFMT_JNOTE_UNKNOWN_FIELD)
         return;
     begin_located(cli_input_name(ctx), where);
-    fprintf(stderr, "warning: %s: %s\n", rule, where->msg);
+    fprintf(stderr, "warning: %s: ", rule);
+    put_text(where->msg);
+    fputc('\n', stderr);
 }
 
 void cli_report_warning(const char *file, const tfmt_error *e)
@@ -245,7 +285,9 @@ void cli_report_warning(const char *file, const tfmt_error *e)
     if (quiet)
         return;
     begin_located(file ? file : "<stdin>", e);
-    fprintf(stderr, "warning: %s\n", e->msg[0] ? e->msg : "(no details)");
+    fputs("warning: ", stderr);
+    put_text(e->msg[0] ? e->msg : "(no details)");
+    fputc('\n', stderr);
 }
 
 int cli_close_stdout(int code)

@@ -336,6 +336,24 @@ const char *cli_output_name(const char *path);
 int cli_close_stdout(int code);
 
 /* ------------------------------------------------------------------ */
+/* Names as inert text (text.c)                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A name from a profile (or any text not the tool's own) escaped in
+ * `style` (tachyon/fmt_text.h): into `buf` (`cap` bytes) when it fits,
+ * else into a malloc'd copy; NULL when out of memory. Release it with
+ * cli_text_free(text, buf). Every diagnostic line (cli_fail, cli_warn,
+ * cli_report...) escapes its whole text this way (TFMT_TEXT_PLAIN).
+ */
+char *cli_text(const char *s, size_t n, tfmt_text_style style, char *buf,
+               size_t cap);
+void cli_text_free(char *text, const char *buf);
+
+/* Write [s, s+n) escaped in `style` to `f`. */
+void cli_text_fwrite(FILE *f, const char *s, size_t n, tfmt_text_style style);
+
+/* ------------------------------------------------------------------ */
 /* ClickHouse query results (rows_warn.c)                              */
 /* ------------------------------------------------------------------ */
 

@@ -130,10 +130,32 @@ static int dir_contents(const char *path, cli_outdir_ours ours, char *other,
     return verdict;
 }
 
+/* Whether DIR's parent is /dev itself (links resolved): as for -o FILE
+ * (fmt_io.h), nothing is ever created in /dev. */
+static bool parent_is_dev(const char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    if (n == 0)
+        return false;
+    char *dir = strndup(path, n);
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    bool dev = real && strcmp(real, "/dev") == 0;
+    free(real);
+    free(dir);
+    return dev;
+}
+
 int cli_outdir_check(const char *path, bool force, cli_outdir_ours ours)
 {
     struct stat st;
     char other[256];
+    if (parent_is_dev(path))
+        return cli_file_fail(CLI_EXIT_TROUBLE, path,
+                             "no directory is written in /dev");
     if (lstat(path, &st) != 0)
         return errno == ENOENT ? CLI_EXIT_OK
                                : cli_file_fail(CLI_EXIT_TROUBLE, path, "%s",

@@ -106,8 +106,10 @@ int cli_output_check(const char *path, bool force)
     struct stat st;
     if (!path || strcmp(path, "-") == 0)
         return CLI_EXIT_OK;
-    /* As the sink: /dev/null, FIFOs and such are written in place. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    /* As the sink: /dev/stdout, /dev/null, FIFOs and such are written in
+     * place; a directory or a block device is the sink's to refuse. */
+    if (tfmt_sink_path_in_place(path) ||
+        (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
         return CLI_EXIT_OK;
     if (!force && lstat(path, &st) == 0)
         return cli_file_fail(CLI_EXIT_TROUBLE, path,

@@ -50,6 +50,7 @@ typedef struct conv_options {
     const char *time;        /* Unix seconds */
     const char *source_root; /* --source-root DIR (heatmap) */
     cli_list path_maps;      /* --path-map FROM=TO (heatmap) */
+    int recorded_paths;      /* --recorded-paths (heatmap) */
     cli_input_limits limits; /* --max-input-size, --max-input-ratio */
     cli_reader_args reader;  /* --max-threads */
 } conv_options;
@@ -183,13 +184,49 @@ typedef struct conv_source {
     char *text; /* its bytes, NULL when not read */
     size_t len;
     char *origin;         /* where read, when not the recorded path */
-    char note[640];       /* why not read */
+    char note[1024];      /* why not read */
     char tried_text[480]; /* the first paths tried */
+    char refused[320];    /* the first that exists but was not read */
     unsigned tried;
     bool more; /* more paths were tried */
 } conv_source;
-int conv_source_find(conv_source *out, const conv_options *o, tfmt_str path);
+
+/* Where a heatmap reads its sources (the heatmap's options). */
+typedef struct conv_source_opts {
+    const char *root;        /* --source-root DIR, or NULL */
+    const char *const *maps; /* --path-map FROM=TO, checked */
+    size_t nmaps;
+    bool recorded; /* --recorded-paths: also the path as recorded (the
+                      only place read without a root or a map) */
+} conv_source_opts;
+int conv_source_find(conv_source *out, const conv_source_opts *o,
+                     tfmt_str path);
 void conv_source_free(conv_source *s);
+
+/* conv_source_open.c: reading one candidate, confined to its root. */
+typedef enum conv_miss {
+    CONV_MISS_NONE,       /* read */
+    CONV_MISS_ABSENT,     /* no such file */
+    CONV_MISS_OUTSIDE,    /* it resolves outside the root */
+    CONV_MISS_SPECIAL,    /* not a regular file */
+    CONV_MISS_NOT_PYTHON, /* its resolved name is not *.py or *.pyw */
+    CONV_MISS_BIG,        /* over 32 MiB */
+    CONV_MISS_NOMEM,
+    CONV_MISS_ERROR /* another system error, in sys_errno */
+} conv_miss;
+typedef struct conv_read {
+    char *text; /* malloc'd, when read */
+    size_t len;
+    int sys_errno;
+} conv_read;
+/* Whether a name ends in .py or .pyw. */
+bool conv_python_name(const char *s, size_t n);
+/* Read `rel` beneath directory `root`, never outside it. */
+conv_miss conv_source_read_beneath(const char *root, const char *rel,
+                                   conv_read *out);
+/* Read `path` wherever it leads (no root was given, or
+ * --recorded-paths). */
+conv_miss conv_source_read_path(const char *path, conv_read *out);
 
 /* run_id.c */
 int conv_run_id_parse(const char *arg, char out[33]);

@@ -59,8 +59,12 @@ static int write_one(tfmt_heatmap *h, cli_outdir *d, size_t page,
 static int write_page(tfmt_heatmap *h, cli_outdir *d, const conv_job *job,
                       size_t i, size_t *missing)
 {
+    const conv_options *o = job->opts;
+    conv_source_opts so = {o->source_root,
+                           (const char *const *)o->path_maps.items,
+                           o->path_maps.count, o->recorded_paths > 0};
     conv_source s;
-    int code = conv_source_find(&s, job->opts, tfmt_heatmap_path(h, i));
+    int code = conv_source_find(&s, &so, tfmt_heatmap_path(h, i));
     if (code != CLI_EXIT_OK)
         return code;
     tfmt_heatmap_source src = {s.text, s.len, s.origin, s.note};

@@ -64,9 +64,16 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
     if ((o->source_root || o->path_maps.count) && f != CONV_HEATMAP)
         return cli_usage("options '--source-root' and '--path-map' apply "
                          "only to --to heatmap");
+    if (o->recorded_paths && f != CONV_HEATMAP)
+        return cli_usage("option '--recorded-paths' applies only to --to "
+                         "heatmap");
+    if (o->recorded_paths && !o->source_root && !o->path_maps.count)
+        return cli_usage("option '--recorded-paths' goes with --source-root "
+                         "or --path-map (without them the recorded paths "
+                         "are what is read)");
     for (size_t i = 0; i < o->path_maps.count; i++) {
         const char *m = o->path_maps.items[i], *eq = strchr(m, '=');
-        if (!eq || eq == m)
+        if (!eq || eq == m || !eq[1])
             return cli_usage("option '--path-map' needs FROM=TO, not '%s'", m);
     }
     if (o->pstats_compat && f != CONV_PSTATS)

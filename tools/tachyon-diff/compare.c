@@ -5,7 +5,7 @@
  * by the size of the change. When a side has no stacks (JSONL),
  * cumulative figures on BOTH sides are JSONL's per-frame sums, so like is
  * compared with like. In runs mode (several runs on both sides) figures
- * are the means of the per-run percents and the test is Welch's t
+ * are the means of the per-run percents and the test is Student's t
  * (runs.c); otherwise the sides are summed and the tests see sampling
  * noise only (stats.c).
  *
@@ -18,8 +18,27 @@
  *   inconclusive  otherwise.
  *
  * The gate (--fail-on-regression PP) trips on a row of the chosen metric
- * that is regressed and whose one-sided test of "delta <= PP" has a
- * Benjamini-Hochberg q-value (over the same rows) below --alpha.
+ * that is regressed and whose one-sided test of "delta <= PP" is
+ * significant at --alpha for the gate's family. The error to bound is
+ * family-wise: the gate fails although no row changed by more than PP.
+ * Bonferroni or Benjamini-Hochberg over every tested row lets rows that
+ * could never exceed PP outvote one real regression, so the family is
+ * narrowed in two ways that keep the level (docs/diff-statistics.md):
+ *
+ *   selection  only rows whose one-sided p-value is at most tau
+ *              (DIFF_GATE_SELECT) take part, and they are tested on
+ *              p / tau: a null row's p-value is uniform or larger, and
+ *              stays so given p <= tau (conditional p-values, Zhao,
+ *              Small and Su 2019);
+ *   weights    the selected rows share alpha in proportion to a weight
+ *              w (diff_gate_weight), computed from numbers that are
+ *              independent of p for a row whose change is exactly PP
+ *              (weighted Bonferroni), so a noisy row that could only
+ *              ever catch a large change costs the others little.
+ *
+ * A selected row trips when p <= tau * alpha * w / W, W the sum of the
+ * selected rows' weights; gate_q = p W / (tau w) is its adjusted
+ * p-value. With independent rows the family-wise error is at most alpha.
  */
 #include <math.h>
 #include <pthread.h>
@@ -39,7 +58,7 @@ const char *diff_verdict_name(diff_verdict v)
 const char *diff_test_name(diff_test t)
 {
     static const char *const names[] = {"none",     "z",      "fisher",
-                                        "binomial", "normal", "welch"};
+                                        "binomial", "normal", "student"};
     return names[t];
 }
 
@@ -193,10 +212,11 @@ static int join(diff_ctx *c)
     return 0;
 }
 
-/* A figure waiting for the Benjamini-Hochberg step. */
+/* A figure waiting for the Benjamini-Hochberg step, or a row selected
+ * by the gate (p: its one-sided p-value, w: its weight). */
 typedef struct cand {
     size_t row;
-    double p, gate_p; /* gate_p: NaN unless gated */
+    double p, w;
 } cand;
 
 typedef struct cands {
@@ -219,10 +239,32 @@ static int push(cands *cs, cand x)
 }
 
 /*
- * The floors decide every verdict that needs no test; the rest become
- * candidates (their p-values are computed only for them).
+ * The gate's view of a row: not selected (gate_q 1) when its one-sided
+ * p-value is above DIFF_GATE_SELECT, else a candidate. A t statistic
+ * below -1 has p above 0.78 with 2 or more degrees of freedom, so its
+ * p-value is not computed (most rows of a large profile).
  */
-static int floors(diff_ctx *c, size_t i, int m, cands *cs)
+static int gate_select(diff_ctx *c, size_t i, diff_est *e, cands *gs)
+{
+    double se = diff_std_error(c, e);
+    if (isnan(e->delta) || !(se > 0))
+        return 0;
+    c->res.gate_q[i] = 1;
+    if ((e->delta - c->set->fail_on) / se < -1)
+        return 0;
+    double p = diff_gate_p(c, e);
+    if (!(p <= DIFF_GATE_SELECT))
+        return 0;
+    double w = diff_gate_weight(c, e);
+    return push(gs, (cand){i, p, isnan(w) ? 1 : w});
+}
+
+/*
+ * The floors decide every verdict that needs no test; the rest become
+ * candidates (their p-values are computed only for them). Every row of
+ * the gated metric goes through the gate's selection.
+ */
+static int floors(diff_ctx *c, size_t i, int m, cands *cs, cands *gs)
 {
     const diff_settings *s = c->set;
     diff_row *r = &c->res.rows[i];
@@ -231,6 +273,8 @@ static int floors(diff_ctx *c, size_t i, int m, cands *cs)
     double delta = e.delta;
     if (m == (int)s->metric)
         r->change = isnan(delta) ? -1 : fabs(delta);
+    if (diff_gated(c, m) && gate_select(c, i, &e, gs) < 0)
+        return -1;
     if (isnan(delta))
         r->verdict[m] = V_INCONCLUSIVE;
     else if (delta == 0 || fabs(delta) < s->min_delta)
@@ -245,37 +289,21 @@ static int floors(diff_ctx *c, size_t i, int m, cands *cs)
             r->verdict[m] = V_INCONCLUSIVE;
             return 0;
         }
-        double g = diff_gated(c, m) ? diff_gate_p(c, &e) : NAN;
-        return push(cs, (cand){i, p, diff_gated(c, m) && isnan(g) ? 1.0 : g});
+        return push(cs, (cand){i, p, 1});
     }
     return 0;
 }
 
-/*
- * Benjamini-Hochberg over the candidates' p-values (gate: 0) or gate
- * p-values (gate: 1) into q[0..n). Returns 0 or -1.
- */
-static int bh(const cands *cs, int gate, double *q)
-{
-    double *p = malloc((cs->n + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    for (size_t k = 0; k < cs->n; k++)
-        p[k] = gate ? cs->v[k].gate_p : cs->v[k].p;
-    int rc = diff_bh(p, q, cs->n);
-    free(p);
-    return rc;
-}
-
-/*
- * Verdicts of figure `m` from its candidates' q-values; with a gate on
- * this figure, the gate's q-values too (the same false discovery rate
- * control over the same rows, on the one-sided p-values).
- */
+/* Verdicts of figure `m` from its candidates' Benjamini-Hochberg q-values. */
 static int judge(diff_ctx *c, int m, const cands *cs)
 {
+    double *p = malloc((cs->n + 1) * sizeof *p);
     double *q = malloc((cs->n + 1) * sizeof *q);
-    int rc = q ? bh(cs, 0, q) : -1;
+    int rc = p && q ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < cs->n; k++)
+        p[k] = cs->v[k].p;
+    if (rc == 0)
+        rc = diff_bh(p, q, cs->n);
     for (size_t k = 0; rc == 0 && k < cs->n; k++) {
         diff_row *r = &c->res.rows[cs->v[k].row];
         r->q[m] = q[k];
@@ -283,10 +311,28 @@ static int judge(diff_ctx *c, int m, const cands *cs)
             r->verdict[m] = V_INCONCLUSIVE;
         /* else: the sign set by floors() stands */
     }
-    if (rc == 0 && diff_gated(c, m))
-        rc = bh(cs, 1, q);
-    for (size_t k = 0; rc == 0 && diff_gated(c, m) && k < cs->n; k++)
-        c->res.gate_q[cs->v[k].row] = q[k];
+    free(p);
+    free(q);
+    return rc;
+}
+
+/* The gate's adjusted p-values of the selected rows (diff_gate_adjust). */
+static int gate_adjust(diff_ctx *c, const cands *gs)
+{
+    double *p = malloc((gs->n + 1) * sizeof *p);
+    double *w = malloc((gs->n + 1) * sizeof *w);
+    double *q = malloc((gs->n + 1) * sizeof *q);
+    int rc = p && w && q ? 0 : -1;
+    for (size_t k = 0; rc == 0 && k < gs->n; k++) {
+        p[k] = gs->v[k].p;
+        w[k] = gs->v[k].w;
+    }
+    if (rc == 0)
+        diff_gate_adjust(p, w, gs->n, DIFF_GATE_SELECT, q);
+    for (size_t k = 0; rc == 0 && k < gs->n; k++)
+        c->res.gate_q[gs->v[k].row] = q[k];
+    free(p);
+    free(w);
     free(q);
     return rc;
 }
@@ -300,7 +346,7 @@ static void summarize(diff_ctx *c)
         res->counts[r->verdict[m]]++;
         res->n_new += r->bi == DIFF_NONE;
         res->n_vanished += r->ni == DIFF_NONE;
-        /* the gate: significantly above the threshold, after FDR */
+        /* the gate: significantly above the threshold, for the family */
         if (res->gate_q && r->verdict[m] == V_REGRESSED &&
             res->gate_q[i] < c->set->alpha)
             res->tripped = true;
@@ -316,16 +362,19 @@ int diff_compare(diff_ctx *c)
     /* Both figures of a row in one pass: the new side's counts are a
      * cache miss per row, paid once. */
     int rc = 0;
-    cands cs[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    cands cs[2] = {{NULL, 0, 0}, {NULL, 0, 0}}, gs = {NULL, 0, 0};
     for (size_t i = 0; rc == 0 && i < c->res.n; i++) {
-        rc = floors(c, i, M_SELF, &cs[M_SELF]);
+        rc = floors(c, i, M_SELF, &cs[M_SELF], &gs);
         if (rc == 0)
-            rc = floors(c, i, M_CUM, &cs[M_CUM]);
+            rc = floors(c, i, M_CUM, &cs[M_CUM], &gs);
     }
     for (int m = 0; rc == 0 && m < 2; m++)
         rc = judge(c, m, &cs[m]);
+    if (rc == 0 && c->res.gate_q)
+        rc = gate_adjust(c, &gs);
     free(cs[0].v);
     free(cs[1].v);
+    free(gs.v);
     if (rc < 0)
         return -1;
     summarize(c);

@@ -55,7 +55,7 @@ typedef enum {
 } diff_verdict;
 
 /* Which test gave a p-value. */
-typedef enum { T_NONE, T_Z, T_FISHER, T_BINOM, T_NORMAL, T_WELCH } diff_test;
+typedef enum { T_NONE, T_Z, T_FISHER, T_BINOM, T_NORMAL, T_STUDENT } diff_test;
 
 /* The checked settings. */
 typedef struct diff_settings {
@@ -123,7 +123,8 @@ typedef struct diff_fig {
                                            (INFINITY: normal); NaN: none */
     double p, q;                     /* NaN: not computed / not tested */
     double gate_p, gate_q;           /* one-sided test that delta >
-                                           the gate; NaN: not tested */
+                                           the gate and its adjusted
+                                           p-value; NaN: not tested */
     diff_test test;
     diff_verdict verdict;
 } diff_fig;
@@ -138,9 +139,10 @@ typedef struct diff_row {
 } diff_row;
 
 typedef struct diff_result {
-    double *gate_q;  /* with a gate: per row, BH q-value of the
-                               gate's one-sided test on the chosen
-                               metric; NaN untested. Else NULL */
+    double *gate_q;  /* with a gate: per row, the adjusted p-value
+                               of the gate's one-sided test on the
+                               chosen metric (compare.c); 1 when not
+                               selected, NaN untested. Else NULL */
     diff_row *rows;  /* in join order (base keys in the order
                                they were read, then new-only keys) */
     uint32_t *order; /* row indices sorted by |delta| of the
@@ -193,12 +195,20 @@ typedef struct diff_est {
     double base_pct, new_pct, delta;
     double base_sd, new_sd; /* NaN: one run */
     double se, df;          /* NaN se: nothing to test */
+    double ss;              /* runs mode: within-side sum of squares */
+    double var_floor;       /* runs mode: floor of the per-run variance */
 } diff_est;
+/*
+ * The floor of the pooled per-run variance, as a fraction of the mean
+ * per-run sampling variance (runs.c says why a quarter).
+ */
+#define DIFF_RUNS_FLOOR 0.25
 /*
  * Figure `m` of row `r` in runs mode: the mean of the per-run percents
  * on each side, their standard deviations, and the standard error of
- * the difference (each side's between-run variance of the mean, floored
- * at its sampling variance) with Welch-Satterthwaite degrees of freedom.
+ * the difference from the variance pooled over both sides' runs (at
+ * least DIFF_RUNS_FLOOR of the sampling variance), with R_b + R_n - 2
+ * degrees of freedom (Student's t).
  */
 void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
                         diff_est *out);
@@ -211,10 +221,24 @@ void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *out);
  * stays NaN until diff_gate_p or diff_figure needs it.
  */
 void diff_estimate(const diff_ctx *c, const diff_row *r, int m, diff_est *out);
+/* The standard error of delta (e->se), computed on first use. */
+double diff_std_error(const diff_ctx *c, diff_est *e);
 /* The two-sided p-value of the verdict's test, and which test it was. */
 double diff_p_value(const diff_ctx *c, const diff_est *e, diff_test *test);
 /* The gate's one-sided p-value of "delta <= PP" (NaN: no spread). */
 double diff_gate_p(const diff_ctx *c, diff_est *e);
+/*
+ * The gate's weight of a row: the precision (1 / variance) of its change
+ * as all runs of both sides show it when the change is PP, from numbers
+ * independent of the one-sided test under that null (compare.c). 1 with
+ * one run a side.
+ */
+double diff_gate_weight(const diff_ctx *c, const diff_est *e);
+/*
+ * The gate's selection: rows whose one-sided p-value is at most this
+ * take part, the others cannot trip it (compare.c).
+ */
+#define DIFF_GATE_SELECT 0.6
 /* A gate is set and `m` is the metric it watches. */
 bool diff_gated(const diff_ctx *c, int m);
 
@@ -288,6 +312,22 @@ double diff_t_two_sided(double t, double df);
 double diff_se_sampling(uint64_t c1, double n1, double d1, uint64_t c2,
                         double n2, double d2, bool binom);
 
+/*
+ * Student's t with the variance pooled over both sides' runs: the
+ * standard error of the difference of the means, from each side's sum of
+ * squared deviations (m2) and runs (at least 2 each, else NaN), the
+ * per-run variance at least var_floor; *df = runs_b + runs_n - 2.
+ */
+double diff_pooled_se(double m2_b, double runs_b, double m2_n, double runs_n,
+                      double var_floor, double *df);
+/*
+ * The gate's adjusted p-values of the n selected rows (one-sided p-values
+ * p, weights w > 0, selection threshold tau): q = p W / (tau w), W the
+ * sum of the weights, at most 1 (compare.c).
+ */
+void diff_gate_adjust(const double *p, const double *w, size_t n, double tau,
+                      double *q);
+
 /* out.c: a buffered output going to a tfmt_sink (atomic for files). */
 typedef struct diff_out {
     tfmt_sink *sink;
@@ -298,6 +338,8 @@ typedef struct diff_out {
 int diff_out_open(diff_out *o, const diff_settings *set);
 void diff_out_printf(diff_out *o, const char *fmt, ...) CLI_PRINTF(2, 3);
 void diff_out_write(diff_out *o, const char *s, size_t n);
+/* A name (or any text not the tool's own) as inert text (fmt_text.h). */
+void diff_out_text(diff_out *o, const char *s, size_t n, tfmt_text_style st);
 /* Flush and finish; returns an exit code. */
 int diff_out_close(diff_out *o, const diff_settings *set);
 

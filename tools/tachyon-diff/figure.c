@@ -44,6 +44,7 @@ void diff_estimate(const diff_ctx *c, const diff_row *r, int m, diff_est *e)
     e->base_sd = e->new_sd = NAN;
     e->se = NAN;
     e->df = INFINITY;
+    e->ss = e->var_floor = NAN;
 }
 
 /* One run a side: the standard error of delta from sampling noise. */
@@ -55,8 +56,7 @@ static double sampling_se(const diff_ctx *c, const diff_est *e)
                             c->new_.denom, c->set->norm == NORM_SHARE);
 }
 
-/* The standard error of delta, computed on first use. */
-static double std_error(const diff_ctx *c, diff_est *e)
+double diff_std_error(const diff_ctx *c, diff_est *e)
 {
     if (isnan(e->se) && !c->runs_mode)
         e->se = sampling_se(c, e);
@@ -72,7 +72,7 @@ double diff_p_value(const diff_ctx *c, const diff_est *e, diff_test *test)
         *test = T_NONE;
         if (e->delta == 0)
             return isnan(e->se) ? NAN : 1.0;
-        *test = T_WELCH;
+        *test = T_STUDENT;
         return diff_t_two_sided(e->delta / e->se, e->df);
     }
     if (c->set->norm == NORM_SHARE)
@@ -86,15 +86,35 @@ double diff_p_value(const diff_ctx *c, const diff_est *e, diff_test *test)
 /*
  * The gate's one-sided p-value: how likely a change at least this far
  * above the threshold is when the true change is the threshold itself
- * (Welch's t in runs mode, the normal law with sampling noise only
+ * (Student's t in runs mode, the normal law with sampling noise only
  * otherwise).
  */
 double diff_gate_p(const diff_ctx *c, diff_est *e)
 {
-    double se = std_error(c, e);
+    double se = diff_std_error(c, e);
     if (!(se > 0))
         return NAN;
     return diff_t_upper((e->delta - c->set->fail_on) / se, e->df);
+}
+
+/*
+ * All runs of both sides, the new ones moved down by PP, as one sample:
+ * its sum of squares is the within-side sum plus the between-side term
+ * of (delta - PP). For normal runs with one spread, when the change is
+ * exactly PP, this spread is independent of the t statistic (which does
+ * not change when the runs are shifted or scaled), so weighting by it
+ * keeps the gate's level (compare.c).
+ */
+double diff_gate_weight(const diff_ctx *c, const diff_est *e)
+{
+    if (!c->runs_mode)
+        return 1;
+    double rb = (double)c->base.n_runs, rn = (double)c->new_.n_runs;
+    double shift = e->delta - c->set->fail_on;
+    double ss = e->ss + rb * rn / (rb + rn) * shift * shift;
+    double var = fmax(ss / (rb + rn - 1), e->var_floor);
+    double w = 1 / (var * (1 / rb + 1 / rn));
+    return w > 0 && isfinite(w) ? w : NAN;
 }
 
 bool diff_gated(const diff_ctx *c, int m)
@@ -115,7 +135,7 @@ void diff_figure(const diff_ctx *c, const diff_row *r, int m, diff_fig *f)
     f->new_runs = c->new_.files->count;
     f->base_sd = e.base_sd;
     f->new_sd = e.new_sd;
-    f->se = std_error(c, &e);
+    f->se = diff_std_error(c, &e);
     f->df = isnan(f->se) ? NAN : e.df;
     f->p = diff_p_value(c, &e, &f->test);
     f->q = r->q[m];

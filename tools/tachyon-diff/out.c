@@ -67,6 +67,17 @@ void diff_out_write(diff_out *o, const char *s, size_t n)
         flush(o);
 }
 
+void diff_out_text(diff_out *o, const char *s, size_t n, tfmt_text_style st)
+{
+    size_t need = tfmt_text_escape(NULL, 0, s, n, st);
+    if (!reserve(o, need + 1))
+        return;
+    tfmt_text_escape(o->buf + o->len, need + 1, s, n, st);
+    o->len += need;
+    if (o->len >= FLUSH_AT)
+        flush(o);
+}
+
 void diff_out_printf(diff_out *o, const char *fmt, ...)
 {
     char small[512];

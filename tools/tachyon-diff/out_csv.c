@@ -13,22 +13,14 @@
 
 #include "diff.h"
 
+/*
+ * A text cell: RFC 4180 quoting, names as inert text, and a leading ' in
+ * a cell that starts with = + - @ so a spreadsheet shows it as text
+ * (fmt_text.h's CSV style).
+ */
 static void csv_str(diff_out *o, const char *s, size_t n)
 {
-    bool quote = false;
-    for (size_t i = 0; i < n && !quote; i++)
-        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
-    if (!quote) {
-        diff_out_write(o, s, n);
-        return;
-    }
-    diff_out_write(o, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '"')
-            diff_out_write(o, "\"", 1);
-        diff_out_write(o, s + i, 1);
-    }
-    diff_out_write(o, "\"", 1);
+    diff_out_text(o, s, n, TFMT_TEXT_CSV);
 }
 
 /* A number, or an empty cell when it is not finite. */

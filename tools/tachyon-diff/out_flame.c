@@ -276,24 +276,10 @@ static int layout(flame *f)
 
 /* ---- output ---- */
 
+/* XML text: markup escaped, what XML 1.0 cannot carry as U+FFFD. */
 static void put_xml(diff_out *o, const char *s, size_t n)
 {
-    size_t from = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        const char *rep = ch == '&'                 ? "&amp;"
-                          : ch == '<'               ? "&lt;"
-                          : ch == '>'               ? "&gt;"
-                          : ch == '"'               ? "&quot;"
-                          : ch < 0x20 && ch != '\t' ? "?"
-                                                    : NULL;
-        if (!rep)
-            continue;
-        diff_out_write(o, s + from, i - from);
-        diff_out_str(o, rep);
-        from = i + 1;
-    }
-    diff_out_write(o, s + from, n - from);
+    diff_out_text(o, s, n, TFMT_TEXT_XML);
 }
 
 /* The function part of a key (after the file's last ':'), for labels. */

@@ -5,22 +5,21 @@
  * compared, a table of the rows that did not stay unchanged (top N), and
  * a footnote on the method.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
 
-/* Markdown table cell text: escape the pipe and the backtick. */
-static void cell_code(diff_out *o, const char *s)
+/*
+ * A markdown table cell's code span: the name as inert text in markdown
+ * style (fmt_text.h), so a newline, a pipe or a backquote in a name can
+ * neither end the row or the span nor start a heading or an HTML comment
+ * that would hide the rest of the comment.
+ */
+static void cell_code(diff_out *o, const char *s, size_t n)
 {
     diff_out_write(o, "`", 1);
-    for (; *s; s++) {
-        if (*s == '`')
-            diff_out_write(o, "'", 1);
-        else if (*s == '|')
-            diff_out_write(o, "\\|", 2);
-        else
-            diff_out_write(o, s, 1);
-    }
+    diff_out_text(o, s, n, TFMT_TEXT_MARKDOWN);
     diff_out_write(o, "`", 1);
 }
 
@@ -61,8 +60,9 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_figure(c, r, M_SELF, &figs[0]);
     diff_figure(c, r, M_CUM, &figs[1]);
     const diff_fig *f = &figs[c->set->metric];
-    char key[1024], a[32], b[32], ds[32], dc[32], p[32], sb[32], sn[32];
-    diff_key_text(c, r, key, sizeof key);
+    char small[1024], a[32], b[32], ds[32], dc[32], p[32], sb[32], sn[32];
+    size_t klen;
+    char *key = diff_key_full(c, r, small, sizeof small, &klen);
     diff_fmt_num(a, sizeof a, f->base_pct, 2);
     diff_fmt_num(b, sizeof b, f->new_pct, 2);
     diff_fmt_delta(ds, sizeof ds, figs[M_SELF].delta, 2);
@@ -78,7 +78,9 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
                     r->bi == DIFF_NONE   ? " (new)"
                     : r->ni == DIFF_NONE ? " (gone)"
                                          : "");
-    cell_code(o, key);
+    cell_code(o, key, klen);
+    if (key != small)
+        free(key);
     diff_out_printf(o,
                     " | %s%% | %s%% | %s | %s | %s | %s | %zu+%zu | %s%s%s "
                     "|\n",
@@ -91,9 +93,9 @@ static void footnote(diff_out *o, const diff_ctx *c)
 {
     const diff_settings *s = c->set;
     if (c->runs_mode)
-        diff_out_printf(o, "\n<sub>Welch's t per row on the per-run "
-                           "percents (between-run variance, at least the "
-                           "sampling variance), ");
+        diff_out_printf(o, "\n<sub>Student's t per row on the per-run "
+                           "percents (between-run variance pooled over both "
+                           "sides), ");
     else
         diff_out_printf(o, "\n<sub>Two-sided tests per row on sampling "
                            "noise only (repeat the runs for a trustworthy "
@@ -105,9 +107,9 @@ static void footnote(diff_out *o, const diff_ctx *c)
     if (s->fail_on >= 0)
         diff_out_printf(o,
                         " The gate fails when a regression is "
-                        "significantly above %g pp (one-sided, same "
-                        "control).",
-                        s->fail_on);
+                        "significantly above %g pp (one-sided, family-wise "
+                        "error at most %g).",
+                        s->fail_on, s->alpha);
     diff_out_printf(o, "</sub>\n");
 }
 

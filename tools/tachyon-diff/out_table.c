@@ -5,6 +5,7 @@
  * their spread), and a summary line. Verdicts are
  * colored when stdout is a terminal (NO_COLOR and --color respected).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "diff.h"
@@ -15,11 +16,12 @@ static const char *const colors[] = {"\033[31m", "\033[32m", "\033[2m",
 static void side_line(diff_out *o, const diff_side *s)
 {
     const tfmt_flat_info *in = tfmt_flat_get_info(s->flat);
-    if (s->files->count == 1)
-        diff_out_printf(o, "%s: %s (%llu samples", s->name,
-                        cli_input_name(s->files->items[0]),
-                        (unsigned long long)in->samples);
-    else
+    if (s->files->count == 1) {
+        const char *name = cli_input_name(s->files->items[0]);
+        diff_out_printf(o, "%s: ", s->name);
+        diff_out_text(o, name, strlen(name), TFMT_TEXT_PLAIN);
+        diff_out_printf(o, " (%llu samples", (unsigned long long)in->samples);
+    } else
         diff_out_printf(o, "%s: %zu files (%llu samples", s->name,
                         s->files->count, (unsigned long long)in->samples);
     if (in->has_duration)
@@ -46,7 +48,7 @@ static void header(diff_out *o, const diff_ctx *c)
                     unit(s->norm), s->metric == M_SELF ? "self" : "cumulative",
                     s->alpha);
     if (c->runs_mode)
-        diff_out_printf(o, "runs kept apart: Welch's t on the per-run "
+        diff_out_printf(o, "runs kept apart: Student's t on the per-run "
                            "percents (between-run variance)\n");
     else
         diff_out_printf(o, "%s: the tests see sampling noise only\n",
@@ -97,7 +99,7 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     diff_figure(c, r, M_SELF, &figs[0]);
     diff_figure(c, r, M_CUM, &figs[1]);
     const diff_fig *f = &figs[c->set->metric];
-    char key[1024], p[32], rn[48], sd[80];
+    char small[1024], p[32], rn[48], sd[80];
     const char *v = diff_verdict_name(f->verdict);
     if (c->set->color)
         diff_out_printf(o, "%s%-12s\033[0m", colors[f->verdict], v);
@@ -107,10 +109,16 @@ static void row(diff_out *o, const diff_ctx *c, const diff_row *r)
     fig_cols(o, &figs[M_CUM]);
     if (!diff_fmt_num(p, sizeof p, f->p, -3))
         strcpy(p, "-");
-    diff_key_text(c, r, key, sizeof key);
-    diff_out_printf(o, "  %8.8s  %-6s %5s %11s  %s%s\n", p,
-                    diff_test_name(f->test), runs_text(f, rn, sizeof rn),
-                    sd_text(f, sd, sizeof sd), key,
+    diff_out_printf(o, "  %8.8s  %-6s %5s %11s  ", p, diff_test_name(f->test),
+                    runs_text(f, rn, sizeof rn), sd_text(f, sd, sizeof sd));
+    /* the key as inert text: a newline or an escape sequence in a name
+     * neither forges a row nor reaches the terminal */
+    size_t klen;
+    char *key = diff_key_full(c, r, small, sizeof small, &klen);
+    diff_out_text(o, key, klen, TFMT_TEXT_PLAIN);
+    if (key != small)
+        free(key);
+    diff_out_printf(o, "%s\n",
                     r->bi == DIFF_NONE   ? " [new]"
                     : r->ni == DIFF_NONE ? " [gone]"
                                          : "");

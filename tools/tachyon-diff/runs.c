@@ -9,12 +9,16 @@
  *
  * The per-run figures give each key a test that sees how much it moves
  * from run to run (machine load, caches, run length), which one profile
- * a side cannot show: Welch's t on the per-run percents, each side's
- * variance of the mean floored at its sampling variance (a key that
- * happens to move little in a few runs is not more certain than its
- * sample counts allow), Welch-Satterthwaite degrees of freedom (a side
- * whose variance is the sampling floor counts as known: binomial or
- * Poisson, not estimated from the runs).
+ * a side cannot show: Student's t on the per-run percents, with the
+ * variance pooled over both sides' runs (under "nothing changed" both
+ * sides are runs of the same program: one spread, R_b + R_n - 2 degrees
+ * of freedom, where Welch's would leave as few as R - 1). The pooled
+ * variance is floored at a quarter of the sampling (binomial or Poisson)
+ * variance, so a key that happens to move very little in a few runs is
+ * not trusted beyond reason; a quarter, not all of it, because sampling
+ * at a fixed interval is systematic: the real runs in testdata/gate move
+ * less than binomial noise (0.6 to 0.9 of its variance for the largest
+ * functions), and a full floor overstated their noise.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -113,16 +117,17 @@ static double run_sampling_var(const diff_ctx *c, uint64_t cnt, double d)
     return 1e4 * k / (d * d);
 }
 
-/* One side of a row: mean, SD and variance of the mean of the percents. */
+/* One side of a row: its summed count, the mean of the percents, the
+ * sum of squared deviations from it and the summed sampling variance. */
 typedef struct side_est {
     uint64_t sum;
-    double mean, sd, var, df; /* df: of var; INFINITY when floored */
+    double mean, m2, samp;
 } side_est;
 
 static void side_estimate(const diff_ctx *c, const diff_side *s, uint32_t i,
                           int m, side_est *out)
 {
-    double mean = 0, m2 = 0, samp = 0, n = (double)s->n_runs;
+    double mean = 0, m2 = 0, samp = 0;
     out->sum = 0;
     for (size_t j = 0; j < s->n_runs; j++) {
         const diff_run *run = &s->runs[j];
@@ -136,14 +141,8 @@ static void side_estimate(const diff_ctx *c, const diff_side *s, uint32_t i,
         out->sum += cnt;
     }
     out->mean = mean;
-    out->sd = sqrt(m2 / (n - 1));
-    out->var = m2 / (n - 1) / n;
-    out->df = n - 1;
-    /* The sampling variance is a model's, not an estimate: no df lost */
-    if (!(out->var >= samp / (n * n))) {
-        out->var = samp / (n * n);
-        out->df = INFINITY;
-    }
+    out->m2 = m2;
+    out->samp = samp;
 }
 
 void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
@@ -152,15 +151,16 @@ void diff_runs_estimate(const diff_ctx *c, const diff_row *r, int m,
     side_est b, n;
     side_estimate(c, &c->base, r->bi, m, &b);
     side_estimate(c, &c->new_, r->ni, m, &n);
+    double rb = (double)c->base.n_runs, rn = (double)c->new_.n_runs;
     e->base = b.sum;
     e->new_ = n.sum;
     e->base_pct = b.mean;
     e->new_pct = n.mean;
     e->delta = n.mean - b.mean;
-    e->base_sd = b.sd;
-    e->new_sd = n.sd;
-    double v = b.var + n.var;
-    e->se = sqrt(v);
-    /* Welch-Satterthwaite (a floored side adds nothing below) */
-    e->df = v * v / (b.var * b.var / b.df + n.var * n.var / n.df);
+    e->base_sd = sqrt(b.m2 / (rb - 1));
+    e->new_sd = sqrt(n.m2 / (rn - 1));
+    e->ss = b.m2 + n.m2;
+    /* the floor: a quarter of the mean per-run sampling variance */
+    e->var_floor = DIFF_RUNS_FLOOR * (b.samp + n.samp) / (rb + rn);
+    e->se = diff_pooled_se(b.m2, rb, n.m2, rn, e->var_floor, &e->df);
 }

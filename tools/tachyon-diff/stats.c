@@ -19,7 +19,7 @@
  * factorials, no lgamma, no underflow), stopping once terms are
  * negligible.
  *
- * Several runs a side (runs.c) are compared with Welch's t: Student's t
+ * Several runs a side (runs.c) are compared with Student's t, whose
  * tails come from the regularized incomplete beta function (a continued
  * fraction). The gate's one-sided tests use the same tails; with one run
  * a side their standard error is the sampling noise alone
@@ -277,4 +277,28 @@ double diff_se_sampling(uint64_t c1, double n1, double d1, uint64_t c2,
         return 100 * sqrt(k1 / (d1 * d1) + k2 / (d2 * d2));
     double p1 = k1 / (n1 + 2), p2 = k2 / (n2 + 2);
     return 100 * sqrt(p1 * (1 - p1) / (n1 + 2) + p2 * (1 - p2) / (n2 + 2));
+}
+
+double diff_pooled_se(double m2_b, double runs_b, double m2_n, double runs_n,
+                      double var_floor, double *df)
+{
+    *df = runs_b + runs_n - 2;
+    if (!(runs_b >= 2 && runs_n >= 2))
+        return NAN;
+    double var = (m2_b + m2_n) / *df;
+    if (!(var >= var_floor)) /* also when the runs are identical: 0 */
+        var = var_floor;
+    return sqrt(var * (1 / runs_b + 1 / runs_n));
+}
+
+void diff_gate_adjust(const double *p, const double *w, size_t n, double tau,
+                      double *q)
+{
+    double total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += w[k];
+    for (size_t k = 0; k < n; k++) {
+        double v = p[k] * total / (tau * w[k]);
+        q[k] = v < 1 ? v : 1;
+    }
 }

@@ -54,14 +54,23 @@ bool tv_more(const tv_report *rep, const tv_file *f)
     return !f->stopped;
 }
 
-/* Control characters would break the one-line format. */
-static void sanitize(char *s)
+/*
+ * A message is kept as inert text (fmt_text.h): it may quote a name from
+ * the file, and every output format (text, JSON, JUnit, workflow
+ * commands) then carries it on one line without control bytes.
+ */
+static void make_inert(char *msg, size_t cap)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f)
-            *s = '?';
-    }
+    char raw[sizeof((tv_diag *)0)->msg];
+    size_t n = strlen(msg);
+    memcpy(raw, msg, n);
+    tfmt_text_escape(msg, cap, raw, n, TFMT_TEXT_PLAIN);
+}
+
+/* A name (a path from the command line) as inert text. */
+static void put_name(FILE *out, const char *name)
+{
+    cli_text_fwrite(out, name, strlen(name), TFMT_TEXT_PLAIN);
 }
 
 const char *tv_diag_hint(const tv_file *f, const tv_diag *d, char *buf,
@@ -87,14 +96,16 @@ static void print_text(const tv_report *rep, const tv_file *f, const tv_diag *d)
     static const char *const tags[] = {"note: ", "warning: ", ""};
     char hint[CLI_HINT_MAX];
     FILE *out = text_begin(rep);
+    put_name(out, f->name);
     if (d->line)
-        fprintf(out, "%s:%llu: ", f->name, (unsigned long long)d->line);
+        fprintf(out, ":%llu: ", (unsigned long long)d->line);
     else if (d->has_offset)
-        fprintf(out, "%s: byte %llu: ", f->name, (unsigned long long)d->offset);
+        fprintf(out, ": byte %llu: ", (unsigned long long)d->offset);
     else
-        fprintf(out, "%s: ", f->name);
-    fprintf(out, "%s%s: %s%s\n", tags[d->severity], d->rule, d->msg,
-            tv_diag_hint(f, d, hint, sizeof hint));
+        fputs(": ", out);
+    fprintf(out, "%s%s: %s", tags[d->severity], d->rule, d->msg);
+    put_name(out, tv_diag_hint(f, d, hint, sizeof hint));
+    fputc('\n', out);
 }
 
 /* "prog: NAME: message" in the text format's stream. */
@@ -105,7 +116,8 @@ static void text_info(const tv_report *rep, const char *name, const char *fmt,
 {
     FILE *out = text_begin(rep);
     va_list ap;
-    fprintf(out, "%s: ", name);
+    put_name(out, name);
+    fputs(": ", out);
     va_start(ap, fmt);
     vfprintf(out, fmt, ap);
     va_end(ap);
@@ -167,7 +179,7 @@ static bool add(tv_report *rep, tv_file *f, tv_diag *d)
     if (sev < 0)
         return true;
     d->severity = (tv_severity)sev;
-    sanitize(d->msg);
+    make_inert(d->msg, sizeof d->msg);
     uint64_t *n;
     count(f, sev, &n);
     keep(rep, f, d, *n);

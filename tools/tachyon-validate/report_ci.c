@@ -15,18 +15,22 @@
 
 static const char *const sev_names[] = {"note", "warning", "error"};
 
-/* The characters of a JSON string, without the quotes. */
-static void json_chars(FILE *out, const char *s)
+/*
+ * The characters of a JSON string, without the quotes: the text made
+ * inert first (fmt_text.h), so no control byte or invalid UTF-8 is left
+ * and only the quote and the backslash need escaping.
+ */
+static void json_chars(FILE *out, const char *text)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
+    char small[1024];
+    char *t =
+        cli_text(text, strlen(text), TFMT_TEXT_PLAIN, small, sizeof small);
+    for (const char *s = t ? t : "(out of memory)"; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', out);
+        fputc(*s, out);
     }
+    cli_text_free(t, small);
 }
 
 static void json_str(FILE *out, const char *s)
@@ -99,17 +103,10 @@ int tv_write_json(const tv_report *rep, FILE *out)
     return 0;
 }
 
+/* XML character data or attribute value (fmt_text.h's XML style). */
 static void xml_str(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
+    cli_text_fwrite(out, s, strlen(s), TFMT_TEXT_XML);
 }
 
 /* "NAME:LINE: RULE: msg" / "NAME: byte N: RULE: msg", as in text mode. */
@@ -184,10 +181,17 @@ int tv_write_junit(const tv_report *rep, FILE *out)
     return 0;
 }
 
-/* Workflow-command escaping: data escapes %, CR, LF; properties also , : */
-static void gh_escape(FILE *out, const char *s, bool property)
+/*
+ * Workflow-command escaping: data escapes %, CR, LF; properties also , :
+ * The text is made inert first (fmt_text.h), so no byte of a name can
+ * end the command's line and start another.
+ */
+static void gh_escape(FILE *out, const char *text, bool property)
 {
-    for (; *s; s++) {
+    char small[1024];
+    char *t =
+        cli_text(text, strlen(text), TFMT_TEXT_PLAIN, small, sizeof small);
+    for (const char *s = t ? t : "(out of memory)"; *s; s++) {
         if (*s == '%')
             fputs("%25", out);
         else if (*s == '\r')
@@ -201,6 +205,7 @@ static void gh_escape(FILE *out, const char *s, bool property)
         else
             fputc(*s, out);
     }
+    cli_text_free(t, small);
 }
 
 /* A workflow command's data part. */

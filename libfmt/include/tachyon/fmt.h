@@ -9,6 +9,7 @@
 #include <tachyon/fmt_version.h>
 #include "fmt_error.h"
 #include "fmt_model.h"
+#include "fmt_text.h"
 #include "fmt_io.h"
 #include "fmt_bin.h"
 #include "fmt_profile.h"

@@ -103,6 +103,18 @@ TFMT_API void tfmt_source_free(tfmt_source *src);
 TFMT_API int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
                             const tfmt_allocator *alloc, tfmt_error *err);
 
+/*
+ * Whether tfmt_sink_open writes `path` in place, through no temporary
+ * file: a path that names one of this process's descriptors
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), which is
+ * written through that descriptor (so a shell's `>>` keeps appending),
+ * or an existing character device or FIFO. Such a path is never
+ * "file exists" and needs no TFMT_SINK_FORCE. (A path in /dev that is
+ * neither is refused: no file is ever created or replaced there; so is
+ * a block device.)
+ */
+TFMT_API bool tfmt_sink_path_in_place(const char *path);
+
 /* Append `len` bytes. */
 TFMT_API int tfmt_sink_write(tfmt_sink *sink, const void *buf, size_t len);
 

@@ -316,6 +316,73 @@ static void check_reserved(const tfmt_info *info, const uint8_t *h,
         note_at(note, ctx, TFMT_NOTE_CONFIG_RESERVED, 60, msg);
 }
 
+/*
+ * The most bytes a log with this header can hold, for one layout's
+ * fields; 0 when its offsets cannot be a log's. The sample region ends
+ * where the header puts the string table; the tables start where it puts
+ * them; after the frame table come at most a statistics block and the
+ * footer. Every frame in the table was named by a sample record first
+ * (CPython's writer interns frames as it writes samples; so do
+ * tfmt_bin_writer's copies), with at least one byte of frame index in the
+ * decompressed sample region, and takes at most 61 bytes (six 10-byte
+ * varints and the opcode). A zstd region decompresses to at most 32768
+ * times its size: a block of at most 128 KiB costs at least 4 bytes.
+ * TFMT_BIN_BOUND_SLACK more allows for the statistics block and for
+ * frames no sample named (a writer that stopped at a limit).
+ */
+static uint64_t layout_bound(const layout_desc *l, const uint8_t *h, bool swap,
+                             uint64_t *str_off)
+{
+    uint64_t s = tfmt__load64(h + l->str_off, swap);
+    uint64_t f = tfmt__load64(h + l->frame_off, swap);
+    uint32_t comp = tfmt__load32(h + l->comp_off, swap);
+    const uint64_t big = (uint64_t)1 << 62;
+    if (s < TFMT_BIN_HEADER_SIZE || s > f || f > big)
+        return 0;
+    uint64_t region = s - TFMT_BIN_HEADER_SIZE;
+    uint64_t named = comp == 1 ? region * TFMT_BIN_ZSTD_MAX_RATIO : region;
+    if (named > UINT32_MAX || (comp == 1 && region > UINT32_MAX))
+        named = UINT32_MAX;
+    *str_off = s;
+    return f + named * TFMT_BIN_MAX_FRAME_ENTRY + TFMT_BIN_FOOTER_SIZE +
+           TFMT_BIN_BOUND_SLACK;
+}
+
+/*
+ * Bound a stream (a compressed log, a pipe) by its header, so a bomb is
+ * refused when it runs past what its own numbers allow instead of filling
+ * the temporary space it is spooled to. The layouts are taken as
+ * choose_layout takes them: a file longer than the newest layout's bound
+ * has room for its tables, so it is read in that layout and must end
+ * within its bound; only when the newest layout's offsets cannot be a
+ * log's does the older one's bound apply. When neither has consistent
+ * offsets, no log is that long.
+ */
+static void bound_stream(tfmt_source *src, const uint8_t *h)
+{
+    bool swap = tfmt__load32(h, false) == TFMT_BIN_MAGIC_SWAPPED;
+    uint64_t str_off = 0;
+    uint64_t bound = layout_bound(&LAYOUT_U64, h, swap, &str_off);
+    if (bound == 0)
+        bound = layout_bound(&LAYOUT_U32, h, swap, &str_off);
+    char msg[200];
+    if (bound == 0) {
+        bound =
+            TFMT_BIN_HEADER_SIZE + TFMT_BIN_FOOTER_SIZE + TFMT_BIN_BOUND_SLACK;
+        snprintf(msg, sizeof msg,
+                 "decompressed input runs past the %llu bytes a log can "
+                 "have whose header's table offsets are inconsistent",
+                 (unsigned long long)bound);
+    } else {
+        snprintf(msg, sizeof msg,
+                 "decompressed input runs past the %llu bytes its header "
+                 "allows (samples up to byte %llu, then the tables, the "
+                 "statistics and the footer)",
+                 (unsigned long long)bound, (unsigned long long)str_off);
+    }
+    tfmt__source_bound(src, bound, msg);
+}
+
 int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err)
 {
     uint8_t head[TFMT_BIN_HEADER_SIZE + TFMT_BIN_FOOTER_SIZE];
@@ -325,7 +392,10 @@ int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err)
         return rc;
     tfmt_info info;
     memset(&info, 0, sizeof info);
-    return check_identity(&info, head, err);
+    rc = check_identity(&info, head, err);
+    if (rc == TFMT_OK)
+        bound_stream(src, head);
+    return rc;
 }
 
 /* The first bytes of a file too small for a log could begin one. */

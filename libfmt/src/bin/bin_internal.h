@@ -19,6 +19,10 @@
 #define TFMT_BIN_FOOTER_SIZE 32u
 #define TFMT_BIN_RECORD_HEADER 13u
 #define TFMT_BIN_MIN_FRAME_ENTRY 7u
+#define TFMT_BIN_MAX_FRAME_ENTRY 61u   /* six 10-byte varints, the opcode */
+#define TFMT_BIN_ZSTD_MAX_RATIO 32768u /* 128 KiB from a 4-byte block */
+/* What a stream may hold past its header's bound (bin_header.c). */
+#define TFMT_BIN_BOUND_SLACK ((uint64_t)1 << 20)
 #define TFMT_STATS_SIGNATURE "TACHSTAT"
 #define TFMT_STATS_MIN_SIZE 32u
 #define TFMT_STATS_FULL_SIZE 56u

@@ -6,19 +6,10 @@
  */
 #include "export_internal.h"
 
+/* HTML text: markup escaped, as the SVG's XML is (fmt_text.h). */
 static int put_escaped(tfmt_buf *b, const char *s, size_t n)
 {
-    int rc = TFMT_OK;
-    for (size_t i = 0; i < n && rc == TFMT_OK; i++) {
-        switch (s[i]) {
-        case '&': rc = tfmt__buf_puts(b, "&amp;"); break;
-        case '<': rc = tfmt__buf_puts(b, "&lt;"); break;
-        case '>': rc = tfmt__buf_puts(b, "&gt;"); break;
-        case '"': rc = tfmt__buf_puts(b, "&quot;"); break;
-        default: rc = tfmt__buf_putc(b, s[i]);
-        }
-    }
-    return rc;
+    return tfmt__text_put(b, s, n, TFMT_TEXT_XML);
 }
 
 static int put_head(tfmt_buf *b, const char *title)

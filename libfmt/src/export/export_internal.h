@@ -12,6 +12,7 @@
 
 #include "profile_internal.h"
 #include "json_escape.h"
+#include "text.h"
 #include "pyrepr.h"
 
 /* Exporters hand their output buffer to the sink in pieces this big. */

@@ -39,23 +39,10 @@ typedef struct vctx {
     tfmt_buf out;
 } vctx;
 
-/* XML text: escape markup, drop characters XML 1.0 cannot carry. */
+/* XML text: markup escaped, what XML 1.0 cannot carry as U+FFFD. */
 static int put_xml(tfmt_buf *b, const char *s, size_t n)
 {
-    int rc = TFMT_OK;
-    for (size_t i = 0; i < n && rc == TFMT_OK; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '&': rc = tfmt__buf_puts(b, "&amp;"); break;
-        case '<': rc = tfmt__buf_puts(b, "&lt;"); break;
-        case '>': rc = tfmt__buf_puts(b, "&gt;"); break;
-        case '"': rc = tfmt__buf_puts(b, "&quot;"); break;
-        default:
-            rc = c < 0x20 && c != '\t' ? tfmt__buf_putc(b, '?')
-                                       : tfmt__buf_putc(b, (char)c);
-        }
-    }
-    return rc;
+    return tfmt__text_put(b, s, n, TFMT_TEXT_XML);
 }
 
 static uint32_t fnv(tfmt_str s)

@@ -85,12 +85,18 @@ static int put_row(tctx *c, uint32_t f, uint64_t total)
     tfmt_str file = tfmt__profile_str(c->p, fr->filename);
     double d = total ? 100.0 * (double)c->self[f] / (double)total : 0;
     double k = total ? 100.0 * (double)c->cum[f] / (double)total : 0;
-    return tfmt__buf_printf(&c->out,
-                            "%6.1f%% %10llu %6.1f%% %10llu  %.*s"
-                            "  %.*s\n",
-                            d, (unsigned long long)c->self[f], k,
-                            (unsigned long long)c->cum[f], (int)fn.len, fn.ptr,
-                            (int)file.len, file.ptr);
+    /* names as inert text: a newline or an escape sequence in a name
+     * neither forges a row nor reaches the terminal */
+    int rc = tfmt__buf_printf(&c->out, "%6.1f%% %10llu %6.1f%% %10llu  ", d,
+                              (unsigned long long)c->self[f], k,
+                              (unsigned long long)c->cum[f]);
+    if (rc == TFMT_OK)
+        rc = tfmt__text_put(&c->out, fn.ptr, fn.len, TFMT_TEXT_PLAIN);
+    if (rc == TFMT_OK)
+        rc = tfmt__buf_puts(&c->out, "  ");
+    if (rc == TFMT_OK)
+        rc = tfmt__text_put(&c->out, file.ptr, file.len, TFMT_TEXT_PLAIN);
+    return rc == TFMT_OK ? tfmt__buf_putc(&c->out, '\n') : rc;
 }
 
 static int put_table(tctx *c, uint64_t total, uint32_t limit)

@@ -42,6 +42,15 @@ int tfmt__source_check_growth(const tfmt_source *src, uint64_t out, uint64_t in,
                               const char *what, uint64_t at, tfmt_error *err);
 
 /*
+ * Bound a stream by its own numbers: once more than `max` bytes have
+ * come out of it (a format's header says where its data must end), every
+ * read and spool fails with TFMT_ELIMIT located at byte `max` and the
+ * message `msg`, before the temporary space holds more than that. Does
+ * nothing to a regular file or to memory, whose size is already real.
+ */
+void tfmt__source_bound(tfmt_source *src, uint64_t max, const char *msg);
+
+/*
  * Open an unlinked temporary file (read-write, close-on-exec) in $TMPDIR
  * or /tmp into *out. On failure *out is -1, errno is kept and `err` (may
  * be NULL) gets TFMT_EIO with "<what>: strerror" (just strerror when

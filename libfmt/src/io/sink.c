@@ -11,7 +11,15 @@
  * the writer must patch earlier bytes and the destination cannot seek (a
  * pipe, or compressed output), the bytes go to an unlinked spool file that
  * is copied into the destination at finish.
+ *
+ * Streams and devices are written in place, never replaced: a path that
+ * names one of this process's descriptors (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N) is written through that descriptor, so a
+ * shell's `>>` keeps appending and a redirection to a file is not renamed
+ * over; an existing character device or FIFO is opened and written. No
+ * temporary file is ever made in /dev, and a block device is refused.
  */
+#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -324,9 +332,89 @@ static int place_create(tfmt_sink *sink)
 }
 
 /*
- * Pick the destination fd. An existing non-regular file (/dev/null, a
- * FIFO) is written in place: there is nothing to clobber or rename.
+ * The descriptor `path` names when it is one of this process's own
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1.
  */
+static int inherited_fd(const char *path)
+{
+    static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        size_t n = strlen(prefixes[i]);
+        const char *d = path + n;
+        if (strncmp(path, prefixes[i], n) != 0 || *d < '0' || *d > '9' ||
+            strspn(d, "0123456789") != strlen(d) || strlen(d) > 9)
+            continue;
+        return atoi(d);
+    }
+    return -1;
+}
+
+/* Whether `path`'s directory is /dev itself (its links resolved). */
+static bool in_dev(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return false;
+    char dir[4096];
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof dir)
+        return false;
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    char *real = realpath(dir, NULL);
+    bool dev = real && strcmp(real, "/dev") == 0;
+    free(real);
+    return dev;
+}
+
+/* Write through this process's descriptor `fd` (a copy of it). */
+static int dest_inherited(tfmt_sink *sink, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return sink_errno(sink, errno);
+    if (S_ISDIR(st.st_mode))
+        return sink_errno(sink, EISDIR);
+    sink->out_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    sink->own_out = sink->out_fd >= 0;
+    return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
+}
+
+/*
+ * An existing file that is not a regular one is written in place: there
+ * is nothing to clobber or rename (/dev/null, a terminal, a FIFO). A
+ * block device is refused: a profile written over a disk is never what
+ * was meant, least of all through a link.
+ */
+static int dest_device(tfmt_sink *sink, const char *path, const struct stat *st)
+{
+    if (S_ISDIR(st->st_mode))
+        return sink_errno(sink, EISDIR);
+    if (S_ISBLK(st->st_mode))
+        return sink_fail(sink, TFMT_EINVAL,
+                         "is a block device: not written over");
+    sink->out_fd = open(path, O_WRONLY | O_CLOEXEC);
+    sink->own_out = sink->out_fd >= 0;
+    return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
+}
+
+bool tfmt_sink_path_in_place(const char *path)
+{
+    struct stat st;
+    if (!path)
+        return false;
+    if (inherited_fd(path) >= 0)
+        return true;
+    return stat(path, &st) == 0 &&
+           (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+            S_ISSOCK(st.st_mode));
+}
+
+/* Pick the destination fd. */
 static int dest_open(tfmt_sink *sink, const char *path)
 {
     struct stat st;
@@ -340,14 +428,18 @@ static int dest_open(tfmt_sink *sink, const char *path)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
     memcpy(sink->path, path, len + 1);
     bool file_only = sink->flags & TFMT_SINK_FILE_ONLY;
+    int fd = file_only ? -1 : inherited_fd(path);
+    if (fd >= 0)
+        return dest_inherited(sink, fd);
     if ((file_only ? lstat(path, &st) : stat(path, &st)) == 0 &&
         S_ISDIR(st.st_mode))
         return sink_errno(sink, EISDIR);
-    if (!file_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        sink->out_fd = open(path, O_WRONLY | O_CLOEXEC);
-        sink->own_out = sink->out_fd >= 0;
-        return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
-    }
+    if (!file_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return dest_device(sink, path, &st);
+    if (in_dev(path))
+        return sink_fail(sink, TFMT_EINVAL,
+                         "only a device or a FIFO is written in /dev: no "
+                         "file is created or replaced there");
     if (!(sink->flags & TFMT_SINK_FORCE) && lstat(path, &st) == 0)
         return sink_fail(sink, TFMT_EINVAL, "file exists");
     if (sink->flags & TFMT_SINK_IN_PLACE)

@@ -65,6 +65,9 @@ struct tfmt_source {
     uint64_t max_ratio;
     uint64_t in_bytes;
     uint64_t out_bytes;
+    /* The stream's own bound (tfmt__source_bound); 0: none. */
+    uint64_t bound;
+    char bound_msg[200];
 };
 
 static tfmt_source *source_new(const tfmt_allocator *alloc)
@@ -88,6 +91,14 @@ void tfmt_source_set_limits(tfmt_source *src, uint64_t max_size,
         return;
     src->max_size = max_size;
     src->max_ratio = max_ratio;
+}
+
+void tfmt__source_bound(tfmt_source *src, uint64_t max, const char *msg)
+{
+    if (!src || src->kind != SRC_STREAM)
+        return;
+    src->bound = max;
+    snprintf(src->bound_msg, sizeof src->bound_msg, "%s", msg);
 }
 
 /* "4 GiB", "256 MiB", or a byte count when not a whole unit. */
@@ -385,6 +396,13 @@ static int stream_fail(tfmt_source *src, int rc, const tfmt_error *err,
 static int count_block(tfmt_source *src, size_t n, uint64_t at, tfmt_error *err)
 {
     src->out_bytes += n;
+    if (src->bound && src->out_bytes > src->bound) {
+        tfmt_error e;
+        tfmt__error_at(&e, TFMT_ELIMIT, src->bound, "%s", src->bound_msg);
+        if (err)
+            *err = e;
+        return stream_fail(src, TFMT_ELIMIT, &e, NULL);
+    }
     bool packed = strcmp(src->compression, "none") != 0;
     int rc = tfmt__source_check_growth(
         src, src->out_bytes, packed ? src->in_bytes : 0,

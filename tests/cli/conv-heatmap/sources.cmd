@@ -20,3 +20,10 @@ tachyon-conv -q --to heatmap -o d secret.bin; echo "exit $?"
 grep -c root: d/*.html
 grep -o '<div class="note"><b>Source not available.</b> [^<]*' d/file_*.html
 grep -o 'class="c">    main()' d/file_*.html
+# a link that stays beneath the root (a venv's lib64 -> lib) is followed;
+# the recorded path is read only with --recorded-paths
+mkdir -p g/usr/lib64/python3.15 && ln -s lib64 g/usr/lib && printf 'def cache(f):\n    return f\n' > g/usr/lib64/python3.15/functools.py
+tachyon-conv -q --to heatmap -o e --source-root g $TESTDATA/heatmap/edge.bin; echo "exit $?"
+grep -o 'source read from [^<]*' e/file_000*.html
+tachyon-conv -q --to heatmap -o h --path-map /srv/edge/=f/ --recorded-paths $TESTDATA/heatmap/edge.bin; echo "exit $?"
+grep -o '<div class="note"><b>Source not available.</b> [^<]*' h/file_0000.html
