@@ -1,30 +1,57 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# record_bench.sh [BUILD_DIR] - tachyon-record's cost and accuracy.
+# record_bench.sh [BUILD_DIR] - what tachyon-record costs the process it
+# records, and how it samples.
 #
-# For each CPython found (3.11.7, 3.12.1, 3.13.0 from pyenv, 3.14.7 and
-# 3.14.7t from scripts/build-cpython.sh's cache, or $PY311 ... $PY314T;
-# $VERSIONS to choose) and each requested rate (1 kHz and 5 kHz, or
-# $RATES), record a CPU-bound target (a 3-deep call chain, plus $IDLE idle
-# threads, default 1, with --all-threads) and report: achieved sampling rate, mean time per sample
-# (walk + write, from tachyon-record -v), failed-sample and missed-tick
-# rates, and the target's slowdown: its own wall time and CPU time for a
-# fixed amount of work when recorded, over the same alone (medians of $RUNS
-# interleaved runs). On a loaded machine the wall-time ratio is noise; the
-# CPU-time ratio shows what sampling costs the target itself.
-# $REC_ARGS adds options to every recording (e.g. --nonblocking, to see
-# what pausing the running thread costs).
-# Prints a Markdown table on stdout.
+# The target: a CPU-bound 3-deep call chain in the main thread plus $IDLE
+# idle threads (default 1), recorded with --all-threads at each rate of
+# $RATES (default "1000 5000") on each CPython of $VERSIONS (default
+# 3.11.7 3.12.1 3.13.0 3.14.7 3.14.7t, found as the tests find them). For
+# each, $RUNS rounds (default 5), each round:
+#
+#   1. the target alone, a fixed amount of work ($WORK, default 60 calls):
+#      its own CPU time (time.process_time, all its threads);
+#   2. the same recorded (-v): its CPU time, and the recorder's figures;
+#   3. a phased recording ($PHASE_SECONDS s, default 4): the recorder
+#      samples only in every other $PHASE_MS ms (default 100; the
+#      recorder's TACHYON_RECORD_BENCH_PHASE_MS), and the target
+#      (bench/phased_target.py) measures its CPU time per unit of work in
+#      the phases sampled and in those not. The phases interleave ten times a second, so a change in the
+#      machine's speed hits both alike: on a shared machine, whose speed
+#      varies by tens of percent from one second to the next, this is the
+#      figure to trust; the whole runs of 1 and 2 show the same on a quiet
+#      one.
+#
+# Columns: achieved rate; the recorder's time per tick; reads
+# (process_vm_readv calls) per tick; threads paused per tick, and the
+# share of those stopped ahead of the tick's reads (they ran at the tick
+# before: the cheap pause); mean pause from the stop asked to the thread
+# let go; ticks failed (dropped) and missed (late or skipped); lateness
+# p99; the target's extra CPU time from the phases and from the whole
+# runs, median [least, most] of the rounds. Figures other than the last
+# two are medians of the recorded whole runs.
+#
+# RT=1 runs the target at SCHED_FIFO priority 2 and the recorder at 1 with
+# TACHYON_RECORD_DEFAULT_SCHED (root or CAP_SYS_NICE): on a machine busy
+# with other work, this gives both a CPU as on a quiet machine, which the
+# recorder's own scheduling cannot; the target is then never preempted,
+# which is what the figures of a quiet machine assume. $REC_ARGS adds
+# options to every recording (e.g. --nonblocking, to see what pausing
+# costs). Prints a Markdown table and its conditions on stdout.
 set -eu
 build=${1:-build}
 rec=$build/tools/tachyon-record
 [ -x "$rec" ] || { echo "record_bench: no $rec (build first)" >&2; exit 2; }
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 rates=${RATES:-"1000 5000"}
 work=${WORK:-60}
 idle=${IDLE:-1}
+phase_ms=${PHASE_MS:-100}
+phase_s=${PHASE_SECONDS:-4}
 versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0 3.14.7 3.14.7t"}
 rec_args=${REC_ARGS:-}
+rt=${RT:-0}
+here=$(dirname "$0")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -56,61 +83,96 @@ for t in idle:
     t.join()
 PY
 
+# Under RT=1, the prefixes that give the target and the recorder a CPU.
+if [ "$rt" = 1 ]; then
+    chrt -f 1 true 2>/dev/null ||
+        { echo "record_bench: RT=1 needs SCHED_FIFO (root)" >&2; exit 2; }
+    run_target="chrt -f 2"
+    run_rec="chrt -f 1 env TACHYON_RECORD_DEFAULT_SCHED=1"
+else
+    run_target=""
+    run_rec=""
+fi
+
 # The interpreter of CPython $1, found as the tests find it.
 find_python() {
-    sh "$(dirname "$0")/../tests/tools/pyenv_python.sh" "$1" 2>/dev/null
+    sh "$here/../tests/tools/pyenv_python.sh" "$1" 2>/dev/null
 }
 
 median() {
-    sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'
+    sort -g | awk '{a[NR] = $1} END {print NR ? a[int((NR + 1) / 2)] : "-"}'
 }
 
-# ratio A B: (A / B - 1) as a signed percentage.
-ratio() {
-    awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.1f", (a / b - 1) * 100}'
+# "median [least, most]" of signed percentages, one a line.
+spread() {
+    sort -g | awk '{a[NR] = $1}
+        END {if (!NR) {print "-"; exit}
+             printf "%+.1f%% [%+.1f, %+.1f]", a[int((NR + 1) / 2)], a[1], a[NR]}'
+}
+
+# field SED_EXPR: the median over the recorded runs' logs.
+field() {
+    sed -n "$1" "$tmp/log" | median
+}
+
+# Pauses per tick ($per) and the share of them stopped ahead of the
+# tick's reads ($ahead), medians of the recorded runs.
+pause_figures() {
+    sed -n 's/.*: \([0-9]*\) ticks in .*/\1/p' "$tmp/log" > "$tmp/ticks"
+    sed -n 's/.*; \([0-9]*\) pauses, .*/\1/p' "$tmp/log" > "$tmp/pauses"
+    sed -n 's/.*failed; \([0-9]*\) threads running.*/\1/p' "$tmp/log" \
+        > "$tmp/ahead"
+    per=$(paste -d' ' "$tmp/ticks" "$tmp/pauses" |
+          awk '$1 > 0 {print $2 / $1}' | median)
+    ahead=$(paste -d' ' "$tmp/pauses" "$tmp/ahead" |
+            awk '{print ($1 > 0 ? 100 * $2 / $1 : 0)}' | median)
 }
 
 # bench_one PY RATE: one table row.
 bench_one() {
     py=$1 rate=$2
-    : > "$tmp/base" ; : > "$tmp/rec" ; : > "$tmp/log"
+    : > "$tmp/whole" ; : > "$tmp/phases" ; : > "$tmp/log" ; : > "$tmp/plog"
     i=0
     while [ $i -lt "$runs" ]; do
-        "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/base"
-        "$rec" -v -a -f --rate "$rate" $rec_args -o "$tmp/out.bin" -- \
-            "$py" "$tmp/target.py" "$work" "$idle" >> "$tmp/rec" \
-            2>> "$tmp/log"
+        base=$($run_target "$py" "$tmp/target.py" "$work" "$idle" |
+               cut -d' ' -f2)
+        recd=$($run_rec "$rec" -v -a -f --rate "$rate" $rec_args \
+                   -o "$tmp/out.bin" -- \
+                   $run_target "$py" "$tmp/target.py" "$work" "$idle" \
+                   2>> "$tmp/log" | cut -d' ' -f2)
+        awk -v a="$recd" -v b="$base" \
+            'BEGIN {printf "%.2f\n", (a / b - 1) * 100}' >> "$tmp/whole"
+        TACHYON_RECORD_BENCH_PHASE_MS=$phase_ms $run_rec "$rec" -a -f -q \
+            --rate "$rate" $rec_args -o "$tmp/phased.bin" -- \
+            $run_target "$py" "$here/phased_target.py" "$phase_s" "$idle" \
+            "$phase_ms" >> "$tmp/phases" 2>> "$tmp/plog"
         i=$((i + 1))
     done
-    base=$(cut -d' ' -f1 "$tmp/base" | median)
-    recd=$(cut -d' ' -f1 "$tmp/rec" | median)
-    cbase=$(cut -d' ' -f2 "$tmp/base" | median)
-    crecd=$(cut -d' ' -f2 "$tmp/rec" | median)
-    hz=$(sed -n 's/.*s (\([0-9.]*\) Hz).*/\1/p' "$tmp/log" | median)
-    us=$(sed -n 's/.*: \([0-9.]*\) us per tick.*/\1/p' "$tmp/log" | median)
-    reads=$(sed -n 's/.*, \([0-9.]*\) reads per tick.*/\1/p' "$tmp/log" |
-            median)
-    failed=$(sed -n 's/.*failed (\([0-9.]*\)%).*/\1/p' "$tmp/log" | median)
-    miss=$(sed -n 's/.*: \([0-9.]*\)% missed.*/\1/p' "$tmp/log" | median)
-    p99=$(sed -n 's/.*, p99 \([0-9]*\) us,.*/\1/p' "$tmp/log" | median)
     "$build/tests/record/record_dump" "$tmp/out.bin" > /dev/null ||
         echo "record_bench: last log does not decode" >&2
-    slow=$(ratio "$recd" "$base")
-    cslow=$(ratio "$crecd" "$cbase")
+    hz=$(field 's/.*s (\([0-9.]*\) Hz).*/\1/p')
+    us=$(field 's/.*: \([0-9.]*\) us per tick.*/\1/p')
+    reads=$(field 's/.*, \([0-9.]*\) reads per tick.*/\1/p')
+    failed=$(field 's/.*failed (\([0-9.]*\)%).*/\1/p')
+    miss=$(field 's/.*: \([0-9.]*\)% missed.*/\1/p')
+    p99=$(field 's/.*, p99 \([0-9]*\) us,.*/\1/p')
+    pause=$(field 's/.* pauses, \([0-9.]*\) us each.*/\1/p')
+    pause_figures
     ver=$("$py" -c 'import sys, sysconfig
 ft = sysconfig.get_config_var("Py_GIL_DISABLED")
 print(sys.version.split()[0] + ("t" if ft else ""))')
-    row='| %s | %s | %s | %s | %s | %s%% | %s%% | %s '
-    row="$row| %ss -> %ss (%s%%) | %ss -> %ss (%s%%) |\n"
-    printf "$row" "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" \
-        "$p99" "$base" "$recd" "$slow" "$cbase" "$crecd" "$cslow"
+    printf '| %s | %s | %s | %s | %s | %.2f (%.0f%% ahead) | %s | %s%% | ' \
+        "$ver" "$rate" "$hz" "$us" "$reads" "$per" "$ahead" "$pause" \
+        "$failed"
+    printf '%s%% | %s | %s | %s |\n' "$miss" "$p99" \
+        "$(spread < "$tmp/phases")" "$(spread < "$tmp/whole")"
 }
 
-echo "| CPython | requested Hz | achieved Hz | us/sample | reads/sample |" \
-     "failed | missed ticks | lateness p99 (us) |" \
-     "target wall time alone -> recorded |" \
-     "target CPU time alone -> recorded |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "| CPython | requested Hz | achieved Hz | us/tick | reads/tick |" \
+     "pauses/tick | pause (us) | failed | missed ticks | lateness p99 (us) |" \
+     "target's extra CPU, phases | target's extra CPU, whole runs |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for ver in $versions; do
     if ! py=$(find_python "$ver"); then
         echo "| $ver | skipped: not found |"
@@ -121,7 +183,12 @@ for ver in $versions; do
     done
 done
 echo
-load=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "$(nproc) CPUs, $(uname -sr), load average $load," \
-     "runs=$runs, work=$work, idle threads=$idle${rec_args:+, $rec_args};" \
-     "$(date -u +%F)"
+echo "Extra CPU: the target's CPU time recorded over unrecorded, median" \
+     "[least, most] of $runs rounds; phases: ${phase_ms} ms sampled and" \
+     "not, interleaved in one ${phase_s} s run (the figure to trust on a" \
+     "busy machine); whole runs: $work calls recorded over the same" \
+     "alone, run in turn."
+cond="runs=$runs, idle threads=$idle${rec_args:+, $rec_args}"
+if [ "$rt" = 1 ]; then cond="$cond, RT=1 (SCHED_FIFO)"; fi
+echo "$(nproc) CPUs, $(uname -sr), load average $load0 at the start," \
+     "$(cut -d' ' -f1-3 /proc/loadavg) at the end; $cond; $(date -u +%F)"

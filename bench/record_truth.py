@@ -17,7 +17,8 @@ tests/record): prints Markdown tables.
    dropped.
 
 $VERSIONS chooses the interpreters (default 3.11.7 3.12.1 3.13.0, found
-with pyenv or $PY311/$PY312/$PY313).
+as the tests find them: tests/tools/pyenv_python.sh; 3.14.7 and 3.14.7t
+too).
 """
 import os
 import statistics
@@ -34,17 +35,11 @@ from rec_common import parse_dump  # noqa: E402
 
 
 def find_python(ver):
-    minor = ver.rsplit(".", 1)[0]
-    env = os.environ.get("PY" + minor.replace(".", ""))
-    if env:
-        return env
-    try:
-        prefix = subprocess.run(["pyenv", "prefix", ver], capture_output=True,
-                                text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        prefix = os.path.expanduser(f"~/.pyenv/versions/{ver}")
-    py = os.path.join(prefix, "bin", "python" + minor)
-    return py if os.access(py, os.X_OK) else None
+    """The interpreter of CPython `ver` as the tests find it (pyenv, $PY313
+    and the like, or scripts/build-cpython.sh's cache), or None."""
+    helper = os.path.join(HERE, "..", "tests", "tools", "pyenv_python.sh")
+    p = subprocess.run(["sh", helper, ver], capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
 
 
 class Hog:

@@ -15,10 +15,12 @@
 #include "sampler.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "remote_mem.h"
+#include "thread_pause.h"
 
 /* Consecutive failed ticks after which the recorder looks whether the
  * target still runs the image whose interpreter was located: it is given
@@ -34,12 +36,33 @@ uint64_t sampler_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void sleep_until(uint64_t deadline_ns)
+/* First wait between looks at threads still stopping from a pause; it
+ * doubles at each look within a sleep. */
+#define LINGER_POLL_NS (50 * 1000ull)
+
+static void sleep_abs(uint64_t deadline_ns)
 {
     struct timespec ts = {(time_t)(deadline_ns / 1000000000ull),
                           (long)(deadline_ns % 1000000000ull)};
     /* EINTR (SIGINT) returns early; the loop checks the stop flag. */
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Sleep until the deadline. A thread asked to stop that had not stopped
+ * in time (preempted) stops when it next runs, and is let go as soon as
+ * it has, not at the next tick: it would lose that much of its time. */
+static void sleep_until(uint64_t deadline_ns)
+{
+    uint64_t step = LINGER_POLL_NS;
+    while (thread_pause_lingering() > 0) {
+        uint64_t now = sampler_now_ns();
+        if (now + step >= deadline_ns)
+            break;
+        sleep_abs(now + step);
+        thread_pause_tidy();
+        step *= 2;
+    }
+    sleep_abs(deadline_ns);
 }
 
 /* One tick. Returns -1 when recording must end (r->end set), 1 when a
@@ -122,6 +145,29 @@ static bool should_stop(const sampler_config *cfg, uint64_t now,
     return false;
 }
 
+/*
+ * TACHYON_RECORD_BENCH_PHASE_MS=N, for bench/record_bench.sh: sample only
+ * in the even N ms phases of CLOCK_MONOTONIC and not at all in the odd
+ * ones, so that a target can compare its own CPU time in phases with and
+ * without the recorder, interleaved: on a machine whose speed varies by
+ * tens of percent from one second to the next, whole runs recorded and
+ * not cannot show a cost of a few percent. 0 when not set.
+ */
+static uint64_t bench_phase_ns(void)
+{
+    const char *v = getenv("TACHYON_RECORD_BENCH_PHASE_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    return ms > 0 && ms < 100000 ? (uint64_t)ms * 1000000ull : 0;
+}
+
+/* In an odd bench phase: the start of the next (even) one, else 0. */
+static uint64_t bench_phase_off(uint64_t phase_ns, uint64_t now)
+{
+    if (!phase_ns || (now / phase_ns) % 2 == 0)
+        return 0;
+    return (now / phase_ns + 1) * phase_ns;
+}
+
 void sampler_run(unwinder *u, emitter *e, target *t, const sampler_config *cfg,
                  uint64_t start_ns, volatile sig_atomic_t *stop,
                  sampler_hook hook, void *ctx, sampler_result *r)
@@ -129,11 +175,17 @@ void sampler_run(unwinder *u, emitter *e, target *t, const sampler_config *cfg,
     memset(r, 0, sizeof *r);
     r->start_ns = start_ns;
     target_note_image(t);
-    uint64_t deadline = start_ns;
+    uint64_t deadline = start_ns, phase_ns = bench_phase_ns();
     for (;;) {
         uint64_t now = sampler_now_ns();
         if (should_stop(cfg, now, stop, r))
             break;
+        uint64_t resume = bench_phase_off(phase_ns, now);
+        if (resume) {
+            deadline = resume;
+            sleep_until(deadline);
+            continue;
+        }
         note_lateness(r, now > deadline ? now - deadline : 0, cfg->interval_ns);
         int done = tick(u, e, t, r, now);
         if (done >= 0 && hook && hook(ctx, u, r) != 0) {

@@ -58,7 +58,9 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             "did not move while it was read, %llu of a running thread read "
             "while paused, %llu "
             "of a running thread read unpaused (%llu of them moved on every "
-            "try); %llu pauses, %.1f us each on average, %llu failed\n",
+            "try); %llu pauses, %.1f us each on average, %llu failed; "
+            "%llu threads running at the previous tick stopped before the "
+            "tick's reads, %llu not in time\n",
             cli_program(), (unsigned long long)u->counters.walks,
             (unsigned long long)u->counters.frozen,
             (unsigned long long)u->counters.still,
@@ -69,7 +71,9 @@ static void print_verbose(const sampler_result *r, const unwinder *u)
             u->counters.pauses ? (double)u->counters.pause_ns /
                                      (double)u->counters.pauses / 1e3
                                : 0.0,
-            (unsigned long long)u->counters.pause_failed);
+            (unsigned long long)u->counters.pause_failed,
+            (unsigned long long)u->counters.held,
+            (unsigned long long)u->counters.held_late);
     if (u->off.free_threaded)
         fprintf(stderr,
                 "%s: %llu of %llu frames ran on their thread's own copy of "

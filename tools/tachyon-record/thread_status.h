@@ -6,6 +6,7 @@
 #ifndef TREC_THREAD_STATUS_H
 #define TREC_THREAD_STATUS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,21 @@ int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns);
  * mean the thread did not run at all in between.
  */
 int tstat_cpu_time(tstat_cache *c, uint64_t tid, uint64_t *ns);
+
+/* How long thread `tid` was on a CPU (*ran) in the interval between its
+ * last two tstat_on_cpu() calls (*span), by the perf clock: 0, or -1 if
+ * not known. */
+int tstat_last_run(const tstat_cache *c, uint64_t tid, uint64_t *ran,
+                   uint64_t *span);
+
+/*
+ * Whether thread `tid` is runnable ('R') and was last on another CPU than
+ * the caller's: it is probably running now, and a stop asked of it comes
+ * at once. A thread on the caller's CPU is not running while the caller
+ * is; one that sleeps is not running either. Reads /proc, never the
+ * thread's CPU.
+ */
+bool tstat_running_elsewhere(tstat_cache *c, uint64_t tid);
 
 /* Where CPU time comes from: "perf task clock" (exact) or "schedstat"
  * (updated at scheduler ticks only), for -v. */

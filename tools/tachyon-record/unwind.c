@@ -150,37 +150,64 @@ static bool shadowed(const unwinder *u, uint32_t i, uint64_t tid)
     return false;
 }
 
-/* Choose the threads to walk and set up their jobs (*count of them). */
-static int select_threads(unwinder *u, uint32_t *count)
+/* The native id of listed thread i if it is to be sampled, else 0. */
+static uint64_t eligible(const unwinder *u, uint32_t i)
 {
-    uint32_t n = 0;
+    uint64_t tid = unwind_u64(u->listed[i].ts, u->off.ts_native_tid);
+    if (tid == 0 || shadowed(u, i, tid))
+        return 0; /* not bound to its OS thread yet (start-up) */
+    if (u->as ? !async_runs_task(u, &u->listed[i])
+              : !u->cfg.all_threads && tid != (uint64_t)u->pid)
+        return 0;
+    return tid;
+}
+
+/* The statuses of the eligible threads held (`held`) or not. */
+static int read_statuses(unwinder *u, bool held, uint8_t *status)
+{
     for (uint32_t i = 0; i < u->nlisted; i++) {
-        const listed_thread *l = &u->listed[i];
-        uint64_t tid = unwind_u64(l->ts, u->off.ts_native_tid);
-        uint8_t status;
-        if (tid == 0 || shadowed(u, i, tid))
-            continue; /* not bound to its OS thread yet (start-up) */
-        if (u->as ? !async_runs_task(u, l)
-                  : !u->cfg.all_threads && tid != (uint64_t)u->pid)
+        uint64_t tid = eligible(u, i);
+        if (!tid || unwind_held(u, tid) != held)
             continue;
-        int rc = unwind_status(u, l, tid, &status);
+        int rc = unwind_status(u, &u->listed[i], tid, &status[i]);
         if (rc != RMEM_OK)
             return rc;
-        if (!mode_keeps(u->cfg.mode, status))
+    }
+    return RMEM_OK;
+}
+
+/* Choose the threads to walk and set up their jobs (*count of them).
+ * Threads that ran at the last sample are asked to stop first, and their
+ * statuses read once they have (unwind_hold.c). */
+static int select_threads(unwinder *u, uint32_t *count)
+{
+    static uint8_t status[UNWIND_MAX_THREADS];
+    uint32_t n = 0;
+    unwind_hold_ask(u);
+    int rc = read_statuses(u, false, status);
+    if (rc == RMEM_OK)
+        rc = unwind_hold_wait(u);
+    if (rc == RMEM_OK)
+        rc = read_statuses(u, true, status);
+    for (uint32_t i = 0; rc == RMEM_OK && i < u->nlisted; i++) {
+        const listed_thread *l = &u->listed[i];
+        uint64_t tid = eligible(u, i);
+        if (!tid || !mode_keeps(u->cfg.mode, status[i]))
             continue;
         raw_thread *t = &u->threads[n];
         t->tstate = l->tstate;
         t->tid = tid;
         t->interp_id = l->interp_id;
-        t->status = status;
+        t->status = status[i];
         t->depth = 0;
         t->cut = false;
         t->task = 0;
-        u->jobs[n] = (walk_job){.listed = i, .t = t};
+        u->jobs[n] =
+            (walk_job){.listed = i, .t = t, .held = unwind_held(u, tid)};
         n++;
     }
     *count = n;
-    return RMEM_OK;
+    return rc;
 }
 
 /*
@@ -224,8 +251,14 @@ static int sample_threads(unwinder *u)
 {
     uint32_t n = 0;
     int rc = select_threads(u, &n);
+    /* A thread stopped late must not stay stopped; those held again were
+     * taken over by select_threads (unwind_hold.c). */
+    thread_pause_tidy();
     if (rc == RMEM_OK)
         rc = unwind_walk(u, u->jobs, n);
+    unwind_hold_release(u);
+    if (rc == RMEM_OK)
+        unwind_hold_note(u, u->jobs, n);
     if (rc == RMEM_OK) {
         u->nthreads = n;
         rc = unwind_resolve(u);
@@ -240,15 +273,14 @@ int unwind_sample(unwinder *u)
     uint64_t reads0 = rmem_calls();
     bool walk = true;
     u->nthreads = u->nstacks = 0;
-    /* Every tick, even one that finds no thread to walk (a process
-     * shutting down): a thread stopped late must not stay stopped. */
-    thread_pause_tidy();
     code_cache_maintain(u->codes);
     if (u->as)
         async_prepare(u, &walk);
     int rc = unwind_list(u);
     if (rc == RMEM_OK && walk)
         rc = sample_threads(u);
+    else /* every tick: a thread stopped late must not stay stopped */
+        thread_pause_tidy();
     if (rc == RMEM_OK && u->as)
         rc = async_sample(u);
     u->counters.reads += rmem_calls() - reads0;

@@ -17,6 +17,7 @@
 #include "code_cache.h"
 #include "py_offsets.h"
 #include "remote_mem.h"
+#include "thread_pause.h"
 #include "thread_status.h"
 
 #define UNWIND_MAX_DEPTH 256 /* the binary format keeps 256 */
@@ -26,6 +27,7 @@
 #define UNWIND_ARENA (1u << 20)
 #define UNWIND_FRAME_BUF 256
 #define UNWIND_MAX_STEPS 4096 /* frames incl. skipped shims */
+#define UNWIND_MAX_HOT 8      /* threads stopped ahead of a tick's reads */
 
 /* Profiling modes, numbered as CPython's PROFILING_MODE_*. */
 typedef enum {
@@ -129,14 +131,16 @@ typedef struct walk_job {
     int tries;    /* failed tries that learnt nothing */
     int moves;    /* windows that moved, read again */
     bool failed;
-    bool moved;      /* the stack moved while it was read */
-    bool frozen;     /* it did not hold the GIL during the window */
-    bool head_read;  /* this try read its thread's head */
-    bool want_pause; /* it ran: read it again paused */
-    bool paused;     /* read while paused */
-    bool still;      /* read while its CPU clock did not move */
-    bool deep;       /* more frames outside the copy than it can hold:
-                        read them directly, paused or clocked */
+    bool moved;          /* the stack moved while it was read */
+    bool frozen;         /* it did not hold the GIL during the window */
+    bool head_read;      /* this try read its thread's head */
+    bool want_pause;     /* it ran: read it again paused */
+    bool paused;         /* read while paused */
+    bool held;           /* stopped before the tick's reads (unwind_hold.c) */
+    uint64_t stopped_ns; /* how long it was paused this tick */
+    bool still;          /* read while its CPU clock did not move */
+    bool deep;           /* more frames outside the copy than it can hold:
+                            read them directly, paused or clocked */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -178,6 +182,8 @@ typedef struct unwind_counters {
     uint64_t pause_failed; /* threads that could not be stopped */
     uint64_t pauses;       /* threads stopped */
     uint64_t pause_ns;     /* ... for this long in all */
+    uint64_t held;         /* ... of them before the tick's reads */
+    uint64_t held_late;    /* asked so, and not stopped in time */
     uint64_t frames;       /* Python frames taken */
     uint64_t tlbc_frames;  /* ... on a thread's own bytecode copy */
     uint64_t races[RACE_KINDS];
@@ -208,6 +214,13 @@ typedef struct unwinder {
                                  listed this sample */
     unwind_counters counters;
     bool pause_denied; /* ptrace is not permitted: no pauses */
+    /* Threads read paused and running at the last sample, and those of
+     * them stopped before this sample's reads (unwind_hold.c). */
+    uint64_t hot[UNWIND_MAX_HOT];
+    uint32_t nhot;
+    thread_pause held[UNWIND_MAX_HOT];
+    uint64_t held_ns[UNWIND_MAX_HOT]; /* when each was asked to stop */
+    uint32_t nheld;
     /* Threads listed this sample; their PyThreadState copies. */
     listed_thread *listed; /* UNWIND_MAX_THREADS */
     uint32_t nlisted;
@@ -259,6 +272,21 @@ int unwind_read_pieces(pid_t pid, const rmem_piece *p, size_t n);
  * exception stack and the scheduler. */
 int unwind_status(unwinder *u, const listed_thread *l, uint64_t tid,
                   uint8_t *out);
+
+/* Whether a listed thread holds the GIL (free-threaded: is attached). */
+bool unwind_holds_gil(const unwinder *u, const listed_thread *l);
+
+/* unwind_hold.c: ask the threads running at the last sample that hold the
+ * GIL now to stop; wait for them (a thread that does not stop at once is
+ * read the usual way) and read their thread states again; whether a
+ * thread is held; let them all go; and note which threads ran from the
+ * jobs walked. */
+void unwind_hold_ask(unwinder *u);
+int unwind_hold_wait(unwinder *u);
+bool unwind_held(const unwinder *u, uint64_t tid);
+uint64_t unwind_held_for(const unwinder *u, uint64_t tid); /* ns so far */
+void unwind_hold_release(unwinder *u);
+void unwind_hold_note(unwinder *u, const walk_job *jobs, uint32_t n);
 
 /* Walk jobs[0..n) (unwind_walk.c): each thread's frames as one
  * consistent state of it, retried when a walk raced with its thread;

@@ -66,20 +66,24 @@ static int handling(unwinder *u, const listed_thread *l, bool *out)
     return RMEM_OK;
 }
 
+bool unwind_holds_gil(const unwinder *u, const listed_thread *l)
+{
+    if (u->off.ts_status != PYOFF_NONE) {
+        /* No GIL: attached, as CPython 3.15 reports it there. */
+        uint32_t word;
+        memcpy(&word, l->ts + u->off.ts_status, 4);
+        return (word >> u->off.ts_active_bit) & 1;
+    }
+    return l->gil_holder && l->gil_holder == l->tstate;
+}
+
 int unwind_status(unwinder *u, const listed_thread *l, uint64_t tid,
                   uint8_t *out)
 {
     uint8_t status = 0;
     bool handled;
-    if (u->off.ts_status != PYOFF_NONE) {
-        /* No GIL: attached, as CPython 3.15 reports it there. */
-        uint32_t word;
-        memcpy(&word, l->ts + u->off.ts_status, 4);
-        if ((word >> u->off.ts_active_bit) & 1)
-            status |= TFMT_STATUS_HAS_GIL;
-    } else if (l->gil_holder && l->gil_holder == l->tstate) {
+    if (unwind_holds_gil(u, l))
         status |= TFMT_STATUS_HAS_GIL;
-    }
     if (u->off.ts_gil_requested != PYOFF_NONE &&
         !(status & TFMT_STATUS_HAS_GIL)) {
         int32_t waits; /* 3.15 records who waits (untested) */

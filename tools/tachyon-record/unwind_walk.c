@@ -38,7 +38,9 @@
  * at a call, passes both (about one walk in 35,000 in the tests under
  * load). So a thread that ran during its window (it held the GIL, or the
  * GIL cannot tell) is read again while it is paused (thread_pause.h),
- * which makes its window one moment; its walk is taken only then. Only
+ * which makes its window one moment; its walk is taken only then. A
+ * thread that was running at the previous tick is stopped before the
+ * tick's reads instead (unwind_hold.c) and read once, stopped. Only
  * without the pause (--nonblocking, or ptrace not permitted) are the
  * checks all there is.
  *
@@ -722,8 +724,9 @@ static int walk_paused(unwinder *u, walk_job *j)
          k++)
         rc = walk_try(u, &j, 1);
     thread_pause_resume(&p);
+    j->stopped_ns = clock_ns() - t0;
     u->counters.pauses++;
-    u->counters.pause_ns += clock_ns() - t0;
+    u->counters.pause_ns += j->stopped_ns;
     if (j->failed)
         j->tries = ATTEMPTS;
     return rc;
@@ -765,17 +768,46 @@ static bool clock_first(const unwinder *u)
     return u->off.free_threaded && u->cfg.pause && !u->pause_denied;
 }
 
+/*
+ * The jobs of threads stopped before the tick's reads (unwind_hold.c):
+ * read together in one try, each failed one again alone until its walk
+ * passes (the window can no longer move, but a frame may be outside the
+ * copy), then all let go.
+ */
+static int walk_held(unwinder *u, walk_job **held, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        held[i]->paused = true;
+    int rc = n ? walk_try(u, held, n) : RMEM_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        walk_job *j = held[i];
+        for (int k = 0;
+             rc == RMEM_OK && j->failed && j->tries < ATTEMPTS && k < MAX_TRIES;
+             k++)
+            rc = walk_try(u, &j, 1);
+        if (j->failed)
+            j->tries = ATTEMPTS;
+        j->stopped_ns = unwind_held_for(u, j->t->tid);
+    }
+    unwind_hold_release(u);
+    return rc;
+}
+
 int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
 {
-    static walk_job *todo[UNWIND_MAX_THREADS];
-    uint32_t left = n;
+    static walk_job *todo[UNWIND_MAX_THREADS], *held[UNWIND_MAX_THREADS];
+    uint32_t left = 0, nheld = 0;
     for (uint32_t i = 0; i < n; i++) {
-        todo[i] = &jobs[i];
         init_job(u, &jobs[i]);
+        if (jobs[i].held)
+            held[nheld++] = &jobs[i];
+        else
+            todo[left++] = &jobs[i];
     }
-    int rc = !left            ? RMEM_OK
-             : clock_first(u) ? walk_clocked_batch(u, todo, left)
-                              : walk_try(u, todo, left);
+    int rc = walk_held(u, held, nheld);
+    if (rc == RMEM_OK && left)
+        rc = clock_first(u) ? walk_clocked_batch(u, todo, left)
+                            : walk_try(u, todo, left);
     for (int tries = 1; rc == RMEM_OK && tries < MAX_TRIES; tries++) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < left; i++)

@@ -16,11 +16,23 @@
  * detach (detaching also drops the interrupt still pending). Exits are
  * only looked at with WNOWAIT, so the recorder's own wait for a started
  * target still sees its exit status.
+ *
+ * The stop is asked for (PTRACE_SEIZE, PTRACE_INTERRUPT) and waited for
+ * separately, so that a caller can ask before other work and collect the
+ * stop after it. A thread that has not stopped when it is waited for
+ * stays seized with the interrupt pending ("lingering") and is let go when
+ * it stops, or taken over by the next ask for it, its stop then serving
+ * that pause. Seizing and detaching at every pause, rather than keeping
+ * the thread seized, costs the recorder two system calls (a few
+ * microseconds) and the target nothing measurable, and leaves the target
+ * untraced between samples: its signals, stops and exec go on as without
+ * the recorder, and a debugger can attach to it.
  */
 #define _GNU_SOURCE
 #include "thread_pause.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,6 +45,11 @@
  * take microseconds; a thread in uninterruptible sleep does not run
  * Python code, and is given up on. */
 #define STOP_WAIT_NS (20 * 1000 * 1000ull)
+/* Waiting for a stop polls without sleeping this long first: a running
+ * thread stops within tens of microseconds, and a sleep between polls
+ * would add the recorder's own wake-up (on a VM, an idle CPU's halt and
+ * wake) to every pause. The polls yield the CPU between them. */
+#define SPIN_NS (60 * 1000ull)
 
 static unsigned long long now_ns(void)
 {
@@ -71,10 +88,13 @@ static int poll_stop(pid_t pid, pid_t tid, int *sig)
 }
 
 /* Threads seized that did not stop in time: each stops when it leaves
- * its uninterruptible sleep, and must then be let go. */
+ * its uninterruptible sleep or gets a CPU, and must then be let go. */
 #define MAX_LINGERING 16
 static pid_t lingering[MAX_LINGERING], lingering_pid[MAX_LINGERING];
 static int nlingering;
+/* Threads asked to stop and not yet resumed or lingering: each may join
+ * the lingering ones, so there must be room for all. */
+static int nasked;
 
 static void drop_lingering(int i)
 {
@@ -83,21 +103,41 @@ static void drop_lingering(int i)
     lingering_pid[i] = lingering_pid[nlingering];
 }
 
-/* Let go of lingering threads that stopped or exited meanwhile; the
- * index of `tid` among those still lingering, or -1. */
-static int tidy_lingering(pid_t tid)
+static void linger(pid_t pid, pid_t tid)
 {
-    int found = -1;
+    lingering_pid[nlingering] = pid;
+    lingering[nlingering++] = tid;
+}
+
+void thread_pause_tidy(void)
+{
     for (int i = nlingering; i-- > 0;) {
         int sig = 0, r = poll_stop(lingering_pid[i], lingering[i], &sig);
         if (r > 0)
             ptrace(PTRACE_DETACH, lingering[i], NULL, (void *)(long)sig);
         if (r != 0)
             drop_lingering(i);
-        else if (lingering[i] == tid)
-            found = i;
     }
-    return found;
+}
+
+int thread_pause_lingering(void)
+{
+    return nlingering;
+}
+
+/* Take over p->tid if it is lingering: 1 taken (p->stopped says whether
+ * it stopped already), 0 not lingering, -1 it exited. */
+static int take_lingering(thread_pause *p)
+{
+    for (int i = 0; i < nlingering; i++) {
+        if (lingering[i] != p->tid)
+            continue;
+        int r = poll_stop(p->pid, p->tid, &p->signal);
+        drop_lingering(i);
+        p->stopped = r > 0;
+        return r < 0 ? -1 : 1;
+    }
+    return 0;
 }
 
 /* Whether thread `tid` of `pid` is exiting or gone (the kernel refuses
@@ -127,50 +167,72 @@ static pause_status seize_error(pid_t pid, pid_t tid)
     return PAUSE_SYSTEM;
 }
 
-void thread_pause_tidy(void)
+pause_status thread_pause_ask(thread_pause *p, pid_t pid, pid_t tid)
 {
-    if (nlingering)
-        tidy_lingering(0);
+    *p = (thread_pause){.pid = pid, .tid = tid};
+    int taken = take_lingering(p);
+    if (taken < 0)
+        return PAUSE_GONE;
+    if (taken == 0) {
+        if (nlingering + nasked >= MAX_LINGERING)
+            thread_pause_tidy();
+        if (nlingering + nasked >= MAX_LINGERING)
+            return PAUSE_GONE; /* until some of them stop */
+        if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+            return seize_error(pid, tid);
+        if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+            linger(pid, tid); /* exiting: its exit is reaped by the tidy */
+            return PAUSE_GONE;
+        }
+    }
+    nasked++;
+    return PAUSE_OK;
+}
+
+pause_status thread_pause_wait(thread_pause *p, uint64_t wait_ns)
+{
+    unsigned long long start = now_ns(), t = start;
+    struct timespec step = {0, 5 * 1000};
+    while (!p->stopped) {
+        int r = poll_stop(p->pid, p->tid, &p->signal);
+        if (r < 0) {
+            nasked--;
+            return PAUSE_GONE; /* exited: the tracee link went with it */
+        }
+        p->stopped = r > 0;
+        if (p->stopped)
+            break;
+        t = now_ns();
+        if (t - start > wait_ns) {
+            /* A tracee that has not stopped cannot be detached: it is
+             * let go when it stops (thread_pause_tidy, at every sample),
+             * or when the recorder exits. */
+            nasked--;
+            linger(p->pid, p->tid);
+            return PAUSE_LATE;
+        }
+        /* Polling yields the CPU to a thread that may be waiting for it
+         * (the one asked to stop, preempted by the recorder), without
+         * sleeping; then it sleeps (the recorder's timer slack is 1 ns:
+         * rec_sched.c). */
+        if (t - start > SPIN_NS)
+            nanosleep(&step, NULL);
+        else
+            sched_yield();
+    }
+    return PAUSE_OK;
 }
 
 pause_status thread_pause_stop(thread_pause *p, pid_t pid, pid_t tid)
 {
-    p->tid = tid;
-    p->signal = 0;
-    if (tidy_lingering(tid) >= 0)
-        return PAUSE_GONE; /* still not stopped */
-    if (nlingering == MAX_LINGERING)
-        return PAUSE_GONE; /* until some of them stop */
-    if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
-        return seize_error(pid, tid);
-    if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
-        /* Exiting: its exit is reaped by thread_pause_tidy. */
-        lingering_pid[nlingering] = pid;
-        lingering[nlingering++] = tid;
-        return PAUSE_GONE;
-    }
-    unsigned long long deadline = now_ns() + STOP_WAIT_NS;
-    struct timespec step = {0, 5 * 1000};
-    for (;;) {
-        int r = poll_stop(pid, tid, &p->signal);
-        if (r > 0)
-            return PAUSE_OK;
-        if (r < 0)
-            return PAUSE_GONE; /* exited: the tracee link went with it */
-        if (now_ns() > deadline)
-            break;
-        /* A running thread stops within microseconds of the interrupt
-         * (the recorder's timer slack is 1 ns: rec_sched.c). */
-        nanosleep(&step, NULL);
-    }
-    /* A running tracee cannot be detached: it is let go when it stops
-     * (thread_pause_tidy, at every sample) or when the recorder exits. */
-    lingering_pid[nlingering] = pid;
-    lingering[nlingering++] = tid;
-    return PAUSE_GONE;
+    pause_status s = thread_pause_ask(p, pid, tid);
+    if (s == PAUSE_OK)
+        s = thread_pause_wait(p, STOP_WAIT_NS);
+    return s == PAUSE_LATE ? PAUSE_GONE : s;
 }
 
 void thread_pause_resume(thread_pause *p)
 {
+    nasked--;
     ptrace(PTRACE_DETACH, p->tid, NULL, (void *)(long)p->signal);
 }

@@ -23,6 +23,7 @@
 #include "thread_status.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ typedef struct tstat_slot {
     uint64_t clock;      /* last CPU time read, ns */
     uint64_t read_ns;    /* when it was read */
     uint64_t changed_ns; /* schedstat: when `clock` last changed */
+    uint64_t ran, span;  /* perf: it ran `ran` ns of the last `span` */
     uint64_t last_use;
 } tstat_slot;
 
@@ -188,25 +190,59 @@ static int ran_since(const tstat_cache *c, tstat_slot *s, uint64_t now)
     s->have_clock = true;
     if (first || changed)
         s->changed_ns = now;
+    s->ran = s->span = 0;
     if (first)
         return -1;
+    if (c->perf && clock >= last) {
+        s->ran = clock - last;
+        s->span = since;
+    }
     if (c->perf)
         return clock > last &&
                (double)(clock - last) >= ON_CPU_SHARE * (double)since;
     return now - s->changed_ns < SCHEDSTAT_WINDOW_NS;
 }
 
-/* Scheduler state letter from the stat file, 0 if unreadable. */
-static char sched_state(tstat_slot *s)
+/* The fields after the command name in the stat file, NUL-terminated in
+ * buf, or NULL if unreadable. */
+static const char *stat_fields(tstat_slot *s, char *buf, size_t len)
+{
+    ssize_t got = pread(s->stat_fd, buf, len - 1, 0);
+    if (got <= 0)
+        return NULL;
+    buf[got] = '\0';
+    /* The command name may contain ')', so the fields follow the last. */
+    const char *paren = strrchr(buf, ')');
+    return paren && paren[1] == ' ' ? paren + 2 : NULL;
+}
+
+int tstat_last_run(const tstat_cache *c, uint64_t tid, uint64_t *ran,
+                   uint64_t *span)
+{
+    for (int i = 0; i < TSTAT_SLOTS; i++) {
+        const tstat_slot *s = &c->slots[i];
+        if (s->stat_fd >= 0 && s->tid == tid && s->span) {
+            *ran = s->ran;
+            *span = s->span;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+bool tstat_running_elsewhere(tstat_cache *c, uint64_t tid)
 {
     char buf[512];
-    ssize_t got = pread(s->stat_fd, buf, sizeof buf - 1, 0);
-    if (got <= 0)
-        return 0;
-    buf[got] = '\0';
-    /* The command name may contain ')', so the state follows the last. */
-    const char *paren = strrchr(buf, ')');
-    return paren && paren[1] == ' ' ? paren[2] : 0;
+    tstat_slot *s = slot_for(c, tid);
+    const char *f = s ? stat_fields(s, buf, sizeof buf) : NULL;
+    if (!f || f[0] != 'R')
+        return false;
+    /* The state is field 3 of the file, the CPU it last ran on field 39. */
+    for (int field = 3; field < 39 && f; field++) {
+        f = strchr(f, ' ');
+        f = f ? f + 1 : NULL;
+    }
+    return f && *f >= '0' && *f <= '9' && atoi(f) != sched_getcpu();
 }
 
 int tstat_cpu_time(tstat_cache *c, uint64_t tid, uint64_t *ns)
@@ -232,7 +268,9 @@ int tstat_on_cpu(tstat_cache *c, uint64_t tid, uint64_t now_ns)
      * ON_CPU against 37-41% true). */
     if (ran == 0 || (ran > 0 && c->perf))
         return ran;
-    char state = sched_state(s);
+    char buf[512];
+    const char *f = stat_fields(s, buf, sizeof buf);
+    char state = f ? f[0] : 0;
     if (state == 0) {
         slot_close(s); /* the thread is gone; reopen if it is not */
         return -1;
