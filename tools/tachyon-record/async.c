@@ -147,16 +147,41 @@ static int sample_running(unwinder *u)
     return rc;
 }
 
-int async_sample(unwinder *u)
+/* Walks of the whole task graph redone in one tick when a list changed
+ * while it was read. Thousands of tasks take milliseconds to read, and a
+ * service that creates and ends tasks all the time (a free-threaded one
+ * on a loaded machine most of all) changes some list during a good share
+ * of those walks; the next walk reads mostly copies already made (only
+ * new tasks are read), so it is short and usually clean. */
+#define ASYNC_ALL_RETRIES 2
+
+static int sample_graph(unwinder *u)
 {
     async_state *a = u->as;
     async_reset(a);
     a->threads = u->threads;
+    if (a->mode != ASYNC_MODE_ALL)
+        return sample_running(u);
+    int rc = sample_all(u);
+    for (int i = 0; rc == RMEM_FAULT && i < ASYNC_ALL_RETRIES; i++) {
+        a->counters.retried++;
+        async_reset(a);
+        a->threads = u->threads;
+        rc = sample_all(u);
+    }
+    return rc;
+}
+
+int async_sample(unwinder *u)
+{
+    async_state *a = u->as;
     if (!a->found) {
+        async_reset(a);
+        a->threads = u->threads;
         a->counters.unloaded++;
         return RMEM_OK;
     }
-    int rc = a->mode == ASYNC_MODE_ALL ? sample_all(u) : sample_running(u);
+    int rc = sample_graph(u);
     if (rc == RMEM_OK)
         rc = async_find_leaves(a) == 0 ? RMEM_OK : RMEM_OTHER;
     if (rc != RMEM_OK) {

@@ -65,6 +65,7 @@ typedef struct async_counters {
     uint64_t stacks;    /* task stacks, all samples */
     uint64_t max_tasks; /* most tasks in one sample */
     uint64_t rounds;    /* batched reads of task memory */
+    uint64_t retried;   /* walks of all tasks redone in the same tick */
 } async_counters;
 
 typedef struct async_state async_state;

@@ -97,11 +97,13 @@ static void print_verbose_async(const unwinder *u)
     fprintf(stderr,
             "%s: asyncio: %llu samples of the task graph (%llu before "
             "asyncio was imported), %llu task stacks, up to %llu tasks in "
-            "a sample, %.1f batched reads of task memory a sample\n",
+            "a sample, %.1f batched reads of task memory a sample, %llu "
+            "walks of all tasks redone after a list changed\n",
             cli_program(), (unsigned long long)c->samples,
             (unsigned long long)c->unloaded, (unsigned long long)c->stacks,
             (unsigned long long)c->max_tasks,
-            c->samples ? (double)c->rounds / (double)c->samples : 0.0);
+            c->samples ? (double)c->rounds / (double)c->samples : 0.0,
+            (unsigned long long)c->retried);
 }
 
 void summary_figures(const rec_options *o, const char *path,
