@@ -358,7 +358,8 @@ static int bulk_record(tfmt_jsonl_reader *r, const char *p, size_t n)
 int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n)
 {
     int rc = bulk_record(r, p, n);
-    if (rc == DECLINE)
+    /* A line that starts as a bulk record is not of an unknown type. */
+    if (rc == DECLINE && r->rec.type == TFMT_JREC_UNKNOWN)
         rc = tfmt__jsonl_fast_unknown(r, p, n);
     return rc;
 }
