@@ -17,6 +17,10 @@
  *                    config word set
  *   ts-overflow      a log whose second sample's timestamp is 2^63 µs
  *   clean            the same two-sample log without a defect
+ *   jsonl-SHAPE-WHERE MIB  an export with one line of MIB MiB: a value of
+ *                    many empty arrays, deep arrays, a long string, many
+ *                    members or numbers, placed where readers skip it, or
+ *                    a big valid record (gen_jsonl_lines.c)
  *
  * usage: gen_hostile CASE OUT [MIB]
  */
@@ -26,6 +30,8 @@
 #include <zstd.h>
 
 #include <tachyon/fmt.h>
+
+#include "gen_jsonl_lines.h"
 
 #define RLE_BLOCK (128u << 10)
 
@@ -247,10 +253,11 @@ int main(int argc, char **argv)
     FILE *f = fopen(out, "wb");
     if (!f)
         return fail("cannot create OUT");
-    int rc = !strcmp(c, "whole-bomb")    ? whole_bomb(f, mib)
-             : !strcmp(c, "region-bomb") ? region_bomb(f, mib)
-             : !strcmp(c, "ignorable")   ? ignorable(f, mib)
-                                         : fail("unknown case");
+    int rc = !strcmp(c, "whole-bomb")         ? whole_bomb(f, mib)
+             : !strcmp(c, "region-bomb")      ? region_bomb(f, mib)
+             : !strcmp(c, "ignorable")        ? ignorable(f, mib)
+             : gen_jsonl_line(c, f, mib) == 0 ? 0
+                                              : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)
         rc = fail("write error");
     return rc;
