@@ -74,7 +74,18 @@ int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n);
 int tfmt__buf_putc(tfmt_buf *b, char c);
 int tfmt__buf_puts(tfmt_buf *b, const char *s);
 int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...) TFMT_PRINTF(2, 3);
-int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);    /* decimal */
+int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v); /* decimal */
+/* v in decimal at o (at most 20 bytes); returns the end. */
+char *tfmt__fmt_u64(char *o, uint64_t v);
+/* The same, a single digit without a call (counts are often small). */
+static inline char *tfmt__put_dec(char *o, uint64_t v)
+{
+    if (v < 10) {
+        *o = (char)('0' + v);
+        return o + 1;
+    }
+    return tfmt__fmt_u64(o, v);
+}
 int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);     /* decimal */
 int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v); /* LEB128 */
 
