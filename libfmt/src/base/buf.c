@@ -63,80 +63,29 @@ int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...)
     return TFMT_OK;
 }
 
-/* "00" to "99". */
-static const char digit_pairs[] = "00010203040506070809"
-                                  "10111213141516171819"
-                                  "20212223242526272829"
-                                  "30313233343536373839"
-                                  "40414243444546474849"
-                                  "50515253545556575859"
-                                  "60616263646566676869"
-                                  "70717273747576777879"
-                                  "80818283848586878889"
-                                  "90919293949596979899";
-
-/* Two digits of v (below 100) at o. */
-static inline void pair(char *o, uint32_t v)
-{
-    memcpy(o, digit_pairs + 2 * v, 2);
-}
-
-/* v (below 10000) in exactly four digits at o. */
-static inline void four(char *o, uint32_t v)
-{
-    pair(o, v / 100);
-    pair(o + 2, v % 100);
-}
-
-/* v below 10000 at o, without leading zeros. */
-static inline char *head4(char *o, uint32_t v)
-{
-    if (v < 10) {
-        *o = (char)('0' + v);
-        return o + 1;
-    }
-    if (v < 100) {
-        pair(o, v);
-        return o + 2;
-    }
-    if (v < 1000) {
-        *o = (char)('0' + v / 100);
-        pair(o + 1, v % 100);
-        return o + 3;
-    }
-    four(o, v);
-    return o + 4;
-}
-
-/* v below 2^32 at o: a head of 1-4 digits, then groups of four. */
-static char *fmt_u32(char *o, uint32_t v)
-{
-    if (v < 10000)
-        return head4(o, v);
-    if (v < 100000000) {
-        o = head4(o, v / 10000);
-        four(o, v % 10000);
-        return o + 4;
-    }
-    o = head4(o, v / 100000000);
-    four(o, (v / 10000) % 10000);
-    four(o + 4, v % 10000);
-    return o + 8;
-}
+/* "00" to "99" (tfmt__fmt_u32 in internal.h). */
+const char tfmt__digit_pairs[200] = "00010203040506070809"
+                                    "10111213141516171819"
+                                    "20212223242526272829"
+                                    "30313233343536373839"
+                                    "40414243444546474849"
+                                    "50515253545556575859"
+                                    "60616263646566676869"
+                                    "70717273747576777879"
+                                    "80818283848586878889"
+                                    "90919293949596979899";
 
 char *tfmt__fmt_u64(char *o, uint64_t v)
 {
     if (v <= UINT32_MAX)
-        return fmt_u32(o, (uint32_t)v);
+        return tfmt__fmt_u32(o, (uint32_t)v);
     /* The top digits, then the last eight (two 4-digit halves). */
     uint64_t hi = v / 100000000;
     uint32_t lo = (uint32_t)(v % 100000000);
     o = tfmt__fmt_u64(o, hi);
     uint32_t a = lo / 10000, b = lo % 10000;
-    memcpy(o, digit_pairs + 2 * (a / 100), 2);
-    memcpy(o + 2, digit_pairs + 2 * (a % 100), 2);
-    memcpy(o + 4, digit_pairs + 2 * (b / 100), 2);
-    memcpy(o + 6, digit_pairs + 2 * (b % 100), 2);
+    tfmt__fmt_four(o, a);
+    tfmt__fmt_four(o + 4, b);
     return o + 8;
 }
 

@@ -288,18 +288,28 @@ static char *put_string(jctx *c, char *o, uint32_t id)
     return o;
 }
 
-static size_t frame_size(const jctx *c, uint32_t id)
+/* The most a frame entry and an agg entry take. */
+#define FRAME_SIZE (96 + 7 * 20)
+#define AGG_SIZE (40 + 3 * 20)
+
+/* The key of a profile frame whose strings map_frames numbered. */
+static void numbered_key(const jctx *c, const tfmt_frame *f, jkey *k)
 {
-    (void)c;
-    (void)id;
-    return 96 + 7 * 20;
+    int32_t line, end_line, col, end_col;
+    tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
+    k->func = c->jstr[f->funcname];
+    k->path = c->jstr[f->filename];
+    k->line = line;
+    k->end_line = end_line > 0 ? end_line : 0;
+    k->col = col >= 0 ? col : -1;
+    k->end_col = end_col >= 0 ? end_col : -1;
 }
 
 static char *put_frame(jctx *c, char *o, uint32_t id)
 {
     jkey direct;
     if (c->direct)
-        make_key(c, &c->p->frames[frame_of(c, id)], &direct);
+        numbered_key(c, &c->p->frames[frame_of(c, id)], &direct);
     const jkey *k = c->direct ? &direct : &c->keys[id];
     o = LIT(o, "{\"frame_id\":");
     o = tfmt__put_dec(o, id);
@@ -323,13 +333,6 @@ static char *put_frame(jctx *c, char *o, uint32_t id)
     }
     *o++ = '}';
     return o;
-}
-
-static size_t agg_size(const jctx *c, uint32_t id)
-{
-    (void)c;
-    (void)id;
-    return 40 + 3 * 20;
 }
 
 static char *put_agg(jctx *c, char *o, uint32_t id)
@@ -358,17 +361,18 @@ typedef size_t (*size_fn)(const jctx *c, uint32_t id);
 
 /*
  * One record per CHUNK entries; none for an empty list. Each record's
- * room is made once (its entries' sizes are bounded), then written.
+ * room is made once (an entry takes at most `each` bytes plus what `size`
+ * says, if given), then written.
  */
 static int put_chunks(jctx *c, const char *type, const char *extra, uint32_t n,
-                      put_fn put, size_fn size)
+                      put_fn put, size_fn size, size_t each)
 {
     size_t fixed = head_size(c, type) + strlen(extra) + 4;
     for (uint32_t i = 0; i < n; i += CHUNK) {
         uint32_t end = n - i > CHUNK ? i + CHUNK : n;
-        size_t need = fixed;
-        for (uint32_t j = i; j < end; j++)
-            need += size(c, j) + 1;
+        size_t need = fixed + (size_t)(end - i) * (each + 1);
+        for (uint32_t j = i; size && j < end; j++)
+            need += size(c, j);
         char *o = room(c, need);
         if (!o)
             return TFMT_ENOMEM;
@@ -396,12 +400,12 @@ static int put_all(jctx *c)
     int rc = put_meta(c);
     if (rc == TFMT_OK)
         rc = put_chunks(c, "string_table", ",\"strings\":[", c->nstrs,
-                        put_string, string_size);
+                        put_string, string_size, 0);
     if (rc == TFMT_OK)
         rc = put_chunks(c, "frame_table", ",\"frames\":[", c->nkeys, put_frame,
-                        frame_size);
+                        NULL, FRAME_SIZE);
     if (rc == TFMT_OK)
-        rc = put_chunks(c, "agg", agg, c->nkeys, put_agg, agg_size);
+        rc = put_chunks(c, "agg", agg, c->nkeys, put_agg, NULL, AGG_SIZE);
     char *o =
         rc == TFMT_OK ? room(c, head_size(c, "end") + sizeof total) : NULL;
     if (!o)

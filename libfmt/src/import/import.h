@@ -17,6 +17,7 @@
 #include <tachyon/fmt_jsonl.h>
 
 #include "internal.h"
+#include "jsonl_internal.h"
 
 /* Map entries: not mapped yet; mapped to nothing (the model dropped it). */
 #define TFMT_IMPORT_UNSET (UINT32_MAX - 1)
@@ -171,6 +172,9 @@ typedef struct tfmt_jimport {
      * reader's rules guarantee the strings a frame names come first.
      */
     bool eager;
+    bool utf8_checked;      /* the strings of the record being imported
+                               are valid UTF-8 (the reader checked them
+                               as CPython decodes): no need to repair */
     uint64_t interval_us;   /* meta's sample_interval_usec */
     uint64_t samples_total; /* of the agg or end records (the reader's
                                rules keep them equal) */

@@ -180,6 +180,7 @@ static void cover_ahead(tfmt_jmap *m, size_t n)
 
 static int add_strings(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 {
+    im->utf8_checked = im->r->utf8_checked;
     cover_ahead(&im->strs, rec->n_strings);
     for (size_t i = 0; i < rec->n_strings; i += TFMT_JIMPORT_BATCH) {
         size_t n = rec->n_strings - i;
@@ -221,7 +222,8 @@ static int keep_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 }
 
 /* A frame's names as model string ids, into *out. */
-static int model_names(tfmt_jimport *im, tfmt_jimport_frame *f, uint64_t line)
+static inline int model_names(tfmt_jimport *im, tfmt_jimport_frame *f,
+                              uint64_t line)
 {
     uint32_t a = jmap_get(&im->strs, f->file);
     uint32_t b = jmap_get(&im->strs, f->func);

@@ -79,7 +79,9 @@ struct tfmt_jsonl_reader {
     tfmt_jrules rules;
     tfmt_error err;
     bool saw_end;
-    int final; /* nonzero: every later call returns it */
+    bool utf8_checked; /* the record's strings are valid UTF-8, as CPython
+                          decodes it (jsonl_fast.c checked them) */
+    int final;         /* nonzero: every later call returns it */
 };
 
 /*

@@ -233,6 +233,7 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
         tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE, "no newline at end of file");
     if (rc == TFMT_OK)
         rc = tfmt__jsonl_fast(r, p, n);
+    r->utf8_checked = rc == TFMT_OK;
     if (rc == 1)
         rc = tfmt__jsonl_parse_line(r, p, n);
     if (rc == TFMT_ENOMEM)

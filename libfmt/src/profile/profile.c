@@ -324,7 +324,7 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
 /* ---- tables without their index (a first JSONL export) ---- */
 
 int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
-                                 uint32_t *out)
+                                 bool valid, uint32_t *out)
 {
     /* Room for the batch at once (a repaired string may need more). */
     size_t bytes = 0;
@@ -337,7 +337,7 @@ int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
     for (size_t j = 0; j < n; j++) {
         const char *x = s[j].ptr;
         size_t len = s[j].len;
-        int rc = decoded(p, &x, &len);
+        int rc = valid ? TFMT_OK : decoded(p, &x, &len);
         if (rc == TFMT_OK && !store_reserved(p, x, len, &out[j]))
             rc = store_string(p, x, len, &out[j]);
         if (rc != TFMT_OK)

@@ -426,10 +426,11 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
  * export, whose entries CPython writes once each, into an empty profile):
  * the profile is then `unindexed`, and every intern function first builds
  * the index (tfmt__profile_index; equal entries map to the first). So a
- * single export costs no hash table at all.
+ * single export costs no hash table at all. Strings are repaired as
+ * Python decodes them, unless the caller knows them `valid` already.
  */
 int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
-                                 uint32_t *out);
+                                 bool valid, uint32_t *out);
 int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
                                 uint32_t *out);
 int tfmt__profile_index(tfmt_profile *p);
