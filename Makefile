@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: MIT
 # Convenience entry points; the build itself is CMake (CMakeLists.txt).
 #
-#   make run        install missing deps, build, convert the bundled example
-#   make test       install missing deps, check the formatting, build with
-#                   -Werror, run every test
+#   make run        install the build's missing packages, build, convert
+#                   the bundled example to an HTML flame graph
+#   make test       install the missing packages of the build and the
+#                   tests, check the formatting, build with -Werror, run
+#                   every test
 #   make format     reformat the C sources with .clang-format
 #   make sanitize   clang + ASan/UBSan build in build-asan, run every test;
 #                   its library is static (make test's is shared), so CI
 #                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
+#   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
 SHELL := /bin/bash
@@ -16,16 +19,22 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deps deps-sanitize build clean \
-	format-check format
+.PHONY: all run test sanitize valgrind deb deps deps-test deps-deb \
+	deps-sanitize build clean format-check format
 
 all: build
 
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh --build
+
+deps-test:
+	@scripts/install-deps.sh --test
+
+deps-deb:
+	@scripts/install-deps.sh --deb
 
 deps-sanitize:
-	@scripts/install-deps.sh --sanitize
+	@scripts/install-deps.sh --test --sanitize
 
 build: deps
 	cmake -S . -B $(BUILD)
@@ -34,12 +43,12 @@ build: deps
 run: build
 	@scripts/example.sh $(BUILD)
 
-test: deps format-check
+test: deps-test format-check
 	cmake -S . -B $(BUILD) -DTACHYON_WERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 	@scripts/ctest-summary.sh $(BUILD) $(JOBS)
 
-sanitize: deps deps-sanitize
+sanitize: deps-sanitize
 	CC=clang cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_BUILD_TYPE=Debug -DTACHYON_WERROR=ON \
 	  -DTACHYON_SANITIZE=address,undefined -DBUILD_SHARED_LIBS=OFF
@@ -53,13 +62,16 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+deb: deps-deb
+	JOBS=$(JOBS) scripts/build-deb.sh build-deb
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
-format-check: deps
+format-check: deps-test
 	@scripts/format-check.sh
 
-format: deps
+format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-deb

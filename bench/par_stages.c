@@ -2,7 +2,7 @@
 /*
  * par_stages.c - tachyon-par-stages: the stages of reading a binary log on
  * several threads (libfmt/src/profile/profile_par.c), each timed alone on
- * one thread, for the README's estimates of what 8 and 16 cores give.
+ * one thread, for bench/README.md's estimates of what 8 and 16 cores give.
  *
  * usage: tachyon-par-stages LOG
  *

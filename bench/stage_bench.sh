@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/stage_bench.sh - where the time of a big conversion goes, stage by
-# stage, what two cores give here and what more cores could give (README
-# "Benchmarks", "Cores").
+# stage, what two cores give here and what more cores could give
+# (bench/README.md, "Cores").
 #
 # Usage: bench/stage_bench.sh [BUILD_DIR] [SIZE_MB]
 #   BUILD_DIR  a configured and built tree (default: build)

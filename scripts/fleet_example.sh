@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # fleet_example.sh - record the fleet example logs in testdata/fleet/ (the
-# data of README "Fleet scale"): examples/fleet/app.py run as a small
+# data of docs/guide-fleet.md): examples/fleet/app.py run as a small
 # fleet, each run recorded by tachyon-record for one second with CPython
-# 3.13 and named SERVICE-VERSION-BUILD-HOST.bin, which the README's load
+# 3.13 and named SERVICE-VERSION-BUILD-HOST.bin, which the guide's load
 # loop turns into labels. Version 42 (builds 1042, 1043) renders JSON with
 # indent and sorted keys; host h3 checksums each response 8 times.
 #

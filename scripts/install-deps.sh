@@ -1,31 +1,60 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# install-deps.sh - install the Debian 12 packages tachyon needs to build
-# and test, only if some are missing (then apt-get update + install).
+# install-deps.sh - install the Debian 12 packages tachyon needs, only if
+# some are missing (then apt-get update + install).
 #
-# clickhouse-server (18.16 on Debian 12) and curl are for the fleet test
-# (ctest -L clickhouse, README "Fleet scale"), which starts its own server
-# on loopback; the packaged service itself is not used.
-#
-# usage: scripts/install-deps.sh [--sanitize]
-#   --sanitize   also install clang and its sanitizer runtimes (make sanitize)
+# usage: scripts/install-deps.sh [--build | --deb | --test] [--sanitize]
+#   --build      what the build needs (the default): a C compiler, CMake,
+#                pkg-config and the four libraries; make run uses this set
+#   --test       the build's packages and those only the tests need: make
+#                test. python3 and python3-jsonschema (test helpers, schema
+#                checks), zstd, xz-utils, bzip2 and gzip (compressed
+#                inputs), protobuf-compiler (pprof decoded by protoc),
+#                clang-format (make format-check), scdoc, man-db and
+#                groff-base (the man pages, built and rendered by docs.man),
+#                clickhouse-server, clickhouse-client and curl (the fleet
+#                test, ctest -L clickhouse, docs/guide-fleet.md, which starts
+#                its own server on loopback; the packaged service itself is
+#                not used), bash-completion, zsh and fish (the shell
+#                completions, cli.completion), dpkg-dev, file and lintian
+#                (the Debian packages made and checked, ctest -L package)
+#   --deb        the build's packages and what make deb needs besides:
+#                dpkg-dev (dpkg-buildflags, dpkg-shlibdeps), file (for
+#                cpack) and scdoc (the man pages the packages hold)
+#   --sanitize   also clang and its sanitizer runtimes (make sanitize)
 #
 # Runs without a terminal (no prompts); uses sudo only when not root.
 set -euo pipefail
 
-packages=(
+build_packages=(
     build-essential cmake pkg-config
     libarchive-dev libjson-c-dev libpcre2-dev libzstd-dev
-    python3 python3-jsonschema zstd xz-utils bzip2 gzip
-    protobuf-compiler clang-format
-    clickhouse-server clickhouse-client curl
 )
-if [ "${1:-}" = "--sanitize" ]; then
-    packages+=(clang libclang-rt-dev)
-fi
+test_packages=(
+    python3 python3-jsonschema zstd xz-utils bzip2 gzip
+    protobuf-compiler clang-format scdoc man-db groff-base
+    clickhouse-server clickhouse-client curl zookeeper
+    bash-completion zsh fish dpkg-dev file lintian
+)
+deb_packages=(dpkg-dev file scdoc)
+
+packages=("${build_packages[@]}")
+for arg in "$@"; do
+    case $arg in
+    --build) ;;
+    --test) packages+=("${test_packages[@]}") ;;
+    --deb) packages+=("${deb_packages[@]}") ;;
+    --sanitize) packages+=(clang libclang-rt-dev) ;;
+    *)
+        echo "usage: scripts/install-deps.sh [--build | --deb | --test]" \
+            "[--sanitize]" >&2
+        exit 2
+        ;;
+    esac
+done
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps: not a Debian system, skipped; the build needs the" \
+    echo "install-deps: not a Debian system, skipped; install the" \
          "equivalents of: ${packages[*]}" >&2
     exit 0
 fi

@@ -8,16 +8,22 @@
 -- A profile's samples are the sum of `count` over its rows; a fleet
 -- profile is the sum over any WHERE. `SELECT * FROM tachyon_stacks
 -- [WHERE ...] FORMAT JSONEachRow` is itself a profile: every tachyon tool
--- reads it (README, "Fleet scale").
+-- reads it (docs/guide-fleet.md).
 --
 -- Columns:
 --   run_id          32 lowercase hex digits naming the run: the log's
 --                   fingerprint (the run id of `tachyon-conv --to jsonl`
 --                   for the same log), or --run-id.
+--   run_id_version  how run_id was made: 2 a hash of every byte of the log
+--                   (tachyon 0.2), 1 tachyon 0.1's fingerprint (header,
+--                   footer, tables and size; the default for rows loaded
+--                   before the column existed), 0 chosen with --run-id.
+--                   The same log loaded by 0.1 and 0.2 has two run ids;
+--                   the tools warn of runs with the same start time.
 --   row             the row's number within its run, from 0, in the order
 --                   the run's stacks first got a sample. (run_id, row) is
 --                   the row's identity: a run loaded twice shows up as
---                   repeated pairs (README, "Fleet scale", has the query),
+--                   repeated pairs (docs/guide-fleet.md has the query),
 --                   and ORDER BY run_id, row replays a run in first-seen
 --                   order.
 --   stack_hash      a hash of the frames only (equal for the same stack in
@@ -56,6 +62,7 @@
 CREATE TABLE IF NOT EXISTS tachyon_stacks
 (
     run_id String,
+    run_id_version UInt8 DEFAULT 1,
     row UInt32,
     stack_hash UInt64,
     time DateTime,

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # fleet_test.sh - ctest clickhouse.fleet: tachyon's fleet path through a
-# real ClickHouse server (README "Fleet scale").
+# real ClickHouse server (docs/guide-fleet.md).
 #
 # Starts clickhouse-server on loopback in a temporary directory (free
 # ports, its own data and log folders), creates the table of
 # schemas/clickhouse/tachyon_stacks.sql, and then:
-#   1. loads the bundled fleet logs (testdata/fleet) with the README's
-#      loop over HTTP, runs the README's example queries and compares their
+#   1. loads the bundled fleet logs (testdata/fleet) with the guide's
+#      loop over HTTP, runs the guide's example queries and compares their
 #      output with schemas/clickhouse/queries/*.out (on 18.16, the version
 #      those were made with), and the merged-profile script with the same
 #      tools run on the logs themselves;
@@ -16,8 +16,13 @@
 #      exactly what tachyon-conv gives for the same logs merged locally
 #      (collapsed and JSONL with rows in run order; pprof, pstats, top and
 #      svg in any order; speedscope's stacks);
-#   3. loads one run twice and checks that the README's duplicate query
-#      finds it and that the tools refuse the doubled result.
+#   3. loads one run twice and checks that the guide's duplicate query
+#      finds it and that the tools read the doubled result as the single
+#      one, with a warning (conv) and TV309 (validate); copies that differ
+#      (another label) stay an error;
+#   4. loads one log as tachyon 0.1 did (no run_id_version column,
+#      another run id) and as 0.2 does: the tools warn of one recording
+#      under two run ids.
 # The server is stopped whatever happens (trap). Exit 77 (skipped) when
 # clickhouse-server, its Debian config or curl is missing.
 #
@@ -27,79 +32,21 @@ export LC_ALL=C
 tools=$1
 gen=$2
 src=$3
-config=/etc/clickhouse-server/config.xml
-
-skip() {
-    echo "clickhouse.fleet: skipped: $1 (scripts/install-deps.sh installs" \
-         "clickhouse-server)"
-    exit 77
-}
-command -v clickhouse-server >/dev/null 2>&1 ||
-    skip "clickhouse-server is not installed"
-[ -r "$config" ] || skip "no $config"
-command -v curl >/dev/null 2>&1 || skip "curl is not installed"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/tachyon-clickhouse.XXXXXX")
-server_pid=
-cleanup() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill "$server_pid" 2>/dev/null || true
-        for _ in $(seq 1 100); do
-            kill -0 "$server_pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 2' INT TERM
-
-fail() {
-    echo "clickhouse.fleet: FAIL: $*" >&2
-    exit 1
-}
+# shellcheck source=lib.sh
+. "$src/tests/clickhouse/lib.sh"
+ch_init clickhouse.fleet
+work=$CH_WORK
+fail() { ch_fail "$@"; }
 
 # ---- the server ----
 
-read -r http_port tcp_port inter_port < <(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in socks])')
-mkdir -p "$work/data"
-clickhouse-server --config-file="$config" -- \
-    --path="$work/data/" --tmp_path="$work/data/tmp/" \
-    --user_files_path="$work/data/user_files/" \
-    --format_schema_path="$work/data/format_schemas/" \
-    --logger.log="$work/server.log" --logger.errorlog="$work/server.err.log" \
-    --listen_host=127.0.0.1 --http_port="$http_port" \
-    --tcp_port="$tcp_port" --interserver_http_port="$inter_port" \
-    >"$work/server.out" 2>&1 &
-server_pid=$!
-CH="http://127.0.0.1:$http_port/"
+ch_start one
+CH="http://127.0.0.1:${CH_HTTP[one]}/"
 export CH
-for _ in $(seq 1 150); do
-    curl -sf "${CH}ping" >/dev/null 2>&1 && break
-    kill -0 "$server_pid" 2>/dev/null ||
-        fail "clickhouse-server exited: $(tail -5 "$work/server.err.log" \
-              "$work/server.out" 2>/dev/null)"
-    sleep 0.2
-done
-curl -sf "${CH}ping" >/dev/null || fail "clickhouse-server did not answer"
-
 # q SQL: run a query, its output on stdout; an HTTP error fails the test.
-q() {
-    local code
-    code=$(curl -sS -o "$work/q.out" -w '%{http_code}' --data-binary "$1" \
-           "$CH")
-    [ "$code" = 200 ] || fail "query failed ($code): $(cat "$work/q.out")"
-    cat "$work/q.out"
-}
+q() { chq one "$1"; }
 version=$(q "SELECT version()")
-echo "clickhouse.fleet: clickhouse-server $version on 127.0.0.1:$http_port"
+echo "clickhouse.fleet: clickhouse-server $version on 127.0.0.1:${CH_HTTP[one]}"
 
 conv="$tools/tachyon-conv"
 diff_tool="$tools/tachyon-diff"
@@ -111,10 +58,10 @@ create_table() {
     q "DROP TABLE IF EXISTS tachyon_stacks" >/dev/null
     q "$(cat "$src/schemas/clickhouse/tachyon_stacks.sql")" >/dev/null
 }
-# readme_has TEXT: the README holds TEXT verbatim (several lines).
-readme_has() {
+# guide_has TEXT: docs/guide-fleet.md holds TEXT verbatim (several lines).
+guide_has() {
     python3 -c 'import sys; sys.exit(sys.argv[2] not in open(sys.argv[1]).read())' \
-        "$src/README.md" "$1"
+        "$src/docs/guide-fleet.md" "$1"
 }
 # same OUT A B: byte-compare two outputs (what is compared: OUT)
 same() {
@@ -124,18 +71,18 @@ same() {
     }
 }
 
-# ---- 1. the README's data, loop and queries ----
+# ---- 1. the guide's data, loop and queries ----
 
 create_table
 cd "$work"
 mkdir readme && cd readme
-# The README's load loop, verbatim (checked below).
+# The guide's load loop, verbatim (checked below).
 load_loop='for f in testdata/fleet/*.bin; do
     IFS=- read -r service version build host <<< "$(basename "$f" .bin)"
     build/tools/tachyon-conv --to clickhouse --label service="$service" \
         --label version="$version" --label build="$build" --label host="$host" "$f"
 done | curl -sS -T - -X POST "$CH?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow"'
-readme_has "$load_loop" || fail "README's load loop differs"
+guide_has "$load_loop" || fail "the guide's load loop differs"
 mkdir -p testdata build
 ln -s "$src/testdata/fleet" testdata/fleet
 ln -s "$tools" build/tools
@@ -147,9 +94,9 @@ for sql in "$src"/schemas/clickhouse/queries/*.sql; do
     query=$(grep -v 'SPDX-License-Identifier' "$sql")
     q "$query" >"$name.got"
     [ -s "$name.got" ] || fail "$name: no output"
-    readme_has "$query" || fail "$name: README shows another query"
-    readme_has "$(cat "$src/schemas/clickhouse/queries/$name.out")" ||
-        fail "$name: README shows another output"
+    guide_has "$query" || fail "$name: the guide shows another query"
+    guide_has "$(cat "$src/schemas/clickhouse/queries/$name.out")" ||
+        fail "$name: the guide shows another output"
     case $version in
     18.16.*) same "$name output" "$src/schemas/clickhouse/queries/$name.out" \
                   "$name.got" ;;
@@ -158,8 +105,8 @@ done
 # Query 5: the merged profiles, against the same tools on the logs.
 TOOLS="$tools" sh "$src/schemas/clickhouse/queries/5-merged-profile.sh" \
     >merged.got
-readme_has "$(grep -v '^#' "$src/schemas/clickhouse/queries/5-merged-profile.sh")" ||
-    fail "README shows another merged-profile script"
+guide_has "$(grep -v '^#' "$src/schemas/clickhouse/queries/5-merged-profile.sh")" ||
+    fail "the guide shows another merged-profile script"
 api() { ls "$src"/testdata/fleet/api-"$1"-*.bin; }
 # counts: key and counts of tachyon-diff -F csv, sorted (the statistics
 # differ: the logs are several runs a side, a query result one input).
@@ -177,7 +124,7 @@ same "merged profile (top)" top.local <(sed -n '1,/^(/p' merged.got)
 same "merged profiles (diff counts)" diff.local diff.got
 python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' \
     v42.svg || fail "v42.svg is not well-formed"
-echo "clickhouse.fleet: README loop and 5 example queries: ok ($rows rows)"
+echo "clickhouse.fleet: the guide's loop and 5 example queries: ok ($rows rows)"
 
 # ---- 2. a few hundred generated logs, round trip ----
 
@@ -282,27 +229,82 @@ echo "clickhouse.fleet: $n generated logs: round trip ok; rows," \
 
 # ---- 3. a run loaded twice ----
 
-head -1 rows.json >twice.json
-code=$(curl -sS -o load.out -w '%{http_code}' --data-binary @twice.json \
-       "${CH}?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow")
-[ "$code" = 200 ] || fail "second load failed: $(cat load.out)"
+# load FILE: INSERT a file of rows into tachyon_stacks.
+load() {
+    local code
+    code=$(curl -sS -o load.out -w '%{http_code}' --data-binary @"$1" \
+           "${CH}?query=INSERT%20INTO%20tachyon_stacks%20FORMAT%20JSONEachRow")
+    [ "$code" = 200 ] || fail "load of $1 failed: $(cat load.out)"
+}
+# reads_once: the doubled result reads as the single one, with one warning
+# counting the copies (conv) and TV309 (validate, still valid).
+q "SELECT * FROM tachyon_stacks ORDER BY run_id, row FORMAT JSONEachRow" \
+    >single.json
+first_id=$(head -c 45 part.json | cut -c12-43)
+load part.json # the last log's rows again: the run loaded twice
 dup_query='SELECT run_id, count() AS rows, uniqExact(row) AS distinct_rows
 FROM tachyon_stacks
 GROUP BY run_id
 HAVING rows > distinct_rows'
-readme_has "$dup_query" || fail "README's duplicate query"
-[ "$(q "$dup_query" | cut -f1)" = "$(head -c 45 twice.json | cut -c12-43)" ] ||
+guide_has "$dup_query" || fail "the guide's duplicate query"
+[ "$(q "$dup_query" | cut -f1)" = "$first_id" ] ||
     fail "the duplicate query does not find the run loaded twice"
-q "SELECT * FROM tachyon_stacks FORMAT JSONEachRow" >doubled.json
+copies=$(wc -l <part.json)
+q "SELECT * FROM tachyon_stacks ORDER BY run_id, row FORMAT JSONEachRow" \
+    >doubled.json
+for to in collapsed jsonl; do
+    "$conv" --to $to -o single.$to single.json 2>/dev/null
+    "$conv" --to $to -o doubled.$to doubled.json 2>conv.err ||
+        fail "tachyon-conv refused a run loaded twice: $(cat conv.err)"
+    same "a run loaded twice, --to $to" single.$to doubled.$to
+done
+want="run $first_id: $copies identical copies of its rows read once"
+grep -qF "$want" conv.err && [ "$(wc -l <conv.err)" = 1 ] ||
+    fail "tachyon-conv's warning: $(cat conv.err) (want: $want)"
+"$validate" doubled.json >validate.out 2>&1 ||
+    fail "tachyon-validate: a run loaded twice is not an error: $(cat validate.out)"
+grep -q ": warning: TV309: run $first_id" validate.out ||
+    fail "tachyon-validate: no TV309: $(cat validate.out)"
+# The same log loaded again with another label: copies that differ stay
+# an error naming the run.
+sed 's/"labels.value":\["[a-z]*"/"labels.value":["other"/' part.json >other.json
+load other.json
+q "SELECT * FROM tachyon_stacks FORMAT JSONEachRow" >differ.json
 set +e
-"$conv" --to top doubled.json >/dev/null 2>conv.err
+"$conv" --to top differ.json >/dev/null 2>conv.err
 conv_rc=$?
-"$validate" doubled.json >validate.out 2>&1
+"$validate" differ.json >validate.out 2>&1
 validate_rc=$?
 set -e
-[ "$conv_rc" = 1 ] && grep -q 'comes twice (the run was loaded twice?)' \
-    conv.err || fail "tachyon-conv took a doubled run ($conv_rc)"
+[ "$conv_rc" = 1 ] && grep -q "of run $first_id comes twice with different" \
+    conv.err || fail "tachyon-conv took differing copies ($conv_rc)"
 [ "$validate_rc" = 1 ] && grep -q ': TV308: ' validate.out ||
-    fail "tachyon-validate took a doubled run ($validate_rc)"
-echo "clickhouse.fleet: a run loaded twice is found: ok"
-echo "clickhouse.fleet: 3 passed, 0 failed"
+    fail "tachyon-validate took differing copies ($validate_rc)"
+echo "clickhouse.fleet: a run loaded twice is read once, with a warning: ok"
+
+# ---- 4. the same recording under tachyon 0.1's run id ----
+
+# A fleet loaded by 0.1 (a table without run_id_version, rows with another
+# run id), upgraded with schemas/clickhouse/upgrade-0.2.sql, then loaded
+# by 0.2: the old rows are version 1, and the tools warn of the one
+# recording under two run ids.
+q "DROP TABLE IF EXISTS tachyon_stacks" >/dev/null
+q "$(grep -v -e 'SPDX-License-Identifier' -e 'run_id_version UInt8' \
+     "$src/schemas/clickhouse/tachyon_stacks.sql")" >/dev/null
+sed -e 's/"run_id":"[0-9a-f]*"/"run_id":"00000000000000000000000000000001"/' \
+    -e 's/"run_id_version":2,//' part.json >v01.json
+load v01.json
+q "$(grep -v 'SPDX-License-Identifier' \
+     "$src/schemas/clickhouse/upgrade-0.2.sql")" >/dev/null
+load part.json
+[ "$(q "SELECT run_id_version, count() FROM tachyon_stacks
+        GROUP BY run_id_version ORDER BY run_id_version")" = \
+  "$(printf '1\t%s\n2\t%s' "$copies" "$copies")" ] ||
+    fail "run_id_version column: $(q "SELECT run_id_version, count() FROM tachyon_stacks GROUP BY run_id_version")"
+q "SELECT * FROM tachyon_stacks FORMAT JSONEachRow" >versions.json
+"$conv" --to top versions.json >/dev/null 2>conv.err
+grep -q "runs .* (run id versions 2 and 1) have the same start time" \
+    conv.err || grep -q "(run id versions 1 and 2) have the same start" \
+    conv.err || fail "no warning of one recording under two run ids: $(cat conv.err)"
+echo "clickhouse.fleet: one recording under run ids of 0.1 and 0.2 is told: ok"
+echo "clickhouse.fleet: 4 passed, 0 failed"

@@ -1353,6 +1353,98 @@ TEST(checkpoints_zstd)
     checkpoints(TFMT_COMPRESSION_ZSTD);
 }
 
+/* The workload case written with a statistics block of `duration`. */
+static int write_with_stats(double duration, membuf *m)
+{
+    json_object *in = load_input("workload");
+    if (!in)
+        return TFMT_EIO;
+    tfmt_bin_writer_options o;
+    case_options(in, &o, 0);
+    tfmt_bin_writer *w = open_mem(m, &o);
+    tfmt_stats st = {true, 56, 1, duration, 1000.0, 0, 0, 0};
+    int rc = w ? feed_samples(w, json_object_object_get(in, "samples"))
+               : TFMT_ENOMEM;
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_stats(w, &st);
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    done(w, m);
+    json_object_put(in);
+    return rc;
+}
+
+/* Both run ids of a log in memory, read in chunks of `chunk` bytes. */
+static int ids_of(const membuf *m, size_t chunk, char v1[33], char v2[33])
+{
+    tfmt_source *src;
+    tfmt_bin_reader *r;
+    int rc = tfmt_source_open_memory(&src, m->data, m->len, chunk, NULL);
+    if (rc != TFMT_OK)
+        return rc;
+    rc = tfmt_bin_open(&r, src, NULL, NULL);
+    if (rc == TFMT_OK) {
+        tfmt_bin_fingerprint(r, v1);
+        rc = tfmt_bin_run_id(r, v2);
+        tfmt_bin_free(r);
+    }
+    tfmt_source_free(src);
+    return rc;
+}
+
+TEST(run_id_covers_every_byte)
+{
+    /* Two logs that differ only in their statistics block's values, and
+       one that differs in one sample-region byte: version 1 (the
+       fingerprint) could not tell them apart, version 2 does; the same
+       bytes give the same id however they are read. */
+    membuf a, b;
+    char a1[33], a2[33], b1[33], b2[33], c1[33], c2[33], x1[33], x2[33];
+    REQUIRE(write_with_stats(1.5, &a) == TFMT_OK, "write a");
+    REQUIRE(write_with_stats(2.5, &b) == TFMT_OK, "write b");
+    REQUIRE(a.len == b.len && memcmp(a.data, b.data, a.len) != 0, "twins");
+    REQUIRE(ids_of(&a, 0, a1, a2) == TFMT_OK, "ids a");
+    REQUIRE(ids_of(&b, 0, b1, b2) == TFMT_OK, "ids b");
+    CHECK(strcmp(a1, b1) == 0, "v1 fingerprints differ: %s %s", a1, b1);
+    CHECK(strcmp(a2, b2) != 0, "v2 ids equal: %s", a2);
+    CHECK(strlen(a2) == 32 && strspn(a2, "0123456789abcdef") == 32, "%s", a2);
+    a.data[70] ^= 1; /* a sample-region byte (the header is 64) */
+    REQUIRE(ids_of(&a, 0, c1, c2) == TFMT_OK, "ids c");
+    CHECK(strcmp(c1, a1) == 0 && strcmp(c2, a2) != 0, "one byte: %s %s", c2,
+          a2);
+    a.data[70] ^= 1;
+    REQUIRE(ids_of(&a, 7, x1, x2) == TFMT_OK, "ids in 7-byte chunks");
+    CHECK(strcmp(x2, a2) == 0, "chunked read: %s, whole: %s", x2, a2);
+    free(a.data);
+    free(b.data);
+}
+
+TEST(digest_any_cut)
+{
+    /* The digest of a buffer is the same however it is cut into updates,
+       and differs for every length (padding is unambiguous). */
+    uint8_t buf[300];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 7 + 1);
+    uint64_t whole[2], cut[2], prev[2] = {0, 0};
+    for (size_t n = 0; n <= sizeof buf; n++) {
+        tfmt_digest d;
+        tfmt__digest_init(&d, 2);
+        tfmt__digest_update(&d, buf, n);
+        tfmt__digest_final(&d, whole);
+        CHECK(whole[0] != prev[0] || whole[1] != prev[1], "length %zu", n);
+        memcpy(prev, whole, sizeof prev);
+        for (size_t step = 1; step <= 33; step += 4) {
+            tfmt__digest_init(&d, 2);
+            for (size_t i = 0; i < n; i += step)
+                tfmt__digest_update(&d, buf + i, n - i < step ? n - i : step);
+            tfmt__digest_final(&d, cut);
+            CHECK(cut[0] == whole[0] && cut[1] == whole[1],
+                  "length %zu, steps of %zu", n, step);
+        }
+    }
+}
+
 TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
@@ -1364,4 +1456,5 @@ TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(copy_equals_none), TCASE(copy_reproduces_interleaving),
       TCASE(copy_keeps_equal_frames_apart), TCASE(round_trip_none),
       TCASE(round_trip_zstd), TCASE(checkpoints_none), TCASE(checkpoints_zstd),
-      TCASE(checkpoint_header_zeroed_before_overwrite))
+      TCASE(checkpoint_header_zeroed_before_overwrite),
+      TCASE(run_id_covers_every_byte), TCASE(digest_any_cut))

@@ -158,7 +158,7 @@ static size_t page_of(tfmt_heatmap *h, const char *path)
  * columns, self 80, cumulative 80): self 246, total the larger function's
  * 246. Line 56 has two columns of fib (cumulative 211 and 212, self 0),
  * summed per function: 423 (the binary log's heatmap says 212: fib is
- * recursive, the README's known case). No edges, no instructions; the
+ * recursive, the case docs/formats.md names). No edges, no instructions; the
  * file's total is its largest line total.
  */
 TEST(jsonl_lines)

@@ -186,7 +186,8 @@ TEST(one_row_pinned)
     char want[1024];
     snprintf(want, sizeof want,
              "{\"run_id\":\"%s\",\"row\":0,\"stack_hash\":%llu,"
-             "\"time\":1700000000,\"labels.key\":[\"service\",\"host\"],"
+             "\"run_id_version\":2,\"time\":1700000000,\"labels.key\":["
+             "\"service\",\"host\"],"
              "\"labels.value\":[\"api\",\"h\\\"1\\n\"],\"python\":\"3.15.0\","
              "\"mode\":\"\",\"start_time_us\":0,\"interval_us\":0,"
              "\"thread_id\":9,\"interpreter_id\":1,\"status\":3,"
@@ -331,11 +332,112 @@ TEST(runs_checked_across_rows)
     uint64_t samples;
     int rc = read_text(text, 0, errs, sizeof errs, &samples);
     char want[64];
-    snprintf(want, sizeof want, "2:%d 3:%d ", TFMT_ROWS_CHECK_RUN,
-             TFMT_ROWS_CHECK_DUPLICATE);
+    snprintf(want, sizeof want, "2:%d ", TFMT_ROWS_CHECK_RUN);
     CHECK(rc == TFMT_DONE && strcmp(errs, want) == 0 && samples == 6,
           "rc %d errs '%s' samples %llu", rc, errs,
           (unsigned long long)samples);
+}
+
+/* Read `text` whole; the reader is kept for its runs. */
+static tfmt_rows_reader *read_all(const char *text, tfmt_source **src,
+                                  char *errs, size_t cap, uint64_t *samples)
+{
+    tfmt_rows_reader *r = NULL;
+    tfmt_error err;
+    if (tfmt_source_open_memory(src, text, strlen(text), 0, NULL) != TFMT_OK ||
+        tfmt_rows_open(&r, *src, NULL, &err) != TFMT_OK)
+        return NULL;
+    errs[0] = '\0';
+    *samples = 0;
+    const tfmt_row *row;
+    int rc;
+    while ((rc = tfmt_rows_next(r, &row)) != TFMT_DONE) {
+        size_t n = strlen(errs);
+        if (rc == TFMT_OK)
+            *samples += row->count;
+        else if (rc == TFMT_ESCHEMA)
+            snprintf(errs + n, cap - n, "%llu:%d ",
+                     (unsigned long long)tfmt_rows_error(r)->line,
+                     tfmt_rows_error(r)->check);
+        else
+            break;
+    }
+    return r;
+}
+
+TEST(double_load_read_once)
+{
+    /* Run A's two rows, then both again byte for byte (a second load),
+       then row 1 once more with another count: copies are skipped and
+       counted, the differing copy is an error naming the run. */
+    const char *a0 = HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,"
+                          "\"count\":3,\"run_id_version\":2" STACK "}\n";
+    const char *a1 = HEAD ",\"row\":1,\"thread_id\":2,\"status\":0,"
+                          "\"count\":4,\"run_id_version\":2" STACK "}\n";
+    const char *a1x = HEAD ",\"row\":1,\"thread_id\":2,\"status\":0,"
+                           "\"count\":5,\"run_id_version\":2" STACK "}\n";
+    char text[2048], errs[128], want[32];
+    snprintf(text, sizeof text, "%s%s%s%s%s", a0, a1, a1, a0, a1x);
+    tfmt_source *src = NULL;
+    uint64_t samples;
+    tfmt_rows_reader *r = read_all(text, &src, errs, sizeof errs, &samples);
+    REQUIRE(r, "open");
+    snprintf(want, sizeof want, "5:%d ", TFMT_ROWS_CHECK_DUPLICATE);
+    const tfmt_rows_run *run = tfmt_rows_run_at(r, 0);
+    CHECK(strcmp(errs, want) == 0, "errs '%s' want '%s'", errs, want);
+    CHECK(samples == 7, "samples %llu", (unsigned long long)samples);
+    CHECK(tfmt_rows_run_count(r) == 1 && run->rows == 2 && run->copies == 2 &&
+              run->samples == 7 && run->run_id_version == 2 && !run->twin,
+          "rows %llu copies %llu samples %llu version %u",
+          (unsigned long long)run->rows, (unsigned long long)run->copies,
+          (unsigned long long)run->samples, run->run_id_version);
+    tfmt_rows_free(r);
+    tfmt_source_free(src);
+}
+
+TEST(one_recording_two_run_ids)
+{
+    /* The same recording (start time, interval, mode) under an id of
+       version 1 (no column) and one of version 2; a third run with another
+       start time, and two runs without a start time, are no twins. */
+    const char *rows =
+        "{\"run_id\":\"11111111111111111111111111111111\",\"row\":0,"
+        "\"thread_id\":1,\"status\":0,\"count\":1,\"start_time_us\":77,"
+        "\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n"
+        "{\"run_id\":\"22222222222222222222222222222222\",\"row\":0,"
+        "\"thread_id\":1,\"status\":0,\"count\":1,\"start_time_us\":78,"
+        "\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n"
+        "{\"run_id\":\"33333333333333333333333333333333\",\"row\":0,"
+        "\"run_id_version\":2,\"thread_id\":1,\"status\":0,\"count\":1,"
+        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n"
+        "{\"run_id\":\"44444444444444444444444444444444\",\"row\":0,"
+        "\"thread_id\":1,\"status\":0,\"count\":1" STACK "}\n"
+        "{\"run_id\":\"55555555555555555555555555555555\",\"row\":0,"
+        "\"thread_id\":1,\"status\":0,\"count\":1" STACK "}\n"
+        "{\"run_id\":\"33333333333333333333333333333333\",\"row\":1,"
+        "\"run_id_version\":0,\"thread_id\":1,\"status\":0,\"count\":1,"
+        "\"start_time_us\":77,\"interval_us\":100,\"mode\":\"cpu\"" STACK "}\n";
+    tfmt_source *src = NULL;
+    char errs[128], want[32];
+    uint64_t samples;
+    tfmt_rows_reader *r = read_all(rows, &src, errs, sizeof errs, &samples);
+    REQUIRE(r, "open");
+    uint32_t twins[5], versions[5];
+    for (size_t i = 0; i < 5; i++) {
+        twins[i] = tfmt_rows_run_at(r, i)->twin;
+        versions[i] = tfmt_rows_run_at(r, i)->run_id_version;
+    }
+    CHECK(twins[0] == 0 && twins[1] == 0 && twins[2] == 1 && twins[3] == 0 &&
+              twins[4] == 0,
+          "twins %u %u %u %u %u", twins[0], twins[1], twins[2], twins[3],
+          twins[4]);
+    CHECK(versions[0] == 1 && versions[2] == 2, "versions %u %u", versions[0],
+          versions[2]);
+    /* a run's rows must agree on the version */
+    snprintf(want, sizeof want, "6:%d ", TFMT_ROWS_CHECK_RUN);
+    CHECK(strcmp(errs, want) == 0, "errs '%s' want '%s'", errs, want);
+    tfmt_rows_free(r);
+    tfmt_source_free(src);
 }
 
 TEST(line_limit)
@@ -408,5 +510,6 @@ TEST(allocation_failures)
 
 TESTS(TCASE(fixtures_round_trip), TCASE(one_row_pinned),
       TCASE(clickhouse_spelling), TCASE(bad_rows_located_and_skipped),
-      TCASE(runs_checked_across_rows), TCASE(line_limit), TCASE(detect_rows),
+      TCASE(runs_checked_across_rows), TCASE(double_load_read_once),
+      TCASE(one_recording_two_run_ids), TCASE(line_limit), TCASE(detect_rows),
       TCASE(allocation_failures))

@@ -84,6 +84,27 @@ typedef struct conv_input {
     tfmt_jsonl_reader *jsonl; /* a JSONL export, else NULL */
 } conv_input;
 
+/* options.c: the option table and what it fills. */
+extern conv_options conv_opts;
+extern const cli_spec conv_spec;
+
+/*
+ * conv_name.c: the format the name of -o FILE stands for (its suffix,
+ * after one of .gz, .zst, .xz, .bz2, which the sink compresses with), or
+ * CONV_NAME_NONE (no such suffix; a directory), or CONV_NAME_JSON (a
+ * bare .json: speedscope, gecko and clickhouse all write JSON).
+ */
+enum { CONV_NAME_NONE = -1, CONV_NAME_JSON = -2 };
+int conv_format_of_name(const char *path);
+/* The name of format `f` as --to spells it. */
+const char *conv_format_name(conv_format f);
+/*
+ * The job's format: --to (or --pstats-compat), else the name of -o FILE,
+ * else jsonl. Refuses a bare .json name without --to, and warns when the
+ * name says another format than --to (which wins). Returns an exit code.
+ */
+int conv_format_choose(const conv_options *o, conv_format *out);
+
 /* Check the options, then run the conversion. Returns an exit code. */
 int run_conv(const conv_options *opts);
 
@@ -94,14 +115,17 @@ int run_conv(const conv_options *opts);
  */
 int conv_input_open(conv_input *in, const char *path, const conv_job *job);
 void conv_input_close(conv_input *in);
+/* Stream the input into `p` (any reader); a tfmt status. */
+int conv_input_add(conv_input *in, tfmt_profile *p);
 /*
- * Stream the input into `p` (any reader); its fingerprint to
- * `fingerprint`: a binary log's, an export's run id (conv_run_id_of), or
- * for rows the default run id rule over the runs in the order they came
- * (so a query result ordered by run_id gets the run id of its logs merged
- * in that order).
+ * The input's run id, once it has been added: a binary log's
+ * tfmt_bin_run_id (a pass over the file, so only when an id is wanted),
+ * an export's run id (conv_run_id_of), or for rows the default run id
+ * rule over the runs in the order they came (so a query result ordered
+ * by run_id gets the run id of its logs merged in that order). Returns an
+ * exit code, after a message on failure.
  */
-int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33]);
+int conv_input_run_id(conv_input *in, char out[33]);
 int conv_sink_open(tfmt_sink **out, const conv_job *job, unsigned flags);
 int conv_sink_finish(tfmt_sink *sink, const conv_job *job);
 int conv_report_sink(const tfmt_sink *sink, const conv_job *job);

@@ -4,7 +4,8 @@
  * for the ClickHouse table (schemas/clickhouse/tachyon_stacks.sql), in
  * JSONEachRow, so a directory of logs loads with one command. Inputs are
  * not merged (a merge is a query away), and each keeps its own run id:
- * its fingerprint, as in tachyon-conv's JSONL output.
+ * its tfmt_bin_run_id (run_id_version 2; 0 with --run-id), as in
+ * tachyon-conv's JSONL output.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -152,12 +153,14 @@ static int load_input(tfmt_profile **out, const conv_job *job, const char *path,
                  i->python_version[1], i->python_version[2]);
     }
     conv_progress_begin(job->filter, &in);
-    int rc = conv_input_add(&in, *out, run_id);
+    int rc = conv_input_add(&in, *out);
     conv_progress_end(job->filter);
     if (rc == TFMT_ENOMEM && tfmt_profile_error(*out)->code != TFMT_ENOMEM)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     else if (rc < 0)
         code = cli_report(cli_input_name(path), tfmt_profile_error(*out));
+    if (code == CLI_EXIT_OK && !job->run_id[0])
+        code = conv_input_run_id(&in, run_id);
     conv_input_close(&in);
     return code;
 }
@@ -180,8 +183,10 @@ static int write_run(tfmt_sink *sink, const conv_job *job, const labels *l,
         tfmt_profile_filter_report(p, &r);
         conv_filter_warn(job->opts, &r, cli_input_name(path));
     }
-    if (code == CLI_EXIT_OK && job->opts->run_id)
+    if (code == CLI_EXIT_OK && job->opts->run_id) {
         code = conv_run_id_parse(job->opts->run_id, run_id);
+        run.run_id_version = 0; /* chosen, not derived from the log */
+    }
     if (code == CLI_EXIT_OK && tfmt_profile_write_clickhouse(p, sink, &run) < 0)
         code = cli_report(cli_output_name(job->opts->output),
                           tfmt_profile_error(p));

@@ -42,17 +42,6 @@ static int jsonl_usable(const conv_job *job, const char *name)
     return CLI_EXIT_OK;
 }
 
-/* Query results have no timestamps: a timeline or a log needs them. */
-static int refuse_rows(tfmt_error *err)
-{
-    memset(err, 0, sizeof *err);
-    snprintf(err->msg, sizeof err->msg,
-             "ClickHouse rows have stacks and counts but no timestamps; "
-             "--to bin and gecko need a binary log");
-    err->code = TFMT_EFORMAT;
-    return TFMT_EFORMAT;
-}
-
 /* The JSONL reader; the rulebook's first error ends the input. */
 static int open_jsonl(conv_input *in, const conv_job *job)
 {
@@ -81,11 +70,8 @@ int conv_input_open(conv_input *in, const char *path, const conv_job *job)
     bopts.on_note = on_note;
     bopts.note_ctx = (void *)path;
     rc = cli_open_input(path, &in->src, &d, &err);
-    if (rc == TFMT_OK && d.kind == TFMT_KIND_EMPTY) {
-        conv_input_close(in);
-        return cli_file_fail(CLI_EXIT_DATA, cli_input_name(path),
-                             "file is empty");
-    }
+    if (rc == TFMT_OK)
+        rc = tfmt_detect_error(&d, &err); /* empty, or text */
     if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind)) {
         in->kind = d.kind;
         int code = open_jsonl(in, job);
@@ -93,10 +79,16 @@ int conv_input_open(conv_input *in, const char *path, const conv_job *job)
             conv_input_close(in);
         return code;
     }
+    /* Query results have no timestamps: a timeline or a log needs them;
+     * a fine input that cannot give what was asked is trouble (2). */
     bool rows_ok = job->format != CONV_BIN && job->format != CONV_GECKO;
+    if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS && !rows_ok) {
+        conv_input_close(in);
+        return cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path), "%s",
+                             TFMT_ROWS_NO_TIMESTAMPS);
+    }
     if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS)
-        rc = rows_ok ? tfmt_rows_open(&in->rows, in->src, NULL, &err)
-                     : refuse_rows(&err);
+        rc = tfmt_rows_open(&in->rows, in->src, NULL, &err);
     else if (rc == TFMT_OK)
         rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {
@@ -119,29 +111,46 @@ void conv_input_close(conv_input *in)
     in->src = NULL;
 }
 
-int conv_input_add(conv_input *in, tfmt_profile *p, char fingerprint[33])
+int conv_input_add(conv_input *in, tfmt_profile *p)
 {
-    if (in->jsonl) {
-        int rc = tfmt_profile_add_jsonl(p, in->jsonl);
-        conv_run_id_of(tfmt_jsonl_get_info(in->jsonl)->run_id, fingerprint);
+    if (in->jsonl)
+        return tfmt_profile_add_jsonl(p, in->jsonl);
+    if (in->rows) {
+        int rc = tfmt_profile_add_rows(p, in->rows);
+        if (rc >= 0)
+            cli_rows_warn(cli_input_name(in->path), in->rows);
         return rc;
     }
-    if (!in->rows) {
-        tfmt_bin_fingerprint(in->reader, fingerprint);
-        return tfmt_profile_add_bin(p, in->reader);
-    }
-    int rc = tfmt_profile_add_rows(p, in->rows);
-    size_t n = tfmt_rows_run_count(in->rows);
+    return tfmt_profile_add_bin(p, in->reader);
+}
+
+/* The default run id of ClickHouse rows: the runs in the order they came. */
+static int rows_run_id(const tfmt_rows_reader *rows, char out[33])
+{
+    size_t n = tfmt_rows_run_count(rows);
     char(*ids)[33] = calloc(n ? n : 1, sizeof *ids);
     if (!ids)
-        return TFMT_ENOMEM;
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     for (size_t i = 0; i < n; i++)
-        memcpy(ids[i], tfmt_rows_run_at(in->rows, i)->run_id, 33);
+        memcpy(ids[i], tfmt_rows_run_at(rows, i)->run_id, 33);
     if (n == 0)
         memset(ids[0], '0', 32);
-    conv_run_id_default(ids, n ? n : 1, fingerprint);
+    conv_run_id_default(ids, n ? n : 1, out);
     free(ids);
-    return rc;
+    return CLI_EXIT_OK;
+}
+
+int conv_input_run_id(conv_input *in, char out[33])
+{
+    if (in->jsonl) {
+        conv_run_id_of(tfmt_jsonl_get_info(in->jsonl)->run_id, out);
+        return CLI_EXIT_OK;
+    }
+    if (in->rows)
+        return rows_run_id(in->rows, out);
+    if (tfmt_bin_run_id(in->reader, out) != TFMT_OK)
+        return cli_report(cli_input_name(in->path), tfmt_bin_error(in->reader));
+    return CLI_EXIT_OK;
 }
 
 const char *conv_only_input(const conv_options *o)

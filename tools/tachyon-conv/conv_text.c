@@ -70,9 +70,9 @@ static void after_add(tfmt_profile *p, const conv_job *job,
                       "from it");
 }
 
-/* Read one input into `p`, keeping its fingerprint. */
+/* Read one input into `p`; its run id to `run_id` unless NULL. */
 static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
-                     char fingerprint[33])
+                     char *run_id)
 {
     const char *path = job->opts->inputs.items[index];
     conv_input in;
@@ -82,7 +82,7 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
         return code;
     before_add(p, job, &in, index);
     conv_progress_begin(job->filter, &in);
-    int rc = conv_input_add(&in, p, fingerprint);
+    int rc = conv_input_add(&in, p);
     conv_progress_end(job->filter);
     if (rc == TFMT_ENOMEM && tfmt_profile_error(p)->code != TFMT_ENOMEM)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
@@ -92,19 +92,24 @@ static int add_input(tfmt_profile *p, const conv_job *job, size_t index,
         code = cli_report(cli_input_name(path), tfmt_profile_error(p));
     if (code == CLI_EXIT_OK)
         after_add(p, job, &in, index);
+    if (code == CLI_EXIT_OK && run_id)
+        code = conv_input_run_id(&in, run_id);
     conv_input_close(&in);
     return code;
 }
 
-/* Add every input; the progress line counts each input's samples. */
-static int add_inputs(tfmt_profile *p, const conv_job *job,
-                      char fingerprints[][33])
+/*
+ * Add every input; the progress line counts each input's samples. With
+ * `run_ids`, each input's run id too (only JSONL output without --run-id
+ * needs them: a binary log's costs a pass over the file).
+ */
+static int add_inputs(tfmt_profile *p, const conv_job *job, char (*run_ids)[33])
 {
     const cli_list *inputs = &job->opts->inputs;
     int code = CLI_EXIT_OK;
 
     for (size_t i = 0; i < inputs->count && code == CLI_EXIT_OK; i++)
-        code = add_input(p, job, i, fingerprints[i]);
+        code = add_input(p, job, i, run_ids ? run_ids[i] : NULL);
     return code;
 }
 
@@ -136,16 +141,17 @@ static int export_profile(tfmt_profile *p, const conv_job *job,
 int conv_text(const conv_job *job)
 {
     size_t n = job->opts->inputs.count;
-    char(*fingerprints)[33] = calloc(n, sizeof *fingerprints);
+    bool need_ids = job->format == CONV_JSONL && !job->run_id[0];
+    char(*run_ids)[33] = need_ids ? calloc(n, sizeof *run_ids) : NULL;
     tfmt_profile *p = NULL;
     char run_id[33];
     int code = CLI_EXIT_OK;
 
-    if (!fingerprints || tfmt_profile_new(&p, &job->filter->popts) < 0)
+    if ((need_ids && !run_ids) || tfmt_profile_new(&p, &job->filter->popts) < 0)
         code = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     if (code == CLI_EXIT_OK) {
         tfmt_profile_set_threads(p, job->jobs);
-        code = add_inputs(p, job, fingerprints);
+        code = add_inputs(p, job, run_ids);
     }
     if (code == CLI_EXIT_OK) {
         tfmt_filter_report r;
@@ -155,13 +161,13 @@ int conv_text(const conv_job *job)
     if (code == CLI_EXIT_OK && job->format == CONV_HEATMAP) {
         code = conv_heatmap(p, job);
     } else if (code == CLI_EXIT_OK) {
-        if (job->run_id[0])
-            memcpy(run_id, job->run_id, sizeof run_id);
+        if (run_ids)
+            conv_run_id_default(run_ids, n, run_id);
         else
-            conv_run_id_default(fingerprints, n, run_id);
+            memcpy(run_id, job->run_id, sizeof run_id);
         code = export_profile(p, job, run_id);
     }
     tfmt_profile_free(p);
-    free(fingerprints);
+    free(run_ids);
     return code;
 }

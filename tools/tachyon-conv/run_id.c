@@ -4,8 +4,8 @@
  *
  *   --run-id HEX      32 hex digits, lowercased
  *   --run-id random   a fresh uuid4, as CPython's uuid.uuid4().hex
- *   (default)         the input's tfmt_bin_fingerprint; for several inputs
- *                     a 128-bit FNV-1a hash of their fingerprints in
+ *   (default)         the input's tfmt_bin_run_id; for several inputs
+ *                     a 128-bit FNV-1a hash of their run ids in
  *                     command-line order
  *
  * The default makes a conversion reproducible: the same input always gives

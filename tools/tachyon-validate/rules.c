@@ -88,8 +88,14 @@ const tv_rule tv_rules[] = {
     {"TV304", E, "rows: column of the wrong JSON type"},
     {"TV305", E, "rows: value out of its column's range"},
     {"TV306", E, "rows: frames.* of unequal length or over 256 frames"},
-    {"TV307", E, "rows: interval, mode or start time differ in a run"},
-    {"TV308", E, "rows: (run_id, row) repeated: a run loaded twice"},
+    {"TV307", E,
+     "rows: interval, mode, start time or run id version "
+     "differ in a run"},
+    {"TV308", E, "rows: (run_id, row) repeated with other columns"},
+    {"TV309", W, "rows: identical copies of a run's rows (loaded twice)"},
+    {"TV310", W,
+     "rows: two run ids with the same start time, interval, "
+     "mode"},
 };
 const size_t tv_rule_count = sizeof tv_rules / sizeof tv_rules[0];
 

@@ -148,9 +148,21 @@ TFMT_API uint64_t tfmt_bin_bytes_read(const tfmt_bin_reader *r);
 TFMT_API const tfmt_error *tfmt_bin_error(const tfmt_bin_reader *r);
 
 /*
- * A 32-hex-digit fingerprint of the file, derived from its header, footer,
- * tables and size (not from the sample region, so it costs nothing). Used
- * as a reproducible JSONL run_id. `out` gets 32 digits and a NUL.
+ * The log's reproducible run id, version TFMT_RUN_ID_VERSION (fmt_model.h;
+ * the JSONL run_id and ClickHouse run_id tachyon-conv gives it): a 128-bit hash
+ * of every byte of the file (as decompressed, if the whole file was
+ * compressed), as 32 lowercase hex digits and a NUL in `out`. Two logs
+ * differing in any byte (a sample, the statistics block) get different ids, on
+ * any host. It reads the whole file once more (at about memory speed), so call
+ * it only when an id is wanted; the reading position is unchanged. Returns
+ * TFMT_OK, or TFMT_EIO, TFMT_ETRUNC or TFMT_ENOMEM with tfmt_bin_error filled.
+ */
+TFMT_API int tfmt_bin_run_id(tfmt_bin_reader *r, char out[33]);
+
+/*
+ * Run id version 1: a fingerprint of the header, footer, tables and size
+ * only, which logs differing only in their samples or statistics block
+ * share. Kept for callers of 0.1; use tfmt_bin_run_id.
  */
 TFMT_API void tfmt_bin_fingerprint(const tfmt_bin_reader *r, char out[33]);
 

@@ -90,7 +90,7 @@ TFMT_API int tfmt_profile_write_top(tfmt_profile *p, tfmt_sink *sink,
 /* ---- ClickHouse rows ---- */
 
 /* The columns a run shares in every row (tfmt_profile_write_clickhouse). */
-#define TFMT_CLICKHOUSE_RUN_VERSION 1
+#define TFMT_CLICKHOUSE_RUN_VERSION 2
 typedef struct tfmt_clickhouse_run {
     unsigned version;                /* TFMT_CLICKHOUSE_RUN_VERSION */
     const char *run_id;              /* 32 lowercase hex digits */
@@ -99,11 +99,16 @@ typedef struct tfmt_clickhouse_run {
     size_t nlabels;
     uint32_t time;      /* wall-clock time, Unix seconds */
     const char *python; /* "3.15.0", or NULL / "" */
+    /* version 2: */
+    unsigned run_id_version; /* how run_id was made: TFMT_RUN_ID_VERSION,
+                                or 0 for an id the user chose (version
+                                1 callers: 1) */
 } tfmt_clickhouse_run;
 /* A braced initializer, which clang-format takes for a block. */
 /* clang-format off */
 #define TFMT_CLICKHOUSE_RUN_INIT \
-    {TFMT_CLICKHOUSE_RUN_VERSION, NULL, NULL, NULL, 0, 0, NULL}
+    {TFMT_CLICKHOUSE_RUN_VERSION, NULL, NULL, NULL, 0, 0, NULL, \
+     TFMT_RUN_ID_VERSION}
 /* clang-format on */
 
 /*

@@ -24,6 +24,15 @@ extern "C" {
 /* Limits of the binary format (CPython's MAX_STACK_DEPTH). */
 #define TFMT_MAX_DEPTH 256
 
+/*
+ * How a run id was derived (tfmt_bin_run_id). A ClickHouse row carries it
+ * (column run_id_version), so a fleet tells ids made by different
+ * versions apart: 1 was tachyon 0.1's tfmt_bin_fingerprint (header,
+ * footer, tables and size only), 2 is tfmt_bin_run_id (every byte of the
+ * log), and 0 an id the user chose (--run-id).
+ */
+#define TFMT_RUN_ID_VERSION 2
+
 /* Sentinels in tfmt_frame. */
 #define TFMT_NO_LOCATION (-1) /* lineno/end_lineno/column/end_column n/a */
 #define TFMT_NO_OPCODE 255

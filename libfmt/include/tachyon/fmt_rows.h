@@ -16,20 +16,37 @@
  *
  * The reader checks every row on its own (JSON syntax, types, ranges,
  * equal lengths of the frames.* arrays, at most TFMT_MAX_DEPTH frames) and
- * across rows: the rows of one run agree on its interval, mode and start
- * time, and no (run_id, row) pair comes twice (a run loaded twice). An
- * error is located by line (tfmt_error.line) and names its check
+ * across rows: the rows of one run agree on its interval, mode, start time
+ * and run id version. A (run_id, row) pair that comes again with the very
+ * same bytes (the run was loaded twice) is skipped and counted in its
+ * run's `copies`, so the run is read once; the same pair with other bytes
+ * is an error (TFMT_ROWS_CHECK_DUPLICATE). A run whose start time (not
+ * 0), interval and mode equal an earlier run's, with a run id of another
+ * version or both chosen (version 0), names it in `twin`: maybe one
+ * recording loaded under two run ids (by tachyon 0.1 and 0.2, or with
+ * --run-id random twice), which the reader cannot merge but a tool can
+ * warn of. (A derived id is the same for the same log, so two ids of one
+ * derived version are two logs.)
+ * An error is located by line (tfmt_error.line) and names its check
  * (tfmt_error.check, a tfmt_rows_check); the next call of tfmt_rows_next
  * goes on with the next line, so a checker can report every bad row.
  *
  * Memory: one line at a time (at most max_line bytes), the unique strings
- * and frames, the runs, and 16 bytes per row for the duplicate check.
+ * and frames, the runs, and 32 bytes per row for the duplicate check.
  */
 #ifndef TACHYON_FMT_ROWS_H
 #define TACHYON_FMT_ROWS_H
 
 #include "fmt_model.h"
 #include "fmt_io.h"
+
+/*
+ * The one-line reason every tool gives when what it was asked for needs
+ * a timeline (a binary log's sample order and timestamps) and an input is
+ * a query result: "tool: FILE: " TFMT_ROWS_NO_TIMESTAMPS.
+ */
+#define TFMT_ROWS_NO_TIMESTAMPS                                                \
+    "ClickHouse rows have no timestamps; a binary log is needed"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +65,8 @@ typedef enum {
     TFMT_ROWS_CHECK_FRAMES = 6,   /* frames.* arrays of unequal length,
                                        or deeper than TFMT_MAX_DEPTH */
     TFMT_ROWS_CHECK_RUN = 7,      /* run columns differ within a run */
-    TFMT_ROWS_CHECK_DUPLICATE = 8 /* (run_id, row) seen before */
+    TFMT_ROWS_CHECK_DUPLICATE = 8 /* (run_id, row) seen before with
+                                     other columns */
 } tfmt_rows_check;
 
 #define TFMT_ROWS_OPTIONS_VERSION 1
@@ -74,6 +92,15 @@ typedef struct tfmt_rows_run {
     uint64_t rows;       /* rows read so far */
     uint64_t samples;    /* their counts, summed */
     uint64_t first_line; /* line of its first row */
+    /* Added in 0.2: */
+    unsigned run_id_version; /* how run_id was made (TFMT_RUN_ID_VERSION
+                                in fmt_bin.h: 0 chosen, 1 tachyon 0.1's
+                                fingerprint, also when the column is
+                                absent; 2 every byte of the log) */
+    uint64_t copies;         /* rows skipped: identical copies of rows
+                                read before (the run loaded again) */
+    uint32_t twin;           /* 1 + index of an earlier run that may be
+                                the same recording (see above), or 0 */
 } tfmt_rows_run;
 
 /* One row. Borrowed until the next tfmt_rows_next or tfmt_rows_free. */

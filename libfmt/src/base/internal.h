@@ -52,6 +52,11 @@ int tfmt__error_at(tfmt_error *err, int code, uint64_t offset, const char *fmt,
 int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what);
 void tfmt__error_clear(tfmt_error *err);
 /*
+ * A reader's error on damaged contents (EFORMAT, ETRUNC, ESCHEMA) that
+ * has no hint yet gets TFMT_HINT_CHECK; others are left as they are.
+ */
+void tfmt__error_hint_check(tfmt_error *err);
+/*
  * The library's error rule: the handle a caller called owns the error, so
  * a handle that failed because a handle it uses failed (a model's reader,
  * a writer's sink) copies that one's error into its own `to`. Should
@@ -159,6 +164,20 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
     x ^= x >> 33;
     return x;
 }
+
+/*
+ * ---- a 128-bit hash of a stream fed in pieces (digest.c) ----
+ * Equal bytes give equal digests however they are cut into updates.
+ */
+typedef struct tfmt_digest {
+    uint64_t acc[4];
+    uint8_t buf[32];
+    size_t buffered;
+    uint64_t total;
+} tfmt_digest;
+void tfmt__digest_init(tfmt_digest *d, uint64_t seed);
+void tfmt__digest_update(tfmt_digest *d, const void *p, size_t n);
+void tfmt__digest_final(const tfmt_digest *d, uint64_t out[2]);
 
 /* ---- frames as keys (model.c): every field, ids compared as ids ---- */
 uint64_t tfmt__frame_hash(const tfmt_frame *f);

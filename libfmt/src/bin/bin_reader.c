@@ -144,11 +144,13 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
                         "unique threads than declared in header (declared "
                         "%u, found at least %zu)",
                         r->fx.info.thread_count, r->nthreads + 1);
-    if (r->nthreads >= r->max_threads)
-        return rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
-                        "thread limit exceeded: more than %u distinct "
-                        "threads",
-                        r->max_threads);
+    if (r->nthreads >= r->max_threads) {
+        rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
+                 "thread limit exceeded: more than %u distinct threads",
+                 r->max_threads);
+        r->err.hint = TFMT_HINT_MAX_THREADS;
+        return TFMT_ELIMIT;
+    }
     if (new_thread(r, tid, interp) != TFMT_OK)
         return rec_fail(r, TFMT_ENOMEM, 0, here(r, rec), "out of memory");
     *out = (uint32_t)r->nthreads - 1;
@@ -211,6 +213,7 @@ int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
     tfmt__tidmap_init(&r->thread_map, a);
     int rc = open_parts(r, src, err);
     if (rc != TFMT_OK) {
+        tfmt__bin_hint(err, src);
         tfmt_bin_free(r);
         return rc;
     }
@@ -266,6 +269,46 @@ void tfmt_bin_fingerprint(const tfmt_bin_reader *r, char out[33])
     }
     snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0],
              (unsigned long long)h[1]);
+}
+
+/* Feed [0, size) of `src` to `d`, a chunk at a time. */
+static int digest_source(tfmt_source *src, uint64_t size, tfmt_digest *d,
+                         const tfmt_allocator *a, tfmt_error *err)
+{
+    const uint8_t *mem = tfmt__source_memory(src, 0, (size_t)size);
+    if (mem) {
+        tfmt__digest_update(d, mem, (size_t)size);
+        return TFMT_OK;
+    }
+    enum { CHUNK = 1 << 20 };
+    uint8_t *buf = tfmt__malloc(a, CHUNK);
+    if (!buf)
+        return tfmt__error(err, TFMT_ENOMEM, "out of memory");
+    int rc = TFMT_OK;
+    for (uint64_t off = 0; off < size && rc == TFMT_OK; off += CHUNK) {
+        size_t n = size - off < CHUNK ? (size_t)(size - off) : CHUNK;
+        rc = tfmt__source_pread(src, buf, n, off, err);
+        if (rc == TFMT_OK)
+            tfmt__digest_update(d, buf, n);
+    }
+    tfmt__free(a, buf);
+    return rc;
+}
+
+int tfmt_bin_run_id(tfmt_bin_reader *r, char out[33])
+{
+    tfmt_digest d;
+    uint64_t h[2];
+    out[0] = '\0';
+    tfmt__digest_init(&d, TFMT_RUN_ID_VERSION);
+    int rc = digest_source(r->stream.src, r->fx.info.file_size, &d, r->alloc,
+                           &r->err);
+    if (rc != TFMT_OK)
+        return rc;
+    tfmt__digest_final(&d, h);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h[0],
+             (unsigned long long)h[1]);
+    return TFMT_OK;
 }
 
 void tfmt_bin_free(tfmt_bin_reader *r)
@@ -676,5 +719,7 @@ int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)
         (r->rep_left > 0 || r->have_pending) ? repeat_batch(r) : next_record(r);
     if (rc == TFMT_OK)
         *out = &r->sample;
+    else if (rc < 0)
+        tfmt__bin_hint(&r->err, NULL);
     return rc;
 }

@@ -138,7 +138,10 @@ static int run_columns(chctx *c)
     const tfmt_profile *p = c->p;
     tfmt_buf *b = &c->head;
     const char *mode = tfmt_mode_name(p->mode);
-    int rc = tfmt__buf_puts(b, ",\"time\":");
+    unsigned idv = run->version >= 2 ? run->run_id_version : 1;
+    int rc = tfmt__buf_puts(b, ",\"run_id_version\":");
+    rc |= tfmt__buf_put_u64(b, idv);
+    rc |= tfmt__buf_puts(b, ",\"time\":");
     rc |= tfmt__buf_put_u64(b, run->time);
     if (rc == TFMT_OK)
         rc = put_labels(b, run, false);

@@ -68,7 +68,7 @@ typedef struct tfmt_rparsed {
     uint64_t seen; /* bit per column id (rows_row.c) */
     tfmt_buf run_id, mode, scratch;
     uint64_t row, thread_id, interpreter_id, status, count;
-    uint64_t interval_us, start_time_us, stack_hash;
+    uint64_t interval_us, start_time_us, stack_hash, run_id_version;
     tfmt_rstrs strs[TFMT_RF_NSTR];
     tfmt_rstrs labels; /* checked, then dropped */
     tfmt_rints ints[TFMT_RF_NINT];
@@ -87,6 +87,11 @@ int tfmt__rows_parse(tfmt_rparsed *r, const tfmt_allocator *a, const char *p,
 size_t tfmt__rparsed_depth(const tfmt_rparsed *r);
 
 /* ---- the reader ---- */
+
+/* A (run, row) seen: the pair + 1 (0: empty slot), its line's hash. */
+typedef struct tfmt_rseen {
+    uint64_t key, content;
+} tfmt_rseen;
 
 typedef struct tfmt_rstring {
     uint64_t off;
@@ -112,8 +117,10 @@ struct tfmt_rows_reader {
     tfmt_rows_run *runs;
     size_t nruns, capruns;
     tfmt_idset run_set;
-    uint64_t *seen; /* (run << 32 | row) + 1; 0: empty slot */
+    tfmt_idset recording_set; /* runs by start time, interval, mode */
+    tfmt_rseen *seen;
     size_t seen_cap, seen_count;
+    uint64_t line_hash; /* the current line's bytes */
 };
 
 /* rows_tables.c: intern into the reader's tables (TFMT_ENOMEM/ELIMIT). */
@@ -124,8 +131,17 @@ int tfmt__rows_intern_frame(tfmt_rows_reader *r, const tfmt_frame *f,
 /* The run of `run_id` (32 bytes), created at `line` when new. */
 int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
                    uint32_t *out, bool *created);
-/* Record (run, row) as seen; *dup is true when it was seen before. */
-int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row, bool *dup);
+/* What a (run, row) pair is: new, a copy of its first line, or not. */
+typedef enum {
+    TFMT_RCOPY_NEW,
+    TFMT_RCOPY_SAME, /* the same bytes as its first line: a double load */
+    TFMT_RCOPY_OTHER /* the pair again with other content */
+} tfmt_rcopy;
+/* Record (run, row) with the hash of its line's bytes. */
+int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
+                    uint64_t content, tfmt_rcopy *out);
+/* Set runs[run].twin to an earlier run of the same recording, if any. */
+int tfmt__rows_twin(tfmt_rows_reader *r, uint32_t run);
 void tfmt__rows_tables_free(tfmt_rows_reader *r);
 
 #endif

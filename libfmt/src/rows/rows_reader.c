@@ -31,6 +31,7 @@ int tfmt_rows_open(tfmt_rows_reader **out, tfmt_source *src,
     tfmt__idset_init(&r->string_set, o.alloc);
     tfmt__idset_init(&r->frame_set, o.alloc);
     tfmt__idset_init(&r->run_set, o.alloc);
+    tfmt__idset_init(&r->recording_set, o.alloc);
     size_t max = o.max_line ? o.max_line : ROWS_MAX_LINE_DEFAULT;
     r->stack = tfmt__calloc(o.alloc, TFMT_MAX_DEPTH, sizeof *r->stack);
     if (!r->stack || tfmt__lines_init(&r->lines, src, o.alloc, max) < 0) {
@@ -130,13 +131,16 @@ static int row_run(tfmt_rows_reader *r, int mode, uint32_t *out)
         run->interval_us = p->interval_us;
         run->start_time_us = p->start_time_us;
         run->mode = mode;
-        return TFMT_OK;
+        run->run_id_version = (unsigned)p->run_id_version;
+        rc = tfmt__rows_twin(r, *out);
+        return rc == TFMT_OK ? TFMT_OK : final(r, rc);
     }
-    const char *what = run->interval_us != p->interval_us ? "interval_us"
-                       : run->start_time_us != p->start_time_us
-                           ? "start_time_us"
-                       : run->mode != mode ? "mode"
-                                           : NULL;
+    const char *what =
+        run->interval_us != p->interval_us         ? "interval_us"
+        : run->start_time_us != p->start_time_us   ? "start_time_us"
+        : run->mode != mode                        ? "mode"
+        : run->run_id_version != p->run_id_version ? "run_id_version"
+                                                   : NULL;
     if (what)
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_RUN,
                        "column '%s' differs from the run's first row "
@@ -185,13 +189,16 @@ static int row_stack(tfmt_rows_reader *r)
     return TFMT_OK;
 }
 
-/* The rules across rows, then the row handed out. */
-static int accept(tfmt_rows_reader *r)
+/*
+ * The rules across rows, then the row handed out; *skip when the row is
+ * an identical copy of one read before (counted in its run's copies).
+ */
+static int accept(tfmt_rows_reader *r, bool *skip)
 {
     const tfmt_rparsed *p = &r->parsed;
     int mode;
     uint32_t run;
-    bool dup;
+    tfmt_rcopy copy;
     if (!hex32(&p->run_id))
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_RANGE,
                        "column 'run_id': not 32 lowercase hex digits");
@@ -205,12 +212,19 @@ static int accept(tfmt_rows_reader *r)
     if (rr->samples > UINT64_MAX - p->count)
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_RANGE,
                        "the run's sample count overflows 64 bits");
-    if (tfmt__rows_seen(r, run, (uint32_t)p->row, &dup) != TFMT_OK)
+    if (tfmt__rows_seen(r, run, (uint32_t)p->row, r->line_hash, &copy) !=
+        TFMT_OK)
         return final(r, TFMT_ENOMEM);
-    if (dup)
+    *skip = copy == TFMT_RCOPY_SAME;
+    if (*skip) {
+        rr->copies++;
+        return TFMT_OK;
+    }
+    if (copy == TFMT_RCOPY_OTHER)
         return bad_row(r, TFMT_ESCHEMA, TFMT_ROWS_CHECK_DUPLICATE,
-                       "row %llu of run %.32s comes twice (the run was "
-                       "loaded twice?)",
+                       "row %llu of run %.32s comes twice with different "
+                       "columns (the run was loaded twice, with other "
+                       "labels or time?)",
                        (unsigned long long)p->row, rr->run_id);
     rc = row_stack(r);
     if (rc != TFMT_OK)
@@ -235,16 +249,13 @@ static bool blank(const char *p, size_t n)
     return true;
 }
 
-int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
+/* Read and check one row: TFMT_OK, TFMT_DONE or an error; *skip set. */
+static int next_row(tfmt_rows_reader *r, bool *skip)
 {
-    if (!r || !out)
-        return TFMT_EINVAL;
-    *out = NULL;
-    if (r->final)
-        return r->final;
     const char *line;
     size_t n;
     int rc;
+    *skip = false;
     do {
         rc = tfmt__lines_next(&r->lines, &line, &n, &r->err);
     } while (rc == TFMT_OK && blank(line, n));
@@ -264,9 +275,28 @@ int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
         return final(r, rc);
     if (rc != TFMT_OK)
         return bad_row(r, TFMT_EFORMAT, c.check, "%s", c.msg);
-    rc = accept(r);
+    r->line_hash = tfmt__hash_bytes(line, n, 0x726f77);
+    return accept(r, skip);
+}
+
+int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
+{
+    if (!r || !out)
+        return TFMT_EINVAL;
+    *out = NULL;
+    if (r->final)
+        return r->final;
+    bool skip;
+    int rc;
+    do {
+        rc = next_row(r, &skip);
+    } while (rc == TFMT_OK && skip);
     if (rc == TFMT_OK)
         *out = &r->row;
+    /* A row's check failed: the other rows may hold more problems. The
+     * source's own failures (check 0) are no row's. */
+    if (rc < 0 && r->err.check != 0)
+        tfmt__error_hint_check(&r->err);
     return rc;
 }
 

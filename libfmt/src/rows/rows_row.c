@@ -13,6 +13,7 @@
 
 typedef enum {
     C_RUN_ID,
+    C_RUN_ID_VERSION,
     C_ROW,
     C_STACK_HASH,
     C_TIME,
@@ -45,6 +46,7 @@ static const struct {
     uint64_t max;
 } columns[NCOLUMNS] = {
     [C_RUN_ID] = {"run_id", T_STRING, 0, 0},
+    [C_RUN_ID_VERSION] = {"run_id_version", T_UINT, 0, UINT8_MAX},
     [C_ROW] = {"row", T_UINT, 0, UINT32_MAX},
     [C_STACK_HASH] = {"stack_hash", T_UINT, 0, UINT64_MAX},
     [C_TIME] = {"time", T_TIME, 0, UINT32_MAX},
@@ -132,6 +134,7 @@ static void reset(tfmt_rparsed *r)
     r->run_id.len = r->mode.len = 0;
     r->row = r->thread_id = r->interpreter_id = r->status = r->count = 0;
     r->interval_us = r->start_time_us = 0;
+    r->run_id_version = 1; /* rows of tachyon 0.1 have no such column */
     for (int i = 0; i < TFMT_RF_NSTR; i++)
         r->strs[i].n = r->strs[i].text.len = 0;
     for (int i = 0; i < TFMT_RF_NINT; i++)
@@ -253,6 +256,7 @@ static uint64_t *uint_target(tfmt_rparsed *r, column col)
 {
     switch (col) {
     case C_ROW: return &r->row;
+    case C_RUN_ID_VERSION: return &r->run_id_version;
     case C_START_TIME: return &r->start_time_us;
     case C_INTERVAL: return &r->interval_us;
     case C_THREAD_ID: return &r->thread_id;

@@ -113,10 +113,10 @@ int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
 }
 
 /* Open addressing on the pair + 1 (0 marks an empty slot). */
-static size_t seen_slot(const uint64_t *t, size_t cap, uint64_t key)
+static size_t seen_slot(const tfmt_rseen *t, size_t cap, uint64_t key)
 {
     size_t i = (size_t)(tfmt__hash_mix(key) & (cap - 1));
-    while (t[i] != 0 && t[i] != key)
+    while (t[i].key != 0 && t[i].key != key)
         i = (i + 1) & (cap - 1);
     return i;
 }
@@ -124,32 +124,74 @@ static size_t seen_slot(const uint64_t *t, size_t cap, uint64_t key)
 static int seen_grow(tfmt_rows_reader *r)
 {
     size_t ncap = r->seen_cap ? r->seen_cap * 2 : 1024;
-    if (ncap > SIZE_MAX / sizeof(uint64_t))
+    if (ncap > SIZE_MAX / sizeof(tfmt_rseen))
         return TFMT_ENOMEM;
-    uint64_t *t = tfmt__calloc(r->alloc, ncap, sizeof *t);
+    tfmt_rseen *t = tfmt__calloc(r->alloc, ncap, sizeof *t);
     if (!t)
         return TFMT_ENOMEM;
     for (size_t i = 0; i < r->seen_cap; i++)
-        if (r->seen[i])
-            t[seen_slot(t, ncap, r->seen[i])] = r->seen[i];
+        if (r->seen[i].key)
+            t[seen_slot(t, ncap, r->seen[i].key)] = r->seen[i];
     tfmt__free(r->alloc, r->seen);
     r->seen = t;
     r->seen_cap = ncap;
     return TFMT_OK;
 }
 
-int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row, bool *dup)
+int tfmt__rows_seen(tfmt_rows_reader *r, uint32_t run, uint32_t row,
+                    uint64_t content, tfmt_rcopy *out)
 {
     uint64_t key = ((uint64_t)run << 32 | row) + 1;
     if ((r->seen_count + 1) * 2 > r->seen_cap && seen_grow(r) != TFMT_OK)
         return TFMT_ENOMEM;
     size_t i = seen_slot(r->seen, r->seen_cap, key);
-    *dup = r->seen[i] == key;
-    if (!*dup) {
-        r->seen[i] = key;
+    if (r->seen[i].key != key) {
+        r->seen[i].key = key;
+        r->seen[i].content = content;
         r->seen_count++;
+        *out = TFMT_RCOPY_NEW;
+    } else {
+        *out =
+            r->seen[i].content == content ? TFMT_RCOPY_SAME : TFMT_RCOPY_OTHER;
     }
     return TFMT_OK;
+}
+
+/* Runs that describe one recording: start time, interval and mode. */
+static uint64_t recording_hash(const tfmt_rows_run *run)
+{
+    uint64_t k[3] = {run->start_time_us, run->interval_us,
+                     (uint64_t)(int64_t)run->mode};
+    return tfmt__hash_bytes(k, sizeof k, RUN_SEED + 1);
+}
+
+/*
+ * Two runs that may be one recording under two run ids: the same start
+ * time, interval and mode, and ids that the same log could have been
+ * given twice. A derived id is the same for the same log, so two
+ * different ids of one version come from two logs (or synthetic logs that
+ * share a start time); ids of two versions (0.1 and 0.2), or two chosen
+ * ones (--run-id random twice), can name one log.
+ */
+static bool recording_eq(const void *ctx, uint32_t id, const void *key)
+{
+    const tfmt_rows_run *a = key;
+    const tfmt_rows_run *b = &((const tfmt_rows_reader *)ctx)->runs[id];
+    return a->start_time_us == b->start_time_us &&
+           a->interval_us == b->interval_us && a->mode == b->mode &&
+           (a->run_id_version != b->run_id_version || a->run_id_version == 0);
+}
+
+int tfmt__rows_twin(tfmt_rows_reader *r, uint32_t run)
+{
+    tfmt_rows_run *x = &r->runs[run];
+    if (x->start_time_us == 0) /* no start time: nothing to tell */
+        return TFMT_OK;
+    uint64_t h = recording_hash(x);
+    uint32_t id = tfmt__idset_find(&r->recording_set, h, x, recording_eq, r);
+    if (id != UINT32_MAX)
+        x->twin = id + 1;
+    return tfmt__idset_insert(&r->recording_set, h, run);
 }
 
 void tfmt__rows_tables_free(tfmt_rows_reader *r)
@@ -161,5 +203,6 @@ void tfmt__rows_tables_free(tfmt_rows_reader *r)
     tfmt__idset_free(&r->frame_set);
     tfmt__free(r->alloc, r->runs);
     tfmt__idset_free(&r->run_set);
+    tfmt__idset_free(&r->recording_set);
     tfmt__free(r->alloc, r->seen);
 }

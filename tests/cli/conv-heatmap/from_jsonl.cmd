@@ -6,7 +6,7 @@
 # export written by tachyon-conv). The one known difference:
 # workload.py:56 is fib(n - 1) + fib(n - 2), two columns of one recursive
 # function on one stack, which an export's per-frame counts cannot tell
-# apart from two calls (the README says so).
+# apart from two calls (docs/formats.md says so).
 check=$TESTDATA/../tests/tools/check_heatmap.py
 for c in single_full repeat_rle suffix_calls pop_push interleaved_threads synthetic_frames workload; do
     echo "== $c"
