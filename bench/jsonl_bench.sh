@@ -81,9 +81,11 @@ row() {
     v=$(best "$4" | cut -d' ' -f1)
     set -- $(best "$name")
     awk -v l="$label" -v c="$1" -v r="$2" -v b="$bytes" -v f="$floor" \
-        -v m="$mult" -v v="$v" 'BEGIN {
-            printf "| %s | %.3f | %.0f | %.2f | %.2f | %.0f |\n", l, c,
-                   m * b / 1e6 / c, c / f, c / v, r / 1024 }'
+        -v m="$mult" -v v="$v" 'function x(a, b) {
+            return b > 0 ? sprintf("%.2f", a / b) : "-" }
+        BEGIN {
+            printf "| %s | %.3f | %s | %s | %s | %.0f |\n", l, c,
+                   x(m * b / 1e6, c), x(c, f), x(c, v), r / 1024 }'
 }
 
 echo "JSONL export of $frames unique frames: $bytes bytes;" \

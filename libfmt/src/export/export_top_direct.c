@@ -27,43 +27,47 @@ typedef struct dtop {
     uint32_t nheap;
 } dtop;
 
-/* Functions are (filename, funcname) id pairs, numbered as first seen. */
+static uint32_t new_function(dtop *t, size_t frame)
+{
+    t->fn_frame[t->nfn] = (uint32_t)frame;
+    return t->nfn++;
+}
+
+/*
+ * Functions are (filename, funcname) id pairs, numbered as first seen. A
+ * name's first function is found through an array over string ids (most
+ * names have one file, and an export's ids come in order: no random
+ * probes); the pairs of a name with other files go to a hash set.
+ */
 static int number_functions(dtop *t)
 {
     const tfmt_profile *p = t->p;
-    tfmt_idset pairs;
-    tfmt__idset_init(&pairs, p->alloc);
-    int rc = tfmt__idset_reserve(&pairs, p->nframes);
+    uint32_t *by_name = tfmt__malloc(p->alloc, (p->nstrings + 1) * 4);
+    if (!by_name)
+        return TFMT_ENOMEM;
+    memset(by_name, 0xff, (p->nstrings + 1) * 4);
+    tfmt_idset others;
+    tfmt__idset_init(&others, p->alloc);
+    int rc = TFMT_OK;
     for (size_t f = 0; f < p->nframes && rc == TFMT_OK; f++) {
         const tfmt_frame *fr = &p->frames[f];
-        uint64_t h =
-            tfmt__hash_mix((uint64_t)fr->filename << 32 | fr->funcname);
-        uint32_t fn = tfmt__idset_find_key(&pairs, h);
+        uint32_t fn = by_name[fr->funcname];
         if (fn == UINT32_MAX) {
-            fn = t->nfn++;
-            t->fn_frame[fn] = (uint32_t)f;
-            rc = tfmt__idset_insert(&pairs, h, fn);
+            fn = by_name[fr->funcname] = new_function(t, f);
+        } else if (p->frames[t->fn_frame[fn]].filename != fr->filename) {
+            uint64_t h =
+                tfmt__hash_mix((uint64_t)fr->filename << 32 | fr->funcname);
+            fn = tfmt__idset_find_key(&others, h);
+            if (fn == UINT32_MAX) {
+                fn = new_function(t, f);
+                rc = tfmt__idset_insert(&others, h, fn);
+            }
         }
         t->ffn[f] = fn;
     }
-    tfmt__idset_free(&pairs);
+    tfmt__idset_free(&others);
+    tfmt__free(p->alloc, by_name);
     return rc;
-}
-
-typedef struct names_key {
-    tfmt_str file, func;
-} names_key;
-
-static bool names_eq(const void *ctx, uint32_t fn, const void *key)
-{
-    const dtop *t = ctx;
-    const names_key *k = key;
-    const tfmt_frame *fr = &t->p->frames[t->fn_frame[fn]];
-    tfmt_str a = tfmt__profile_str(t->p, fr->filename);
-    tfmt_str b = tfmt__profile_str(t->p, fr->funcname);
-    return a.len == k->file.len && b.len == k->func.len &&
-           memcmp(a.ptr, k->file.ptr, a.len) == 0 &&
-           memcmp(b.ptr, k->func.ptr, b.len) == 0;
 }
 
 /* Which functions have a frame an export listed (the frames in use). */
@@ -77,31 +81,78 @@ static uint8_t *used_functions(const dtop *t)
     return used;
 }
 
+static uint64_t names_hash(const dtop *t, uint32_t fn)
+{
+    const tfmt_frame *fr = &t->p->frames[t->fn_frame[fn]];
+    tfmt_str a = tfmt__profile_str(t->p, fr->filename);
+    tfmt_str b = tfmt__profile_str(t->p, fr->funcname);
+    return tfmt__hash_bytes(b.ptr, b.len, tfmt__hash_bytes(a.ptr, a.len, 0));
+}
+
+static bool same_content(const dtop *t, uint32_t f, uint32_t g)
+{
+    const tfmt_frame *x = &t->p->frames[t->fn_frame[f]];
+    const tfmt_frame *y = &t->p->frames[t->fn_frame[g]];
+    return !tfmt__pstr_cmp(t->p, x->filename, y->filename) &&
+           !tfmt__pstr_cmp(t->p, x->funcname, y->funcname);
+}
+
+/*
+ * A set of functions by name content: a slot holds fn + 1, and 8 bits of
+ * its hash beside it (5 bytes a slot, 4/3 slots a function); names are
+ * compared only when those match.
+ */
+typedef struct nameset {
+    uint32_t *slot;
+    uint8_t *tag;
+    size_t cap;
+} nameset;
+
+/* Add fn (hash h); false when a function of the same names is there. */
+static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
+{
+    size_t i = (size_t)(((h & 0xffffffffu) * (uint64_t)s->cap) >> 32);
+    uint8_t tag = (uint8_t)(h >> 56);
+    for (; s->slot[i]; i = i + 1 == s->cap ? 0 : i + 1)
+        if (s->tag[i] == tag && same_content(t, s->slot[i] - 1, fn))
+            return false;
+    s->slot[i] = fn + 1;
+    s->tag[i] = tag;
+    return true;
+}
+
 /*
  * Whether two functions in use have names of equal content (1), or not
- * (0); TFMT_ENOMEM.
+ * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
+ * (interned ones are one id per content). Hashes go a batch at a time,
+ * their slots fetched before any is probed.
  */
 static int same_names(dtop *t)
 {
     const tfmt_profile *p = t->p;
+    if (!p->appended)
+        return TFMT_OK;
     uint8_t *used = used_functions(t);
-    tfmt_idset seen;
-    tfmt__idset_init(&seen, p->alloc);
-    int rc = used ? tfmt__idset_reserve(&seen, t->nfn) : TFMT_ENOMEM;
-    for (uint32_t fn = 0; fn < t->nfn && rc == TFMT_OK; fn++) {
-        if (!used[fn])
-            continue;
-        const tfmt_frame *fr = &p->frames[t->fn_frame[fn]];
-        names_key k = {tfmt__profile_str(p, fr->filename),
-                       tfmt__profile_str(p, fr->funcname)};
-        uint64_t h = tfmt__hash_bytes(k.file.ptr, k.file.len, k.func.len);
-        h = tfmt__hash_bytes(k.func.ptr, k.func.len, h);
-        if (tfmt__idset_find(&seen, h, &k, names_eq, t) != UINT32_MAX)
-            rc = 1;
-        else
-            rc = tfmt__idset_insert(&seen, h, fn);
+    nameset s = {NULL, NULL, (size_t)t->nfn + t->nfn / 3 + 2};
+    s.slot = used ? tfmt__calloc(p->alloc, s.cap, 5) : NULL;
+    if (!s.slot) {
+        tfmt__free(p->alloc, used);
+        return TFMT_ENOMEM;
     }
-    tfmt__idset_free(&seen);
+    s.tag = (uint8_t *)(s.slot + s.cap);
+    int rc = 0;
+    for (uint32_t fn = 0; fn < t->nfn && !rc; fn += 16) {
+        uint64_t h[16];
+        uint32_t n = t->nfn - fn < 16 ? t->nfn - fn : 16;
+        for (uint32_t k = 0; k < n; k++) {
+            h[k] = used[fn + k] ? names_hash(t, fn + k) : 0;
+            __builtin_prefetch(
+                &s.slot[((h[k] & 0xffffffffu) * (uint64_t)s.cap) >> 32]);
+        }
+        for (uint32_t k = 0; k < n && !rc; k++)
+            rc = used[fn + k] && !nameset_add(t, &s, fn + k, h[k]);
+    }
+    tfmt__free(p->alloc, s.slot);
     tfmt__free(p->alloc, used);
     return rc;
 }

@@ -130,30 +130,41 @@ static uint32_t frame_of(const jctx *c, uint32_t id)
  * Assign JSONL string and frame ids in CPython's first-seen order;
  * frames no node uses and no export listed keep TFMT_NO_ID.
  */
+/* Number the strings of the frames JSONL exports listed (direct). */
+static int map_direct(jctx *c)
+{
+    const tfmt_profile *p = c->p;
+    int rc = TFMT_OK;
+    for (size_t i = 0; i < p->naggs && i < p->nframes && rc == TFMT_OK; i++) {
+        if (!p->agg_listed[i])
+            continue;
+        jstring(c, p->frames[i].funcname); /* funcname first */
+        jstring(c, p->frames[i].filename);
+        rc = order_add(c, (uint32_t)i);
+    }
+    return rc;
+}
+
 static int map_frames(jctx *c)
 {
     /* Only frames some call path uses or an export listed: CPython sees
      * no others (frames interned for samples a filter then dropped must
-     * not show). */
+     * not show). Frames of JSONL exports alone (no call tree) differ in
+     * their JSONL keys already (an export has no opcodes, and a frame
+     * without a location is interned as one): no table needed. */
     const tfmt_profile *p = c->p;
+    if (c->direct)
+        return map_direct(c);
     uint8_t *used = tfmt__malloc(p->alloc, p->nframes ? p->nframes : 1);
     if (!used)
         return TFMT_ENOMEM;
     tfmt__profile_used(p, used);
-    /* Frames of JSONL exports alone (no call tree) differ in their JSONL
-     * keys already (an export has no opcodes, and a frame without a
-     * location is interned as one): no table needed. */
     int rc = TFMT_OK;
     for (size_t i = 0; i < p->nframes && rc == TFMT_OK; i++) {
-        if (used[i] && c->direct) {
-            jstring(c, p->frames[i].funcname); /* funcname first */
-            jstring(c, p->frames[i].filename);
-            rc = order_add(c, (uint32_t)i);
-        } else if (used[i]) {
+        if (used[i])
             rc = map_frame(c, i);
-        } else if (!c->direct) {
+        else
             c->jframe[i] = TFMT_NO_ID;
-        }
     }
     tfmt__free(p->alloc, used);
     return rc;

@@ -112,6 +112,8 @@ int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn, void *ctx);
  */
 typedef struct tfmt_jmap {
     const tfmt_allocator *alloc;
+    size_t ident;               /* ids below it map to themselves (and
+                                   nothing else is stored) */
     uint32_t *direct;           /* id -> value, TFMT_IMPORT_UNSET: absent */
     size_t ndirect, direct_cap; /* ids covered, room */
     tfmt_idset spill;           /* other ids -> their index in spill_ids */

@@ -20,6 +20,8 @@
  * cannot make it large: such ids go to the hash set instead, whose slots
  * name their value in a side array. An id lives in one of the two.
  * TFMT_IMPORT_UNSET, which no model gives as an id, marks a free entry.
+ * While the ids 0, 1, 2, ... map to the same numbers (a first export
+ * appended to an empty profile), neither is needed: `ident` counts them.
  */
 #define ABSENT TFMT_IMPORT_UNSET
 #define DIRECT_SLACK 4096
@@ -32,8 +34,6 @@ static bool spilled_eq(const void *ctx, uint32_t k, const void *key)
 
 static uint32_t jmap_spilled(const tfmt_jmap *m, uint32_t id)
 {
-    if (!m->spill.count)
-        return ABSENT;
     uint32_t k =
         tfmt__idset_find(&m->spill, tfmt__hash_mix(id), &id, spilled_eq, m);
     return k == UINT32_MAX ? ABSENT : m->spill_vals[k];
@@ -42,9 +42,30 @@ static uint32_t jmap_spilled(const tfmt_jmap *m, uint32_t id)
 /* The value of id, or ABSENT. */
 static inline uint32_t jmap_get(const tfmt_jmap *m, uint32_t id)
 {
+    if (id < m->ident)
+        return id;
     if (id < m->ndirect)
         return m->direct[id];
-    return jmap_spilled(m, id);
+    return m->spill.count ? jmap_spilled(m, id) : ABSENT;
+}
+
+/*
+ * The first value that is not its id: the ids mapped so far go into the
+ * direct array (the identity was kept without one until then).
+ */
+static int jmap_leave_identity(tfmt_jmap *m)
+{
+    size_t ident = m->ident;
+    if (!ident)
+        return TFMT_OK;
+    m->ident = 0;
+    if (tfmt__grow(m->alloc, (void **)&m->direct, &m->direct_cap, ident,
+                   sizeof *m->direct) < 0)
+        return TFMT_ENOMEM;
+    for (size_t i = 0; i < ident; i++)
+        m->direct[i] = (uint32_t)i;
+    m->ndirect = ident;
+    return TFMT_OK;
 }
 
 /*
@@ -87,6 +108,8 @@ static int jmap_put_slow(tfmt_jmap *m, uint32_t id, uint32_t value)
 {
     if (m->n >= UINT32_MAX - 2)
         return TFMT_ENOMEM;
+    if (m->ident && jmap_leave_identity(m) < 0)
+        return TFMT_ENOMEM;
     if (id >= m->ndirect && jmap_cover(m, (size_t)id + 1) < 0)
         return TFMT_ENOMEM;
     if (id < m->ndirect)
@@ -99,6 +122,14 @@ static int jmap_put_slow(tfmt_jmap *m, uint32_t id, uint32_t value)
 
 static inline int jmap_put(tfmt_jmap *m, uint32_t id, uint32_t value)
 {
+    /* Ids 0, 1, 2, ... given values 0, 1, 2, ...: nothing to keep (ident
+     * equals n only while nothing else was stored). */
+    if (id == m->ident && value == id && m->ident == m->n &&
+        m->n < UINT32_MAX - 2) {
+        m->ident++;
+        m->n++;
+        return TFMT_OK;
+    }
     if (id < m->ndirect && m->n < UINT32_MAX - 2) {
         m->direct[id] = value;
         m->n++;
@@ -172,10 +203,14 @@ static int string_batch(tfmt_jimport *im, const tfmt_jsonl_string *js, size_t n)
     return rc;
 }
 
-/* Ids below this many cover the direct array ahead of a record's puts. */
+/*
+ * Ids below this many cover the direct array ahead of a record's puts
+ * (not while ids map to themselves: the array is not needed then).
+ */
 static void cover_ahead(tfmt_jmap *m, size_t n)
 {
-    (void)jmap_cover(m, m->n + n); /* a failure is met again by jmap_put */
+    if (m->ident != m->n || m->ndirect)
+        (void)jmap_cover(m, m->n + n); /* a failure is met again by put */
 }
 
 static int add_strings(tfmt_jimport *im, const tfmt_jsonl_record *rec)

@@ -343,6 +343,7 @@ int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
         if (rc != TFMT_OK)
             return rc;
     }
+    p->appended = true;
     p->unindexed = true;
     return TFMT_OK;
 }

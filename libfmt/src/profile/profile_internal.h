@@ -171,6 +171,9 @@ struct tfmt_profile {
     bool *tid_seen;            /* per opts.thread_ids entry */
     bool unindexed;            /* string_set and frame_set not built yet
                                   (tfmt__profile_append_*) */
+    bool appended;             /* strings were appended unchecked, so two
+                                  may have equal content (the index keeps
+                                  them apart) */
     tfmt_ptleaf *tleaves;      /* opts.thread_leaves */
     size_t ntleaves, captleaves;
     tfmt_pslot *tleaf_slots; /* open addressing on (thread, node) */
