@@ -28,14 +28,15 @@ set -eu
 build=${1:-build}
 frames=${2:-1050000}
 gen=$build/bench/tachyon-diff-gen
-for x in "$gen" "$build/tools/tachyon-conv" "$build/tools/tachyon-validate"; do
+rusage=$build/bench/tachyon-rusage
+for x in "$gen" "$rusage" "$build/tools/tachyon-conv" \
+    "$build/tools/tachyon-validate"; do
     [ -x "$x" ] || { echo "jsonl_bench: no $x (build first)" >&2; exit 2; }
 done
 if [ -n "${BASE:-}" ] && [ ! -x "$BASE/tools/tachyon-conv" ]; then
     echo "jsonl_bench: no $BASE/tools/tachyon-conv" >&2
     exit 2
 fi
-[ -x /usr/bin/time ] || { echo "jsonl_bench: needs /usr/bin/time" >&2; exit 2; }
 runs=${RUNS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -45,13 +46,15 @@ trap 'rm -rf "$tmp"' EXIT
 rm -f "$tmp/a.bin"
 bytes=$(wc -c <"$tmp/a.jsonl")
 
-# measure NAME CMD...: append "cpu_s rss_kb" of one run to $tmp/NAME.
+# measure NAME CMD...: append "cpu_s rss_kb" of one run to $tmp/NAME
+# (tachyon-rusage: CPU time from wait4, to the microsecond).
 measure() {
     name=$1
     shift
-    /usr/bin/time -f "%U %S %M" -o "$tmp/time" "$@" >/dev/null 2>&1 ||
+    rm -f "$tmp/time"
+    "$rusage" "$tmp/time" "$@" 2>/dev/null ||
         { echo "jsonl_bench: $name failed" >&2; exit 1; }
-    awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$tmp/time" >>"$tmp/$name"
+    awk '{ printf "%.4f %d\n", $1, $3 }' "$tmp/time" >>"$tmp/$name"
 }
 
 # cases PREFIX BUILD: one round of the cases of a build.
@@ -82,7 +85,7 @@ row() {
     set -- $(best "$name")
     awk -v l="$label" -v c="$1" -v r="$2" -v b="$bytes" -v f="$floor" \
         -v m="$mult" -v v="$v" 'function x(a, b) {
-            return b > 0 ? sprintf("%.2f", a / b) : "-" }
+            return b > 0 ? sprintf(a / b < 100 ? "%.2f" : "%.0f", a / b) : "-" }
         BEGIN {
             printf "| %s | %.3f | %s | %s | %s | %.0f |\n", l, c,
                    x(m * b / 1e6, c), x(c, f), x(c, v), r / 1024 }'

@@ -125,20 +125,20 @@ static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
  * Whether two functions in use have names of equal content (1), or not
  * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
  * (interned ones are one id per content). Hashes go a batch at a time,
- * their slots fetched before any is probed.
+ * their slots fetched before any is probed. The set lives in `room`
+ * (the counts' array, not used yet: 8 bytes a function, the set needs
+ * at most 7), which the caller clears afterwards.
  */
-static int same_names(dtop *t)
+static int same_names(dtop *t, void *room)
 {
     const tfmt_profile *p = t->p;
     if (!p->appended)
         return TFMT_OK;
     uint8_t *used = used_functions(t);
-    nameset s = {NULL, NULL, (size_t)t->nfn + t->nfn / 3 + 2};
-    s.slot = used ? tfmt__calloc(p->alloc, s.cap, 5) : NULL;
-    if (!s.slot) {
-        tfmt__free(p->alloc, used);
+    if (!used)
         return TFMT_ENOMEM;
-    }
+    nameset s = {room, NULL, (size_t)t->nfn + t->nfn / 3 + 2};
+    memset(s.slot, 0, s.cap * 5);
     s.tag = (uint8_t *)(s.slot + s.cap);
     int rc = 0;
     for (uint32_t fn = 0; fn < t->nfn && !rc; fn += 16) {
@@ -152,9 +152,29 @@ static int same_names(dtop *t)
         for (uint32_t k = 0; k < n && !rc; k++)
             rc = used[fn + k] && !nameset_add(t, &s, fn + k, h[k]);
     }
-    tfmt__free(p->alloc, s.slot);
     tfmt__free(p->alloc, used);
     return rc;
+}
+
+/*
+ * Self and cumulative counts per function: the exports' totals summed
+ * over its frames, cumulative capped at the exports' samples (as
+ * tfmt__xadd_exports adds them, into counts that start at zero here).
+ */
+static void count(dtop *t)
+{
+    const tfmt_profile *p = t->p;
+    for (size_t f = 0; f < p->naggs && f < p->nframes; f++) {
+        const tfmt_pagg *a = tfmt__profile_agg(p, (uint32_t)f);
+        if (!a)
+            continue;
+        uint32_t fn = t->ffn[f];
+        t->self[fn] = tfmt__sat_add(t->self[fn], a->self);
+        t->cum[fn] = tfmt__sat_add(t->cum[fn], a->cum);
+    }
+    for (uint32_t fn = 0; fn < t->nfn; fn++)
+        if (t->cum[fn] > p->agg_samples)
+            t->cum[fn] = p->agg_samples;
 }
 
 /* Row a comes before row b: self, cumulative, then file and name. */
@@ -263,20 +283,23 @@ int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out)
     t.ffn = tfmt__malloc(p->alloc, n * sizeof *t.ffn);
     t.fn_frame = tfmt__malloc(p->alloc, n * sizeof *t.fn_frame);
     int rc = t.ffn && t.fn_frame ? number_functions(&t) : TFMT_ENOMEM;
-    if (rc == TFMT_OK)
-        rc = same_names(&t);
+    size_t nfn = (size_t)t.nfn + 2; /* room for the name set too */
     if (rc == TFMT_OK) {
-        t.self = tfmt__calloc(p->alloc, t.nfn + 1, sizeof *t.self);
-        t.cum = tfmt__calloc(p->alloc, t.nfn + 1, sizeof *t.cum);
+        t.self = tfmt__malloc(p->alloc, nfn * sizeof *t.self);
+        t.cum = tfmt__malloc(p->alloc, nfn * sizeof *t.cum);
         t.heap = tfmt__malloc(p->alloc,
                               ((size_t)(limit < t.nfn ? limit : t.nfn) + 1) *
                                   sizeof *t.heap);
         rc = t.self && t.cum && t.heap ? TFMT_OK : TFMT_ENOMEM;
     }
     if (rc == TFMT_OK)
-        rc = tfmt__xadd_exports(p, t.ffn, t.nfn, t.self, t.cum);
-    if (rc == TFMT_OK)
+        rc = same_names(&t, t.cum);
+    if (rc == TFMT_OK) {
+        memset(t.self, 0, nfn * sizeof *t.self);
+        memset(t.cum, 0, nfn * sizeof *t.cum);
+        count(&t);
         rc = tfmt__top_header(out, p);
+    }
     if (rc == TFMT_OK)
         rc = put_rows(&t, out, limit);
     dtop_free(&t);
