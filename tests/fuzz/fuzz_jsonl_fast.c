@@ -8,6 +8,9 @@
 #include <stdio.h>
 
 #include "jsonl_compare.h"
+#include "jsonl_ref.h"
+
+static jref ref;
 
 static void check_line(tfmt_jsonl_reader *r, const char *p, size_t n)
 {
@@ -20,7 +23,7 @@ static void check_line(tfmt_jsonl_reader *r, const char *p, size_t n)
         return;
     rcopy c;
     copy_record(&c, &r->rec);
-    int rc = tfmt__jsonl_parse_json(r, p, n);
+    int rc = jref_parse_line(&ref, r, p, n);
     const char *d = rc == TFMT_OK ? differs(&c, &r->rec) : "json-c's verdict";
     if (d) {
         fprintf(stderr, "fuzz_jsonl_fast: %s differs (json-c: %d %s)\n", d, rc,
@@ -35,6 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     tfmt_source *src = NULL;
     tfmt_jsonl_reader *r = NULL;
+    if (!ref.tok && jref_init(&ref) != 0)
+        abort();
     if (tfmt_source_open_memory(&src, "", 0, 0, NULL) != TFMT_OK ||
         tfmt_jsonl_open(&r, src, NULL, NULL) != TFMT_OK)
         abort();

@@ -32,6 +32,10 @@
  *                    arguments, any bytes but NUL: hostile names for the
  *                    heatmap's sources and the text outputs) at line i+1,
  *                    with N * (i + 1) samples of the stack [main, i]
+ *   jsonl-SHAPE-WHERE MIB  an export with one line of MIB MiB: a value of
+ *                    many empty arrays, deep arrays, a long string, many
+ *                    members or numbers, placed where readers skip it, or
+ *                    a big valid record (gen_jsonl_lines.c)
  *
  * usage: gen_hostile CASE OUT [MIB]
  */
@@ -41,6 +45,8 @@
 #include <zstd.h>
 
 #include <tachyon/fmt.h>
+
+#include "gen_jsonl_lines.h"
 
 #define RLE_BLOCK (128u << 10)
 
@@ -309,6 +315,7 @@ int main(int argc, char **argv)
              : !strcmp(c, "table-bomb-zstd") ? whole_bomb(f, mib, 81, 88, 1)
              : !strcmp(c, "region-bomb")     ? region_bomb(f, mib)
              : !strcmp(c, "ignorable")       ? ignorable(f, mib)
+             : gen_jsonl_line(c, f, mib) == 0 ? 0
                                              : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)
         rc = fail("write error");

@@ -211,6 +211,77 @@ def case_ignorable(d):
            "diff 300 MiB of ignorable records")
 
 
+# ---- issue 22, items 6 and 8: no JSONL line costs more than a multiple ----
+
+# What reading one line may cost (docs/limits.md): the line, its decoded
+# strings, its entries and the names of its unknown members, at most
+# LINE_COST times the line; a tool that builds a profile (conv) or flat
+# tables (diff) adds those tables, bounded by what the line defines:
+# TABLES_COST times the line in all. Plus a fixed BASE for the program.
+LINE_COST = 2.5
+TABLES_COST = 4.0
+BASE = 24 * MIB
+
+# A value of about 64 MiB (the line limit) where readers skip it, and
+# big valid records (gen_jsonl_lines.c names them).
+JSONL_LINES = [
+    "arrays-member", "arrays-entry", "arrays-unknown", "deep-member",
+    "deep-entry", "string-member", "escapes-entry", "members-member",
+    "members-names", "numbers-member", "numbers-entry", "strings-record",
+    "value-record", "frames-record",
+]
+
+
+def longest_line(path):
+    with open(path, "rb") as f:
+        return max(len(line) for line in f)
+
+
+def bounded(res, what, cost, line):
+    """Exit 0 and peak RSS within cost * line + BASE."""
+    limit = cost * line + BASE
+    check(res.code == 0, "%s: exit %d; stderr: %s" %
+          (what, res.code, res.err.strip()[:400]))
+    if not SANITIZED:
+        check(res.rss <= limit, "%s: peak RSS %.1f MB, over %.1f MB (%.1f "
+              "times the %.1f MiB line + %d MiB)" %
+              (what, res.rss / MIB, limit / MIB, cost, line / MIB,
+               BASE // MIB))
+    print("ok   %-58s %6.2f s %6.1f MB  %.2f x the line" %
+          (what, res.secs, res.rss / MIB, res.rss / line))
+
+
+def jsonl_line(d, name, mib, small, with_diff):
+    """validate, conv (and diff) on one line; diff reads JSONL with the
+    same reader as the others, so only some lines run it."""
+    path = gen("jsonl-" + name, os.path.join(d, name + ".jsonl"), mib)
+    line = longest_line(path)
+    tables = TABLES_COST if name.endswith("-record") else LINE_COST
+    bounded(run([tool("validate"), path], d), "validate " + name,
+            LINE_COST, line)
+    bounded(run([tool("conv"), "-o", os.devnull, path], d),
+            "conv " + name, tables, line)
+    if with_diff:
+        bounded(run([tool("diff"), small, path], d), "diff " + name,
+                tables, line)
+    os.unlink(path)
+
+
+def case_jsonl_lines(d):
+    """The line of issue 22 (8.4 MB, 2.8 million empty arrays in an
+    unknown member: 426 MB in validate and conv before), then lines at
+    the 64 MiB limit (16 MiB in a sanitizer build) holding many empty
+    arrays, deep arrays, long strings, many members or many numbers, in an
+    unknown member of a known record, in one of its entries or in a
+    record of an unknown type, and big valid records: each costs at most
+    a stated multiple of its length."""
+    small = gen("jsonl-arrays-member", os.path.join(d, "small.jsonl"), 0)
+    jsonl_line(d, "arrays-member", 8, small, True)
+    for name in JSONL_LINES:
+        jsonl_line(d, name, 16 if SANITIZED else 64, small,
+                   name.endswith("-record") or name == "arrays-member")
+
+
 # ---- item 4: interruptions leave nothing behind ----
 
 def temp_exists(d, out, pid, named):
@@ -738,6 +809,7 @@ CASES = {
     "refuse-early": case_refuse_early,
     "bombs": case_bombs,
     "ignorable": case_ignorable,
+    "jsonl-lines": case_jsonl_lines,
     "interrupt": case_interrupt,
     "low": case_low,
     "source-root": case_source_root,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jsonl_compare.h - compare a record of the JSONL fast path with json-c's
- * record of the same line, field by field (test_jsonl_fast and the
- * fuzz_jsonl_fast target). Header-only: every function is static.
+ * jsonl_compare.h - compare two records of the same line field by field:
+ * the fast path's or the in-place path's against json-c's (jsonl_ref.c),
+ * in test_jsonl_fast, test_jsonl_general and the fuzz targets.
+ * Header-only: every function is static.
  */
 #ifndef TFMT_TEST_JSONL_COMPARE_H
 #define TFMT_TEST_JSONL_COMPARE_H
@@ -15,19 +16,23 @@
 /* A deep copy of a record, taken before the next parse reuses arrays. */
 typedef struct rcopy {
     tfmt_jsonl_record rec;
-    char *text[5]; /* type_name, run_id, kind, scope, mode */
-    tfmt_jsonl_string *strings;
-    char **values;
+    tfmt_str text[5]; /* type_name, run_id, kind, scope, mode (copies) */
+    tfmt_jsonl_string *strings; /* values copied */
     tfmt_jsonl_frame *frames;
     tfmt_jsonl_agg *entries;
 } rcopy;
 
-static char *dup_str(tfmt_str s)
+/* A copy of s with its NUL; ptr NULL stays NULL. */
+static tfmt_str dup_str(tfmt_str s)
 {
+    tfmt_str c = {NULL, s.len};
+    if (!s.ptr)
+        return c;
     char *p = malloc(s.len + 1);
-    memcpy(p, s.ptr ? s.ptr : "", s.len);
+    memcpy(p, s.ptr, s.len);
     p[s.len] = '\0';
-    return p;
+    c.ptr = p;
+    return c;
 }
 
 static void *dup_mem(const void *p, size_t n)
@@ -44,11 +49,10 @@ static void copy_record(rcopy *c, const tfmt_jsonl_record *r)
     const tfmt_str *s[5] = {&r->type_name, &r->run_id, &r->kind, &r->scope,
                             &r->mode};
     for (int i = 0; i < 5; i++)
-        c->text[i] = s[i]->ptr ? dup_str(*s[i]) : NULL;
+        c->text[i] = dup_str(*s[i]);
     c->strings = dup_mem(r->strings, r->n_strings * sizeof *r->strings);
-    c->values = calloc(r->n_strings + 1, sizeof *c->values);
     for (size_t i = 0; i < r->n_strings; i++)
-        c->values[i] = dup_str(r->strings[i].value);
+        c->strings[i].value = dup_str(r->strings[i].value);
     c->frames = dup_mem(r->frames, r->n_frames * sizeof *r->frames);
     c->entries = dup_mem(r->entries, r->n_entries * sizeof *r->entries);
 }
@@ -56,20 +60,20 @@ static void copy_record(rcopy *c, const tfmt_jsonl_record *r)
 static void free_copy(rcopy *c)
 {
     for (int i = 0; i < 5; i++)
-        free(c->text[i]);
+        free((char *)c->text[i].ptr);
     for (size_t i = 0; i < c->rec.n_strings; i++)
-        free(c->values[i]);
-    free(c->values);
+        free((char *)c->strings[i].value.ptr);
     free(c->strings);
     free(c->frames);
     free(c->entries);
 }
 
-static bool same_str(const char *copy, tfmt_str s)
+/* Equal bytes, both NUL-terminated (or both absent). */
+static bool same_str(tfmt_str copy, tfmt_str s)
 {
-    if (!copy || !s.ptr)
-        return !copy && !s.ptr;
-    return strlen(copy) == s.len && memcmp(copy, s.ptr, s.len) == 0 &&
+    if (!copy.ptr || !s.ptr)
+        return !copy.ptr && !s.ptr;
+    return copy.len == s.len && memcmp(copy.ptr, s.ptr, s.len) == 0 &&
            s.ptr[s.len] == '\0';
 }
 
@@ -99,7 +103,7 @@ static const char *differs(const rcopy *c, const tfmt_jsonl_record *r)
         return "entry counts";
     for (size_t i = 0; i < r->n_strings; i++)
         if (c->strings[i].id != r->strings[i].id ||
-            !same_str(c->values[i], r->strings[i].value))
+            !same_str(c->strings[i].value, r->strings[i].value))
             return "a string entry";
     for (size_t i = 0; i < r->n_frames; i++)
         if (!same_frame(&c->frames[i], &r->frames[i]))

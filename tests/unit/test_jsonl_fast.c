@@ -11,10 +11,15 @@
 
 #include "harness.h"
 #include "jsonl_compare.h"
+#include "jsonl_ref.h"
+
+static jref ref;
 
 static tfmt_jsonl_reader *new_reader(tfmt_source **src)
 {
     tfmt_jsonl_reader *r = NULL;
+    if (!ref.tok)
+        jref_init(&ref);
     tfmt_source_open_memory(src, "", 0, 0, NULL);
     tfmt_jsonl_open(&r, *src, NULL, NULL);
     return r;
@@ -34,7 +39,7 @@ static int compare_line(tfmt_jsonl_reader *r, const char *p, size_t n,
         return fast;
     rcopy c;
     copy_record(&c, &r->rec);
-    int rc = tfmt__jsonl_parse_json(r, p, n);
+    int rc = jref_parse_line(&ref, r, p, n);
     CHECK(rc == TFMT_OK,
           "%s: accepted by the fast path, json-c says %d "
           "(%s)",

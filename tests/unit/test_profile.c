@@ -240,6 +240,136 @@ TEST(utf8_repair_matches_python)
     }
 }
 
+/* ---- the fast paths of base against plain versions of themselves ---- */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Decimals of every size against printf. */
+TEST(decimals_match_printf)
+{
+    static const uint64_t edges[] = {0,
+                                     9,
+                                     10,
+                                     99,
+                                     100,
+                                     999,
+                                     1000,
+                                     9999,
+                                     10000,
+                                     99999999,
+                                     100000000,
+                                     4294967295u,
+                                     4294967296u,
+                                     9999999999999999999u,
+                                     10000000000000000000u,
+                                     UINT64_MAX};
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < 2000000; i++) {
+        uint64_t v = i < sizeof edges / sizeof *edges
+                         ? edges[i]
+                         : xorshift(&seed) >> (xorshift(&seed) % 64);
+        char a[24], b[24], c[24];
+        *tfmt__fmt_u64(a, v) = '\0';
+        *tfmt__put_dec(b, v) = '\0';
+        snprintf(c, sizeof c, "%llu", (unsigned long long)v);
+        if (strcmp(a, c) || strcmp(b, c)) {
+            CHECK(false, "%s: fmt %s, put_dec %s", c, a, b);
+            return;
+        }
+    }
+}
+
+/*
+ * The JSON escape of one string, a byte at a time from the rules (the
+ * library goes by a table and eight plain bytes at a time).
+ */
+static void plain_escape(tfmt_buf *b, const uint8_t *p, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    tfmt__buf_putc(b, '"');
+    for (size_t i = 0; i < n;) {
+        uint8_t c = p[i];
+        const char *shorts = strchr("\"\\\n\r\t\b\f", c);
+        if (c >= 0x80) {
+            size_t bad = 0, len = tfmt__utf8_seq(p + i, n - i, &bad);
+            uint32_t cp = 0xfffd;
+            if (len) {
+                cp = p[i] & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
+                for (size_t k = 1; k < len; k++)
+                    cp = cp << 6 | (p[i + k] & 0x3f);
+            }
+            uint32_t units[2] = {cp, 0};
+            if (cp >= 0x10000) {
+                units[0] = 0xd800 | (cp - 0x10000) >> 10;
+                units[1] = 0xdc00 | ((cp - 0x10000) & 0x3ff);
+            }
+            for (int u = 0; u < (units[1] ? 2 : 1); u++)
+                tfmt__buf_printf(b, "\\u%04x", (unsigned)units[u]);
+            i += len ? len : bad;
+        } else if (c && shorts) {
+            char e[3] = {'\\', "\"\\nrtbf"[shorts - "\"\\\n\r\t\b\f"], 0};
+            tfmt__buf_puts(b, e);
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            tfmt__buf_printf(b, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+            i++;
+        } else {
+            tfmt__buf_putc(b, (char)c);
+            i++;
+        }
+    }
+    tfmt__buf_putc(b, '"');
+}
+
+/* Whether p is valid UTF-8, a sequence at a time (no ASCII words). */
+static bool plain_valid(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0, bad; i < n;) {
+        size_t len = tfmt__utf8_seq(p + i, n - i, &bad);
+        if (!len)
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Random strings, mostly plain runs of every length, against both. */
+TEST(escape_and_utf8_check_match_plain_versions)
+{
+    static const uint8_t odd[] = {
+        '"',  '\\', '\n', 0x01, 0x1f, 0x7f, 0x00, 0xc3, 0xa9, 0xe2, 0x82, 0xac,
+        0xf0, 0x9f, 0x98, 0x80, 0xff, 0xed, 0xa0, 0x80, 0x20, '~',  0x80, 0xbf};
+    uint64_t seed = 0x2545f4914f6cdd1du;
+    for (size_t t = 0; t < 200000; t++) {
+        uint8_t s[48];
+        size_t n = xorshift(&seed) % sizeof s;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = xorshift(&seed);
+            s[i] =
+                r % 8 ? (uint8_t)(' ' + r / 8 % 95) : odd[r / 8 % sizeof odd];
+        }
+        tfmt_buf a, b;
+        tfmt__buf_init(&a, NULL);
+        tfmt__buf_init(&b, NULL);
+        tfmt__json_put_string(&a, (const char *)s, n);
+        plain_escape(&b, s, n);
+        bool same = a.len == b.len && !memcmp(a.data, b.data, a.len);
+        bool valid = tfmt__utf8_valid((const char *)s, n) == plain_valid(s, n);
+        CHECK(same && valid, "string %zu: %.*s against %.*s, valid %d", t,
+              (int)a.len, a.data, (int)b.len, b.data, valid);
+        tfmt__buf_free(&a);
+        tfmt__buf_free(&b);
+        if (!same || !valid)
+            return;
+    }
+}
+
 TEST(intern_string_repairs_and_dedups)
 {
     tfmt_profile *p;
@@ -1171,6 +1301,8 @@ TEST(failing_allocations)
 }
 
 TESTS(TCASE(json_escape_matches_python), TCASE(utf8_repair_matches_python),
+      TCASE(decimals_match_printf),
+      TCASE(escape_and_utf8_check_match_plain_versions),
       TCASE(intern_string_repairs_and_dedups), TCASE(small_profile_jsonl),
       TCASE(small_profile_collapsed), TCASE(tree_walk_visits_parents_first),
       TCASE(empty_profile), TCASE(jsonl_skips_unused_frames),

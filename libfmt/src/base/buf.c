@@ -21,6 +21,8 @@ void tfmt__buf_free(tfmt_buf *b)
 
 int tfmt__buf_reserve(tfmt_buf *b, size_t extra)
 {
+    if (extra <= b->cap - b->len)
+        return TFMT_OK;
     if (extra > SIZE_MAX - b->len)
         return TFMT_ENOMEM;
     return tfmt__grow(b->alloc, (void **)&b->data, &b->cap, b->len + extra, 1);
@@ -61,15 +63,38 @@ int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...)
     return TFMT_OK;
 }
 
+/* "00" to "99" (tfmt__fmt_u32 in internal.h). */
+const char tfmt__digit_pairs[200] = "00010203040506070809"
+                                    "10111213141516171819"
+                                    "20212223242526272829"
+                                    "30313233343536373839"
+                                    "40414243444546474849"
+                                    "50515253545556575859"
+                                    "60616263646566676869"
+                                    "70717273747576777879"
+                                    "80818283848586878889"
+                                    "90919293949596979899";
+
+char *tfmt__fmt_u64(char *o, uint64_t v)
+{
+    if (v <= UINT32_MAX)
+        return tfmt__fmt_u32(o, (uint32_t)v);
+    /* The top digits, then the last eight (two 4-digit halves). */
+    uint64_t hi = v / 100000000;
+    uint32_t lo = (uint32_t)(v % 100000000);
+    o = tfmt__fmt_u64(o, hi);
+    uint32_t a = lo / 10000, b = lo % 10000;
+    tfmt__fmt_four(o, a);
+    tfmt__fmt_four(o + 4, b);
+    return o + 8;
+}
+
 int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v)
 {
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return tfmt__buf_put(b, tmp + sizeof tmp - n, n);
+    if (tfmt__buf_reserve(b, 20) != TFMT_OK)
+        return TFMT_ENOMEM;
+    b->len = (size_t)(tfmt__fmt_u64(b->data + b->len, v) - b->data);
+    return TFMT_OK;
 }
 
 int tfmt__buf_put_i64(tfmt_buf *b, int64_t v)

@@ -79,7 +79,69 @@ int tfmt__buf_put(tfmt_buf *b, const void *p, size_t n);
 int tfmt__buf_putc(tfmt_buf *b, char c);
 int tfmt__buf_puts(tfmt_buf *b, const char *s);
 int tfmt__buf_printf(tfmt_buf *b, const char *fmt, ...) TFMT_PRINTF(2, 3);
-int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v);    /* decimal */
+int tfmt__buf_put_u64(tfmt_buf *b, uint64_t v); /* decimal */
+/*
+ * v in decimal at o (at most 20 bytes); returns the end. Below 2^32 the
+ * inline tfmt__fmt_u32 does it: a head of 1-4 digits, then groups of four
+ * (two digits at a time from tfmt__digit_pairs).
+ */
+char *tfmt__fmt_u64(char *o, uint64_t v);
+extern const char tfmt__digit_pairs[200];
+
+static inline void tfmt__fmt_pair(char *o, uint32_t v)
+{
+    memcpy(o, tfmt__digit_pairs + 2 * v, 2);
+}
+
+/* v (below 10000) in exactly four digits. */
+static inline void tfmt__fmt_four(char *o, uint32_t v)
+{
+    tfmt__fmt_pair(o, v / 100);
+    tfmt__fmt_pair(o + 2, v % 100);
+}
+
+/* v below 10000, without leading zeros. */
+static inline char *tfmt__fmt_head(char *o, uint32_t v)
+{
+    if (v < 10) {
+        *o = (char)('0' + v);
+        return o + 1;
+    }
+    if (v < 100) {
+        tfmt__fmt_pair(o, v);
+        return o + 2;
+    }
+    if (v < 1000) {
+        *o = (char)('0' + v / 100);
+        tfmt__fmt_pair(o + 1, v % 100);
+        return o + 3;
+    }
+    tfmt__fmt_four(o, v);
+    return o + 4;
+}
+
+static inline char *tfmt__fmt_u32(char *o, uint32_t v)
+{
+    if (v < 10000)
+        return tfmt__fmt_head(o, v);
+    if (v < 100000000) {
+        o = tfmt__fmt_head(o, v / 10000);
+        tfmt__fmt_four(o, v % 10000);
+        return o + 4;
+    }
+    o = tfmt__fmt_head(o, v / 100000000);
+    tfmt__fmt_four(o, (v / 10000) % 10000);
+    tfmt__fmt_four(o + 4, v % 10000);
+    return o + 8;
+}
+
+/* The same for any v, inline below 2^32 (ids and most counts). */
+static inline char *tfmt__put_dec(char *o, uint64_t v)
+{
+    if (v <= UINT32_MAX)
+        return tfmt__fmt_u32(o, (uint32_t)v);
+    return tfmt__fmt_u64(o, v);
+}
 int tfmt__buf_put_i64(tfmt_buf *b, int64_t v);     /* decimal */
 int tfmt__buf_put_varint(tfmt_buf *b, uint64_t v); /* LEB128 */
 

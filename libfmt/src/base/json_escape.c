@@ -48,6 +48,14 @@ bool tfmt__utf8_valid(const char *s, size_t n)
     const uint8_t *p = (const uint8_t *)s;
     size_t i = 0;
     while (i < n) {
+        if (n - i >= 8) { /* ASCII eight bytes at a time */
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(w & 0x8080808080808080u)) {
+                i += 8;
+                continue;
+            }
+        }
         if (p[i] < 0x80) {
             i++;
             continue;
@@ -83,18 +91,6 @@ int tfmt__utf8_repair(tfmt_buf *out, const char *s, size_t n)
         }
     }
     return TFMT_OK;
-}
-
-/* 0: copy as is; 1: short escape; 2: \u00xx; 3: non-ASCII. */
-static uint8_t ascii_class(uint8_t c)
-{
-    if (c >= 0x80)
-        return 3;
-    if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' ||
-        c == '\b' || c == '\f')
-        return 1;
-    /* Python escapes everything outside ' '..'~', DEL included. */
-    return (c < 0x20 || c == 0x7f) ? 2 : 0;
 }
 
 static char *put_u4(char *o, uint32_t u)
@@ -146,18 +142,67 @@ static char *escape_multibyte(char *o, const uint8_t *p, size_t n, size_t *used)
     return put_u4(o, 0xdc00 | (cp & 0x3ff));
 }
 
-int tfmt__json_put_string(tfmt_buf *out, const char *s, size_t n)
+/*
+ * The class of every byte: 0 copied as is, 1 a short escape (\" \\ \n \r
+ * \t \b \f), 2 \u00xx (the other controls and DEL: Python escapes all
+ * outside ' '..'~'), 3 the start of a non-ASCII sequence.
+ */
+/* clang-format off */
+static const uint8_t byte_class[256] = {
+    2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 2, 2, /* 0x00 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x10 */
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x30 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x50 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x60 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, /* 0x70 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0x80 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0x90 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xa0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xb0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xc0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xd0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xe0 */
+    3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, /* 0xf0 */
+};
+/* clang-format on */
+
+#define ONES 0x0101010101010101u
+#define HIGHS 0x8080808080808080u
+
+/*
+ * Whether none of the 8 bytes in w needs escaping: no byte below 0x20,
+ * none from 0x7f up, no '"' and no '\\' (the classic "has a byte less
+ * than" and "has a zero byte" tests; exact as to whether there is one).
+ */
+static bool plain8(uint64_t w)
 {
-    /* Worst case: every byte becomes a 6-byte escape, plus the quotes. */
-    if (n > (SIZE_MAX - 2) / 6 || tfmt__buf_reserve(out, n * 6 + 2))
-        return TFMT_ENOMEM;
+    uint64_t low = (w - ONES * 0x20) & ~w;
+    uint64_t high = (w + ONES * 0x01) | w;
+    uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+    uint64_t quote = (q - ONES) & ~q, bslash = (b - ONES) & ~b;
+    return !((low | high | quote | bslash) & HIGHS);
+}
+
+char *tfmt__json_put_raw(char *o, const char *s, size_t n)
+{
     const uint8_t *p = (const uint8_t *)s;
-    char *o = out->data + out->len;
     *o++ = '"';
     size_t i = 0;
     while (i < n) {
+        if (n - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (plain8(w)) {
+                memcpy(o, &w, 8);
+                o += 8;
+                i += 8;
+                continue;
+            }
+        }
         uint8_t c = p[i];
-        uint8_t k = ascii_class(c);
+        uint8_t k = byte_class[c];
         if (k == 0) {
             *o++ = (char)c;
             i++;
@@ -175,6 +220,15 @@ int tfmt__json_put_string(tfmt_buf *out, const char *s, size_t n)
         }
     }
     *o++ = '"';
+    return o;
+}
+
+int tfmt__json_put_string(tfmt_buf *out, const char *s, size_t n)
+{
+    /* Worst case: every byte becomes a 6-byte escape, plus the quotes. */
+    if (n > (SIZE_MAX - 2) / 6 || tfmt__buf_reserve(out, n * 6 + 2))
+        return TFMT_ENOMEM;
+    char *o = tfmt__json_put_raw(out->data + out->len, s, n);
     out->len = (size_t)(o - out->data);
     return TFMT_OK;
 }

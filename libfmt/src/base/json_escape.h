@@ -33,4 +33,7 @@ int tfmt__utf8_repair(tfmt_buf *out, const char *s, size_t n);
  */
 int tfmt__json_put_string(tfmt_buf *out, const char *s, size_t n);
 
+/* The same at o, which has room for n * 6 + 2 bytes; returns the end. */
+char *tfmt__json_put_raw(char *o, const char *s, size_t n);
+
 #endif

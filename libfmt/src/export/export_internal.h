@@ -136,6 +136,22 @@ tfmt_str tfmt__pstr_basename(const tfmt_profile *p, uint32_t id);
 typedef int (*tfmt_text_flush)(void *ctx, tfmt_buf *text);
 int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
                    tfmt_buf *out, tfmt_text_flush flush, void *ctx);
+/* The pieces of the top table (export_top.c). */
+#define TFMT_TOP_COLUMNS                                                       \
+    "  self%       self  cumul%      cumul  function  file\n"
+int tfmt__top_header(tfmt_buf *out, const tfmt_profile *p);
+int tfmt__top_row(tfmt_buf *out, const tfmt_profile *p, const tfmt_frame *names,
+                  uint64_t self, uint64_t cum, uint64_t total);
+/*
+ * The whole-profile table of a profile without a call tree, rows picked
+ * by selection (export_top_direct.c). Returns TFMT_OK, 1 when it leaves
+ * the profile to tfmt__top_text's content walk (nothing appended), or
+ * TFMT_ENOMEM.
+ */
+int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out);
+/* The same by walking every frame in content order (any profile). */
+int tfmt__top_walk(tfmt_profile *p, const tfmt_export_options *opts,
+                   tfmt_buf *out, tfmt_text_flush flush, void *ctx);
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded);
 

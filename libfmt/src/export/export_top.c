@@ -78,25 +78,31 @@ static int row_cmp(const void *va, const void *vb)
     return a->f < b->f ? -1 : a->f > b->f; /* ids are in content order */
 }
 
-static int put_row(tctx *c, uint32_t f, uint64_t total)
+int tfmt__top_row(tfmt_buf *out, const tfmt_profile *p, const tfmt_frame *names,
+                  uint64_t self, uint64_t cum, uint64_t total)
 {
-    const tfmt_frame *fr = &c->p->frames[c->fn_frame[f]];
-    tfmt_str fn = tfmt__profile_str(c->p, fr->funcname);
-    tfmt_str file = tfmt__profile_str(c->p, fr->filename);
-    double d = total ? 100.0 * (double)c->self[f] / (double)total : 0;
-    double k = total ? 100.0 * (double)c->cum[f] / (double)total : 0;
+    tfmt_str fn = tfmt__profile_str(p, names->funcname);
+    tfmt_str file = tfmt__profile_str(p, names->filename);
+    double d = total ? 100.0 * (double)self / (double)total : 0;
+    double k = total ? 100.0 * (double)cum / (double)total : 0;
     /* names as inert text: a newline or an escape sequence in a name
      * neither forges a row nor reaches the terminal */
-    int rc = tfmt__buf_printf(&c->out, "%6.1f%% %10llu %6.1f%% %10llu  ", d,
-                              (unsigned long long)c->self[f], k,
-                              (unsigned long long)c->cum[f]);
+    int rc = tfmt__buf_printf(out, "%6.1f%% %10llu %6.1f%% %10llu  ", d,
+                              (unsigned long long)self, k,
+                              (unsigned long long)cum);
     if (rc == TFMT_OK)
-        rc = tfmt__text_put(&c->out, fn.ptr, fn.len, TFMT_TEXT_PLAIN);
+        rc = tfmt__text_put(out, fn.ptr, fn.len, TFMT_TEXT_PLAIN);
     if (rc == TFMT_OK)
-        rc = tfmt__buf_puts(&c->out, "  ");
+        rc = tfmt__buf_puts(out, "  ");
     if (rc == TFMT_OK)
-        rc = tfmt__text_put(&c->out, file.ptr, file.len, TFMT_TEXT_PLAIN);
-    return rc == TFMT_OK ? tfmt__buf_putc(&c->out, '\n') : rc;
+        rc = tfmt__text_put(out, file.ptr, file.len, TFMT_TEXT_PLAIN);
+    return rc == TFMT_OK ? tfmt__buf_putc(out, '\n') : rc;
+}
+
+static int put_row(tctx *c, uint32_t f, uint64_t total)
+{
+    return tfmt__top_row(&c->out, c->p, &c->p->frames[c->fn_frame[f]],
+                         c->self[f], c->cum[f], total);
 }
 
 static int put_table(tctx *c, uint64_t total, uint32_t limit)
@@ -110,8 +116,7 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
         }
     }
     qsort(c->rows, n, sizeof *c->rows, row_cmp);
-    int rc = tfmt__buf_puts(&c->out, "  self%       self  cumul%"
-                                     "      cumul  function  file\n");
+    int rc = tfmt__buf_puts(&c->out, TFMT_TOP_COLUMNS);
     for (uint32_t i = 0; i < n && i < limit && rc == TFMT_OK; i++)
         rc = put_row(c, c->rows[i].f, total);
     if (rc == TFMT_OK && n > limit)
@@ -123,16 +128,15 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
  * "N samples, T threads, interval I us", and a line on the samples of
  * JSONL exports, which have no threads and no stacks.
  */
-static int put_header(tctx *c)
+int tfmt__top_header(tfmt_buf *out, const tfmt_profile *p)
 {
-    const tfmt_profile *p = c->p;
-    int rc = tfmt__buf_printf(&c->out,
+    int rc = tfmt__buf_printf(out,
                               "%llu samples, %zu threads, "
                               "interval %llu us\n",
                               (unsigned long long)p->samples_total, p->nthreads,
                               (unsigned long long)p->interval_us);
     if (rc == TFMT_OK && p->agg_inputs)
-        rc = tfmt__buf_printf(&c->out,
+        rc = tfmt__buf_printf(out,
                               "%llu of them from JSONL exports, "
                               "without threads or stacks: their cumulative "
                               "counts are sums over each function's lines, "
@@ -147,7 +151,7 @@ static int put_all(tctx *c, const tfmt_export_options *o, tfmt_text_flush flush,
     const tfmt_profile *p = c->p;
     uint32_t limit = o && o->top_n ? o->top_n : 20;
     uint64_t total = p->samples_total;
-    int rc = put_header(c);
+    int rc = tfmt__top_header(&c->out, p);
     uint64_t *self = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *self);
     uint64_t *cum = tfmt__calloc(p->alloc, c->nfn + 1, sizeof *cum);
     if (!self || !cum)
@@ -198,6 +202,18 @@ int tfmt__top_text(tfmt_profile *p, const tfmt_export_options *opts,
 {
     if (opts && opts->per_thread && tfmt__xneed_views(p) != TFMT_OK)
         return TFMT_EINVAL;
+    if (p->nnodes == 0 && !(opts && opts->per_thread)) {
+        int rc =
+            tfmt__top_direct(p, opts && opts->top_n ? opts->top_n : 20, out);
+        if (rc != 1)
+            return rc;
+    }
+    return tfmt__top_walk(p, opts, out, flush, ctx);
+}
+
+int tfmt__top_walk(tfmt_profile *p, const tfmt_export_options *opts,
+                   tfmt_buf *out, tfmt_text_flush flush, void *ctx)
+{
     tctx c;
     memset(&c, 0, sizeof c);
     c.p = p;

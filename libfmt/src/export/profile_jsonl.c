@@ -37,7 +37,8 @@ typedef struct jctx {
      * per-frame tables but `order`).
      */
     bool direct;
-    uint32_t *order; /* direct: JSONL frame id -> profile frame */
+    uint32_t *order; /* direct: JSONL frame id -> profile frame, or NULL
+                        while they are equal (order_add) */
     uint32_t nkeys;
     tfmt_idset set;
     uint64_t *self, *cum; /* per JSONL frame */
@@ -99,33 +100,71 @@ static int map_frame(jctx *c, size_t i)
 }
 
 /*
+ * The next JSONL frame is profile frame i (direct). While they are the
+ * same numbers, as when an export lists every frame it defines, no table
+ * is kept; the first frame left out starts one.
+ */
+static int order_add(jctx *c, uint32_t i)
+{
+    if (!c->order && i != c->nkeys) {
+        size_t nf = c->p->nframes ? c->p->nframes : 1;
+        c->order = tfmt__malloc(c->p->alloc, nf * sizeof *c->order);
+        if (!c->order)
+            return TFMT_ENOMEM;
+        for (uint32_t k = 0; k < c->nkeys; k++)
+            c->order[k] = k;
+    }
+    if (c->order)
+        c->order[c->nkeys] = i;
+    c->nkeys++;
+    return TFMT_OK;
+}
+
+/* The profile frame of JSONL frame `id` (direct). */
+static uint32_t frame_of(const jctx *c, uint32_t id)
+{
+    return c->order ? c->order[id] : id;
+}
+
+/*
  * Assign JSONL string and frame ids in CPython's first-seen order;
  * frames no node uses and no export listed keep TFMT_NO_ID.
  */
+/* Number the strings of the frames JSONL exports listed (direct). */
+static int map_direct(jctx *c)
+{
+    const tfmt_profile *p = c->p;
+    int rc = TFMT_OK;
+    for (size_t i = 0; i < p->naggs && i < p->nframes && rc == TFMT_OK; i++) {
+        if (!p->agg_listed[i])
+            continue;
+        jstring(c, p->frames[i].funcname); /* funcname first */
+        jstring(c, p->frames[i].filename);
+        rc = order_add(c, (uint32_t)i);
+    }
+    return rc;
+}
+
 static int map_frames(jctx *c)
 {
     /* Only frames some call path uses or an export listed: CPython sees
      * no others (frames interned for samples a filter then dropped must
-     * not show). */
+     * not show). Frames of JSONL exports alone (no call tree) differ in
+     * their JSONL keys already (an export has no opcodes, and a frame
+     * without a location is interned as one): no table needed. */
     const tfmt_profile *p = c->p;
+    if (c->direct)
+        return map_direct(c);
     uint8_t *used = tfmt__malloc(p->alloc, p->nframes ? p->nframes : 1);
     if (!used)
         return TFMT_ENOMEM;
     tfmt__profile_used(p, used);
-    /* Frames of JSONL exports alone (no call tree) differ in their JSONL
-     * keys already (an export has no opcodes, and a frame without a
-     * location is interned as one): no table needed. */
     int rc = TFMT_OK;
     for (size_t i = 0; i < p->nframes && rc == TFMT_OK; i++) {
-        if (used[i] && c->direct) {
-            jkey k;
-            make_key(c, &p->frames[i], &k); /* numbers its strings */
-            c->order[c->nkeys++] = (uint32_t)i;
-        } else if (used[i]) {
+        if (used[i])
             rc = map_frame(c, i);
-        } else if (!c->direct) {
+        else
             c->jframe[i] = TFMT_NO_ID;
-        }
     }
     tfmt__free(p->alloc, used);
     return rc;
@@ -171,26 +210,13 @@ static int aggregate(jctx *c)
 
 #define LIT(o, s) (memcpy((o), (s), sizeof(s) - 1), (o) + sizeof(s) - 1)
 
-static char *put_u64(char *o, uint64_t v)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *o++ = tmp[--n];
-    return o;
-}
-
 static char *put_i64(char *o, int64_t v)
 {
     if (v < 0) {
         *o++ = '-';
-        return put_u64(o, (uint64_t)0 - (uint64_t)v);
+        return tfmt__put_dec(o, (uint64_t)0 - (uint64_t)v);
     }
-    return put_u64(o, (uint64_t)v);
+    return tfmt__put_dec(o, (uint64_t)v);
 }
 
 /* Make room for `n` more bytes, flushing first when the buffer is big. */
@@ -211,22 +237,35 @@ static void commit(jctx *c, char *o)
     c->out.len = (size_t)(o - c->out.data);
 }
 
-/* {"type":"<type>","v":0,"run_id":"<run_id>" */
-static int head(jctx *c, const char *type)
+/* The most a JSON string of n bytes takes, quotes included. */
+static size_t json_size(size_t n)
 {
-    if (tfmt__buf_puts(&c->out, "{\"type\":\"") != TFMT_OK ||
-        tfmt__buf_puts(&c->out, type) != TFMT_OK ||
-        tfmt__buf_puts(&c->out, "\",\"v\":0,\"run_id\":") != TFMT_OK ||
-        tfmt__json_put_string(&c->out, c->run_id, strlen(c->run_id)))
-        return TFMT_ENOMEM;
-    return TFMT_OK;
+    return n * 6 + 2;
+}
+
+/* {"type":"<type>","v":0,"run_id":"<run_id>" */
+static char *head(jctx *c, char *o, const char *type)
+{
+    o = LIT(o, "{\"type\":\"");
+    size_t n = strlen(type);
+    memcpy(o, type, n);
+    o = LIT(o + n, "\",\"v\":0,\"run_id\":");
+    return tfmt__json_put_raw(o, c->run_id, strlen(c->run_id));
+}
+
+static size_t head_size(const jctx *c, const char *type)
+{
+    return 48 + strlen(type) + json_size(strlen(c->run_id));
 }
 
 static int put_meta(jctx *c)
 {
     const tfmt_profile *p = c->p;
-    if (head(c, "meta") != TFMT_OK ||
-        tfmt__buf_puts(&c->out, ",\"sample_interval_usec\":") != TFMT_OK ||
+    char *o = room(c, head_size(c, "meta"));
+    if (!o)
+        return TFMT_ENOMEM;
+    commit(c, head(c, o, "meta"));
+    if (tfmt__buf_puts(&c->out, ",\"sample_interval_usec\":") != TFMT_OK ||
         tfmt__buf_put_u64(&c->out, p->interval_us) != TFMT_OK)
         return TFMT_ENOMEM;
     if (p->mode != TFMT_MODE_UNKNOWN) {
@@ -244,36 +283,51 @@ static int put_meta(jctx *c)
     return tfmt__buf_puts(&c->out, "}\n");
 }
 
-static int put_string(jctx *c, uint32_t id)
+static size_t string_size(const jctx *c, uint32_t id)
 {
-    char *o = room(c, 48);
-    if (!o)
-        return TFMT_ENOMEM;
-    o = LIT(o, "{\"str_id\":");
-    o = put_u64(o, id);
-    o = LIT(o, ",\"value\":");
-    commit(c, o);
-    tfmt_str s = tfmt__profile_str(c->p, c->strs[id]);
-    if (tfmt__json_put_string(&c->out, s.ptr, s.len) != TFMT_OK)
-        return TFMT_ENOMEM;
-    return tfmt__buf_putc(&c->out, '}');
+    return 40 + json_size(tfmt__profile_str(c->p, c->strs[id]).len);
 }
 
-static int put_frame(jctx *c, uint32_t id)
+static char *put_string(jctx *c, char *o, uint32_t id)
+{
+    o = LIT(o, "{\"str_id\":");
+    o = tfmt__put_dec(o, id);
+    o = LIT(o, ",\"value\":");
+    tfmt_str s = tfmt__profile_str(c->p, c->strs[id]);
+    o = tfmt__json_put_raw(o, s.ptr, s.len);
+    *o++ = '}';
+    return o;
+}
+
+/* The most a frame entry and an agg entry take. */
+#define FRAME_SIZE (96 + 7 * 20)
+#define AGG_SIZE (40 + 3 * 20)
+
+/* The key of a profile frame whose strings map_frames numbered. */
+static void numbered_key(const jctx *c, const tfmt_frame *f, jkey *k)
+{
+    int32_t line, end_line, col, end_col;
+    tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
+    k->func = c->jstr[f->funcname];
+    k->path = c->jstr[f->filename];
+    k->line = line;
+    k->end_line = end_line > 0 ? end_line : 0;
+    k->col = col >= 0 ? col : -1;
+    k->end_col = end_col >= 0 ? end_col : -1;
+}
+
+static char *put_frame(jctx *c, char *o, uint32_t id)
 {
     jkey direct;
     if (c->direct)
-        make_key(c, &c->p->frames[c->order[id]], &direct);
+        numbered_key(c, &c->p->frames[frame_of(c, id)], &direct);
     const jkey *k = c->direct ? &direct : &c->keys[id];
-    char *o = room(c, 192);
-    if (!o)
-        return TFMT_ENOMEM;
     o = LIT(o, "{\"frame_id\":");
-    o = put_u64(o, id);
+    o = tfmt__put_dec(o, id);
     o = LIT(o, ",\"path_str_id\":");
-    o = put_u64(o, k->path);
+    o = tfmt__put_dec(o, k->path);
     o = LIT(o, ",\"func_str_id\":");
-    o = put_u64(o, k->func);
+    o = tfmt__put_dec(o, k->func);
     o = LIT(o, ",\"line\":");
     o = put_i64(o, k->line);
     if (k->end_line > 0) {
@@ -289,20 +343,16 @@ static int put_frame(jctx *c, uint32_t id)
         o = put_i64(o, k->end_col);
     }
     *o++ = '}';
-    commit(c, o);
-    return TFMT_OK;
+    return o;
 }
 
-static int put_agg(jctx *c, uint32_t id)
+static char *put_agg(jctx *c, char *o, uint32_t id)
 {
-    char *o = room(c, 96);
-    if (!o)
-        return TFMT_ENOMEM;
     o = LIT(o, "{\"frame_id\":");
-    o = put_u64(o, id);
+    o = tfmt__put_dec(o, id);
     uint64_t self, cum;
     if (c->direct) {
-        const tfmt_pagg *a = &c->p->aggs[c->order[id]];
+        const tfmt_pagg *a = &c->p->aggs[frame_of(c, id)];
         self = a->self;
         cum = a->cum < c->p->agg_samples ? a->cum : c->p->agg_samples;
     } else {
@@ -310,60 +360,72 @@ static int put_agg(jctx *c, uint32_t id)
         cum = c->cum[id];
     }
     o = LIT(o, ",\"self\":");
-    o = put_u64(o, self);
+    o = tfmt__put_dec(o, self);
     o = LIT(o, ",\"cumulative\":");
-    o = put_u64(o, cum);
+    o = tfmt__put_dec(o, cum);
     *o++ = '}';
-    commit(c, o);
-    return TFMT_OK;
+    return o;
 }
 
-typedef int (*put_fn)(jctx *c, uint32_t id);
+typedef char *(*put_fn)(jctx *c, char *o, uint32_t id);
+typedef size_t (*size_fn)(const jctx *c, uint32_t id);
 
-/* One record per CHUNK entries; none for an empty list. */
-static int put_chunks(jctx *c, const char *type, const char *extra,
-                      const char *field, uint32_t n, put_fn put)
+/*
+ * One record per CHUNK entries; none for an empty list. Each record's
+ * room is made once (an entry takes at most `each` bytes plus what `size`
+ * says, if given), then written.
+ */
+static int put_chunks(jctx *c, const char *type, const char *extra, uint32_t n,
+                      put_fn put, size_fn size, size_t each)
 {
+    size_t fixed = head_size(c, type) + strlen(extra) + 4;
     for (uint32_t i = 0; i < n; i += CHUNK) {
         uint32_t end = n - i > CHUNK ? i + CHUNK : n;
-        if (head(c, type) != TFMT_OK ||
-            tfmt__buf_puts(&c->out, extra) != TFMT_OK ||
-            tfmt__buf_puts(&c->out, field) != TFMT_OK)
+        size_t need = fixed + (size_t)(end - i) * (each + 1);
+        for (uint32_t j = i; size && j < end; j++)
+            need += size(c, j);
+        char *o = room(c, need);
+        if (!o)
             return TFMT_ENOMEM;
+        o = head(c, o, type);
+        memcpy(o, extra, strlen(extra));
+        o += strlen(extra);
         for (uint32_t j = i; j < end; j++) {
-            if (j > i && tfmt__buf_putc(&c->out, ',') != TFMT_OK)
-                return TFMT_ENOMEM;
-            int rc = put(c, j);
-            if (rc != TFMT_OK)
-                return rc;
+            if (j > i)
+                *o++ = ',';
+            o = put(c, o, j);
         }
-        if (tfmt__buf_puts(&c->out, "]}\n") != TFMT_OK)
-            return TFMT_ENOMEM;
+        o = LIT(o, "]}\n");
+        commit(c, o);
     }
     return TFMT_OK;
 }
 
 static int put_all(jctx *c)
 {
-    char total[48], agg[96];
+    char total[48], agg[112];
     snprintf(total, sizeof total, ",\"samples_total\":%llu",
              (unsigned long long)c->p->samples_total);
-    snprintf(agg, sizeof agg, ",\"kind\":\"frame\",\"scope\":\"final\"%s",
-             total);
+    snprintf(agg, sizeof agg,
+             ",\"kind\":\"frame\",\"scope\":\"final\"%s,\"entries\":[", total);
     int rc = put_meta(c);
     if (rc == TFMT_OK)
-        rc = put_chunks(c, "string_table", "", ",\"strings\":[", c->nstrs,
-                        put_string);
+        rc = put_chunks(c, "string_table", ",\"strings\":[", c->nstrs,
+                        put_string, string_size, 0);
     if (rc == TFMT_OK)
-        rc = put_chunks(c, "frame_table", "", ",\"frames\":[", c->nkeys,
-                        put_frame);
+        rc = put_chunks(c, "frame_table", ",\"frames\":[", c->nkeys, put_frame,
+                        NULL, FRAME_SIZE);
     if (rc == TFMT_OK)
-        rc = put_chunks(c, "agg", agg, ",\"entries\":[", c->nkeys, put_agg);
-    if (rc == TFMT_OK && (head(c, "end") != TFMT_OK ||
-                          tfmt__buf_puts(&c->out, total) != TFMT_OK ||
-                          tfmt__buf_puts(&c->out, "}\n") != TFMT_OK))
-        rc = TFMT_ENOMEM;
-    return rc;
+        rc = put_chunks(c, "agg", agg, c->nkeys, put_agg, NULL, AGG_SIZE);
+    char *o =
+        rc == TFMT_OK ? room(c, head_size(c, "end") + sizeof total) : NULL;
+    if (!o)
+        return rc == TFMT_OK ? TFMT_ENOMEM : rc;
+    o = head(c, o, "end");
+    memcpy(o, total, strlen(total));
+    o = LIT(o + strlen(total), "}\n");
+    commit(c, o);
+    return TFMT_OK;
 }
 
 static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
@@ -381,16 +443,13 @@ static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
     c->direct = p->nnodes == 0;
     c->jstr = tfmt__malloc(a, ns * sizeof *c->jstr);
     c->strs = tfmt__malloc(a, ns * sizeof *c->strs);
-    if (c->direct) {
-        c->order = tfmt__malloc(a, nf * sizeof *c->order);
-    } else {
+    if (!c->direct) {
         c->jframe = tfmt__malloc(a, nf * sizeof *c->jframe);
         c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
         c->self = tfmt__calloc(a, nf, sizeof *c->self);
         c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
     }
-    bool tables = c->direct ? c->order != NULL
-                            : c->jframe && c->keys && c->self && c->cum;
+    bool tables = c->direct || (c->jframe && c->keys && c->self && c->cum);
     if (!c->jstr || !c->strs || !tables ||
         tfmt__buf_reserve(&c->out, TFMT_EXPORT_FLUSH + 4096) != TFMT_OK)
         return TFMT_ENOMEM;

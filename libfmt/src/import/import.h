@@ -17,6 +17,7 @@
 #include <tachyon/fmt_jsonl.h>
 
 #include "internal.h"
+#include "jsonl_internal.h"
 
 /* Map entries: not mapped yet; mapped to nothing (the model dropped it). */
 #define TFMT_IMPORT_UNSET (UINT32_MAX - 1)
@@ -106,17 +107,21 @@ int tfmt__import_samples(tfmt_import *im, tfmt_import_sample_fn fn, void *ctx);
 /* ---- JSONL exports (import_jsonl.c) ---- */
 
 /*
- * An id -> slot index over JSONL ids, which are only trusted as numbers
+ * An id -> value map over JSONL ids, which are only trusted as numbers
  * (import_jsonl.c explains the two halves).
  */
-typedef struct tfmt_jtable {
+typedef struct tfmt_jmap {
     const tfmt_allocator *alloc;
-    uint32_t *direct; /* id -> slot, UINT32_MAX: absent */
-    size_t ndirect;
-    tfmt_idset set; /* other ids, by slot */
-    uint32_t *ids;  /* slot -> id */
-    size_t n, cap;
-} tfmt_jtable;
+    size_t ident;               /* ids below it map to themselves (and
+                                   nothing else is stored) */
+    uint32_t *direct;           /* id -> value, TFMT_IMPORT_UNSET: absent */
+    size_t ndirect, direct_cap; /* ids covered, room */
+    tfmt_idset spill;           /* other ids -> their index in spill_ids */
+    uint32_t *spill_ids;        /* spilled ids */
+    uint32_t *spill_vals;       /* and their values */
+    size_t spill_cap, spill_vcap;
+    size_t n; /* ids stored */
+} tfmt_jmap;
 
 /* A frame as the aggregates need it: a frame record's fields. */
 typedef struct tfmt_jimport_frame {
@@ -156,12 +161,12 @@ typedef struct tfmt_jimport {
     tfmt_jsonl_reader *r;
     const tfmt_jimport_ops *ops;
     void *ctx;
-    tfmt_error *err; /* the model's error record */
-    tfmt_jtable strs, frames;
-    uint32_t *sid;          /* per string slot: model id */
-    tfmt_jimport_frame *fr; /* per frame slot (lazy) */
-    uint32_t *fmodel;       /* per frame slot: model id (eager) */
-    size_t cap_sid, cap_fr, cap_fmodel;
+    tfmt_error *err;        /* the model's error record */
+    tfmt_jmap strs;         /* str_id -> model string id */
+    tfmt_jmap frames;       /* frame_id -> model frame id (eager) or its
+                               slot in fr (lazy) */
+    tfmt_jimport_frame *fr; /* frame records kept (lazy) */
+    size_t nfr, cap_fr;
     /*
      * Set by the model before running: frames go to the model as their
      * records define them (4 bytes kept per frame), not when an agg entry
@@ -169,6 +174,9 @@ typedef struct tfmt_jimport {
      * reader's rules guarantee the strings a frame names come first.
      */
     bool eager;
+    bool utf8_checked;      /* the strings of the record being imported
+                               are valid UTF-8 (the reader checked them
+                               as CPython decodes): no need to repair */
     uint64_t interval_us;   /* meta's sample_interval_usec */
     uint64_t samples_total; /* of the agg or end records (the reader's
                                rules keep them equal) */

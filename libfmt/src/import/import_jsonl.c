@@ -2,85 +2,155 @@
 /*
  * import_jsonl.c - a JSONL export into a model. String and frame records
  * define ids, each mapped to the model once: strings as they are defined
- * (a string record's ids then cost 4 bytes each here), frames when an agg
- * entry first uses one (a frame may name strings defined after it). Agg
- * entries are handed on with their model frames, a batch at a time.
+ * (4 bytes an id here), frames as they are defined (eager) or when an agg
+ * entry first uses one (lazy: a model that keeps only what the aggregates
+ * use). Agg entries are handed on with their model frames, a batch at a
+ * time. The reader has checked the records against each other already
+ * (ids defined once, before use); the maps still keep the first
+ * definition of an id and refuse an unknown one, for a caller whose
+ * reader reports findings and goes on.
  */
 #include "import.h"
 
 /*
- * An id -> slot index over JSONL ids (which are only trusted as numbers).
+ * An id -> value map over JSONL ids (which are only trusted as numbers).
  * Exporters number ids densely from 0, so small ids index an array
  * directly (4 bytes an id, one memory access); the array only grows to
- * twice the entries stored (plus a little), so a huge id from a hostile
- * file cannot make it large: such ids go to the hash set instead. An id
- * lives in one of the two; lookups try both.
+ * twice the ids stored (plus a little), so a huge id from a hostile file
+ * cannot make it large: such ids go to the hash set instead, whose slots
+ * name their value in a side array. An id lives in one of the two.
+ * TFMT_IMPORT_UNSET, which no model gives as an id, marks a free entry.
+ * While the ids 0, 1, 2, ... map to the same numbers (a first export
+ * appended to an empty profile), neither is needed: `ident` counts them.
  */
-#define ABSENT UINT32_MAX
+#define ABSENT TFMT_IMPORT_UNSET
+#define DIRECT_SLACK 4096
 
-static bool jid_eq(const void *ctx, uint32_t slot, const void *key)
+static bool spilled_eq(const void *ctx, uint32_t k, const void *key)
 {
-    const tfmt_jtable *t = ctx;
-    return t->ids[slot] == *(const uint32_t *)key;
+    const tfmt_jmap *m = ctx;
+    return m->spill_ids[k] == *(const uint32_t *)key;
 }
 
-static uint32_t jtable_find(const tfmt_jtable *t, uint32_t id)
+static uint32_t jmap_spilled(const tfmt_jmap *m, uint32_t id)
 {
-    if (id < t->ndirect && t->direct[id] != ABSENT)
-        return t->direct[id];
-    if (!t->set.count)
-        return ABSENT;
-    return tfmt__idset_find(&t->set, tfmt__hash_mix(id), &id, jid_eq, t);
+    uint32_t k =
+        tfmt__idset_find(&m->spill, tfmt__hash_mix(id), &id, spilled_eq, m);
+    return k == UINT32_MAX ? ABSENT : m->spill_vals[k];
 }
 
-/* Cover id in the direct array if that keeps it within its bound. */
-static int direct_cover(tfmt_jtable *t, uint32_t id, bool *covered)
+/* The value of id, or ABSENT. */
+static inline uint32_t jmap_get(const tfmt_jmap *m, uint32_t id)
 {
-    *covered = id < t->ndirect;
-    if (*covered || id >= t->n * 2 + 4096)
+    if (id < m->ident)
+        return id;
+    if (id < m->ndirect)
+        return m->direct[id];
+    return m->spill.count ? jmap_spilled(m, id) : ABSENT;
+}
+
+/*
+ * The first value that is not its id: the ids mapped so far go into the
+ * direct array (the identity was kept without one until then).
+ */
+static int jmap_leave_identity(tfmt_jmap *m)
+{
+    size_t ident = m->ident;
+    if (!ident)
         return TFMT_OK;
-    size_t old = t->ndirect, need = (size_t)id + 1;
-    if (tfmt__grow(t->alloc, (void **)&t->direct, &t->ndirect, need,
-                   sizeof *t->direct) < 0)
+    m->ident = 0;
+    if (tfmt__grow(m->alloc, (void **)&m->direct, &m->direct_cap, ident,
+                   sizeof *m->direct) < 0)
         return TFMT_ENOMEM;
-    memset(t->direct + old, 0xff, (t->ndirect - old) * sizeof *t->direct);
-    *covered = true;
+    for (size_t i = 0; i < ident; i++)
+        m->direct[i] = (uint32_t)i;
+    m->ndirect = ident;
     return TFMT_OK;
 }
 
-/* Add `id`; *slot = its new slot, or ABSENT if already there. */
-static int jtable_add(tfmt_jtable *t, uint32_t id, uint32_t *slot)
+/*
+ * Cover ids below `end` in the direct array, within its bound. Only the
+ * entries covered are written (the array's spare capacity stays
+ * untouched memory).
+ */
+static int jmap_cover(tfmt_jmap *m, size_t end)
 {
-    *slot = ABSENT;
-    if (jtable_find(t, id) != ABSENT)
-        return TFMT_OK; /* duplicate ids: the first one wins */
-    bool covered;
-    if (t->n >= UINT32_MAX - 2 || direct_cover(t, id, &covered) < 0 ||
-        tfmt__grow(t->alloc, (void **)&t->ids, &t->cap, t->n + 1,
-                   sizeof *t->ids) < 0)
+    size_t bound = m->n * 2 + DIRECT_SLACK;
+    if (end > bound)
+        end = bound;
+    if (end <= m->ndirect)
+        return TFMT_OK;
+    if (tfmt__grow(m->alloc, (void **)&m->direct, &m->direct_cap, end,
+                   sizeof *m->direct) < 0)
         return TFMT_ENOMEM;
-    if (covered)
-        t->direct[id] = (uint32_t)t->n;
-    else if (tfmt__idset_insert(&t->set, tfmt__hash_mix(id), (uint32_t)t->n) <
-             0)
-        return TFMT_ENOMEM;
-    t->ids[t->n] = id;
-    *slot = (uint32_t)t->n++;
+    for (size_t i = m->ndirect; i < end; i++)
+        m->direct[i] = ABSENT;
+    m->ndirect = end;
     return TFMT_OK;
 }
 
-static void jtable_init(tfmt_jtable *t, const tfmt_allocator *a)
+static int jmap_spill(tfmt_jmap *m, uint32_t id, uint32_t value)
 {
-    memset(t, 0, sizeof *t);
-    t->alloc = a;
-    tfmt__idset_init(&t->set, a);
+    size_t k = m->spill.count;
+    if (tfmt__grow(m->alloc, (void **)&m->spill_ids, &m->spill_cap, k + 1,
+                   sizeof *m->spill_ids) < 0 ||
+        tfmt__grow(m->alloc, (void **)&m->spill_vals, &m->spill_vcap, k + 1,
+                   sizeof *m->spill_vals) < 0 ||
+        tfmt__idset_insert(&m->spill, tfmt__hash_mix(id), (uint32_t)k) < 0)
+        return TFMT_ENOMEM;
+    m->spill_ids[k] = id;
+    m->spill_vals[k] = value;
+    return TFMT_OK;
 }
 
-static void jtable_free(tfmt_jtable *t)
+/* Give id (absent so far) its value. */
+static int jmap_put_slow(tfmt_jmap *m, uint32_t id, uint32_t value)
 {
-    tfmt__idset_free(&t->set);
-    tfmt__free(t->alloc, t->direct);
-    tfmt__free(t->alloc, t->ids);
+    if (m->n >= UINT32_MAX - 2)
+        return TFMT_ENOMEM;
+    if (m->ident && jmap_leave_identity(m) < 0)
+        return TFMT_ENOMEM;
+    if (id >= m->ndirect && jmap_cover(m, (size_t)id + 1) < 0)
+        return TFMT_ENOMEM;
+    if (id < m->ndirect)
+        m->direct[id] = value;
+    else if (jmap_spill(m, id, value) < 0)
+        return TFMT_ENOMEM;
+    m->n++;
+    return TFMT_OK;
+}
+
+static inline int jmap_put(tfmt_jmap *m, uint32_t id, uint32_t value)
+{
+    /* Ids 0, 1, 2, ... given values 0, 1, 2, ...: nothing to keep (ident
+     * equals n only while nothing else was stored). */
+    if (id == m->ident && value == id && m->ident == m->n &&
+        m->n < UINT32_MAX - 2) {
+        m->ident++;
+        m->n++;
+        return TFMT_OK;
+    }
+    if (id < m->ndirect && m->n < UINT32_MAX - 2) {
+        m->direct[id] = value;
+        m->n++;
+        return TFMT_OK;
+    }
+    return jmap_put_slow(m, id, value);
+}
+
+static void jmap_init(tfmt_jmap *m, const tfmt_allocator *a)
+{
+    memset(m, 0, sizeof *m);
+    m->alloc = a;
+    tfmt__idset_init(&m->spill, a);
+}
+
+static void jmap_free(tfmt_jmap *m)
+{
+    tfmt__idset_free(&m->spill);
+    tfmt__free(m->alloc, m->direct);
+    tfmt__free(m->alloc, m->spill_ids);
+    tfmt__free(m->alloc, m->spill_vals);
 }
 
 void tfmt__jimport_init(tfmt_jimport *im, tfmt_jsonl_reader *r,
@@ -92,49 +162,61 @@ void tfmt__jimport_init(tfmt_jimport *im, tfmt_jsonl_reader *r,
     im->ops = ops;
     im->ctx = ctx;
     im->err = err;
-    jtable_init(&im->strs, a);
-    jtable_init(&im->frames, a);
+    jmap_init(&im->strs, a);
+    jmap_init(&im->frames, a);
 }
 
 void tfmt__jimport_free(tfmt_jimport *im)
 {
     const tfmt_allocator *a = im->strs.alloc;
-    jtable_free(&im->strs);
-    jtable_free(&im->frames);
-    tfmt__free(a, im->sid);
+    jmap_free(&im->strs);
+    jmap_free(&im->frames);
     tfmt__free(a, im->fr);
-    tfmt__free(a, im->fmodel);
 }
 
 /* ---- definitions ---- */
 
-/* One batch of string definitions: the new ids go to the model. */
+/*
+ * One batch of string definitions: ids not defined before go to the
+ * model (the first definition of an id wins), and map to its ids.
+ */
 static int string_batch(tfmt_jimport *im, const tfmt_jsonl_string *js, size_t n)
 {
     tfmt_jsonl_string fresh[TFMT_JIMPORT_BATCH];
-    uint32_t slot[TFMT_JIMPORT_BATCH];
-    size_t m = 0;
-    for (size_t j = 0; j < n; j++) {
-        uint32_t s;
-        if (jtable_add(&im->strs, js[j].id, &s) < 0)
-            return TFMT_ENOMEM;
-        if (s == ABSENT)
-            continue;
-        if (tfmt__grow(im->strs.alloc, (void **)&im->sid, &im->cap_sid,
-                       (size_t)s + 1, sizeof *im->sid) < 0)
-            return TFMT_ENOMEM;
-        fresh[m] = js[j];
-        slot[m++] = s;
-    }
     uint32_t id[TFMT_JIMPORT_BATCH];
+    size_t m = 0;
+    uint32_t top = 0; /* the batch's largest id so far */
+    for (size_t j = 0; j < n; j++) {
+        uint32_t sid = js[j].id;
+        bool seen = jmap_get(&im->strs, sid) != ABSENT;
+        /* Exporters number ids upwards: only a smaller one may repeat. */
+        for (size_t k = 0; m && sid <= top && k < m && !seen; k++)
+            seen = fresh[k].id == sid;
+        if (seen)
+            continue;
+        top = m == 0 || sid > top ? sid : top;
+        fresh[m++] = js[j];
+    }
     int rc = m ? im->ops->strings(im->ctx, fresh, m, id) : TFMT_OK;
     for (size_t j = 0; rc == TFMT_OK && j < m; j++)
-        im->sid[slot[j]] = id[j];
+        rc = jmap_put(&im->strs, fresh[j].id, id[j]);
     return rc;
+}
+
+/*
+ * Ids below this many cover the direct array ahead of a record's puts
+ * (not while ids map to themselves: the array is not needed then).
+ */
+static void cover_ahead(tfmt_jmap *m, size_t n)
+{
+    if (m->ident != m->n || m->ndirect)
+        (void)jmap_cover(m, m->n + n); /* a failure is met again by put */
 }
 
 static int add_strings(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 {
+    im->utf8_checked = im->r->utf8_checked;
+    cover_ahead(&im->strs, rec->n_strings);
     for (size_t i = 0; i < rec->n_strings; i += TFMT_JIMPORT_BATCH) {
         size_t n = rec->n_strings - i;
         int rc = string_batch(im, rec->strings + i,
@@ -158,33 +240,33 @@ static int keep_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 {
     for (size_t i = 0; i < rec->n_frames; i++) {
         const tfmt_jsonl_frame *jf = &rec->frames[i];
-        uint32_t slot;
-        if (jtable_add(&im->frames, jf->id, &slot) < 0)
-            return TFMT_ENOMEM;
-        if (slot == ABSENT)
+        if (jmap_get(&im->frames, jf->id) != ABSENT)
             continue;
-        if (tfmt__grow(im->frames.alloc, (void **)&im->fr, &im->cap_fr,
-                       (size_t)slot + 1, sizeof *im->fr) < 0)
+        uint32_t slot = (uint32_t)im->nfr;
+        if (im->nfr >= im->cap_fr &&
+            tfmt__grow(im->frames.alloc, (void **)&im->fr, &im->cap_fr,
+                       im->nfr + 1, sizeof *im->fr) < 0)
             return TFMT_ENOMEM;
-        im->fr[slot] = (tfmt_jimport_frame){
+        if (jmap_put(&im->frames, jf->id, slot) < 0)
+            return TFMT_ENOMEM;
+        im->fr[im->nfr++] = (tfmt_jimport_frame){
             jf->path_str_id, jf->func_str_id, jf->line,      jf->end_line,
             jf->col,         jf->end_col,     jf->synthetic, TFMT_IMPORT_UNSET};
     }
     return TFMT_OK;
 }
 
-/* A frame record with its names as model string ids, into *out. */
-static int model_names(tfmt_jimport *im, const tfmt_jsonl_frame *jf,
-                       uint64_t line, tfmt_jimport_frame *out)
+/* A frame's names as model string ids, into *out. */
+static inline int model_names(tfmt_jimport *im, tfmt_jimport_frame *f,
+                              uint64_t line)
 {
-    uint32_t a = jtable_find(&im->strs, jf->path_str_id);
-    uint32_t b = jtable_find(&im->strs, jf->func_str_id);
+    uint32_t a = jmap_get(&im->strs, f->file);
+    uint32_t b = jmap_get(&im->strs, f->func);
     if (a == ABSENT || b == ABSENT)
         return unknown(im, "frame refers to unknown str_id",
-                       a == ABSENT ? jf->path_str_id : jf->func_str_id, line);
-    *out = (tfmt_jimport_frame){im->sid[a],    im->sid[b],       jf->line,
-                                jf->end_line,  jf->col,          jf->end_col,
-                                jf->synthetic, TFMT_IMPORT_UNSET};
+                       a == ABSENT ? f->file : f->func, line);
+    f->file = a;
+    f->func = b;
     return TFMT_OK;
 }
 
@@ -193,30 +275,35 @@ static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf, size_t n,
                        uint64_t line)
 {
     tfmt_jimport_frame pend[TFMT_JIMPORT_BATCH];
-    uint32_t slot[TFMT_JIMPORT_BATCH], model[TFMT_JIMPORT_BATCH];
+    uint32_t ids[TFMT_JIMPORT_BATCH], model[TFMT_JIMPORT_BATCH];
     size_t m = 0;
+    uint32_t top = 0; /* the batch's largest id so far */
     for (size_t j = 0; j < n; j++) {
-        uint32_t s;
-        if (jtable_add(&im->frames, jf[j].id, &s) < 0)
-            return TFMT_ENOMEM;
-        if (s == ABSENT)
+        uint32_t fid = jf[j].id;
+        bool seen = jmap_get(&im->frames, fid) != ABSENT;
+        for (size_t k = 0; m && fid <= top && k < m && !seen; k++)
+            seen = ids[k] == fid;
+        if (seen)
             continue;
-        if (tfmt__grow(im->frames.alloc, (void **)&im->fmodel, &im->cap_fmodel,
-                       (size_t)s + 1, sizeof *im->fmodel) < 0)
-            return TFMT_ENOMEM;
-        int rc = model_names(im, &jf[j], line, &pend[m]);
+        top = m == 0 || fid > top ? fid : top;
+        pend[m] = (tfmt_jimport_frame){jf[j].path_str_id, jf[j].func_str_id,
+                                       jf[j].line,        jf[j].end_line,
+                                       jf[j].col,         jf[j].end_col,
+                                       jf[j].synthetic,   TFMT_IMPORT_UNSET};
+        int rc = model_names(im, &pend[m], line);
         if (rc < 0)
             return rc;
-        slot[m++] = s;
+        ids[m++] = jf[j].id;
     }
     int rc = m ? im->ops->frames(im->ctx, pend, m, model) : TFMT_OK;
     for (size_t k = 0; rc == TFMT_OK && k < m; k++)
-        im->fmodel[slot[k]] = model[k];
+        rc = jmap_put(&im->frames, ids[k], model[k]);
     return rc;
 }
 
 static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 {
+    cover_ahead(&im->frames, rec->n_frames);
     if (!im->eager)
         return keep_frames(im, rec);
     for (size_t i = 0; i < rec->n_frames; i += TFMT_JIMPORT_BATCH) {
@@ -233,14 +320,15 @@ static int add_frames(tfmt_jimport *im, const tfmt_jsonl_record *rec)
 /* ---- aggregates ---- */
 
 /*
- * The frame slot of entry `e`; a frame not mapped yet is queued in
- * `pend` (its names as model strings) unless already queued.
+ * The model frame of entry `e` (eager), or, lazily, its slot in fr[]: a
+ * frame not mapped yet is queued in `pend` (its names as model strings)
+ * unless already queued.
  */
 static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e, uint64_t line,
                        uint32_t *slot, tfmt_jimport_frame *pend,
                        uint32_t *pslot, size_t *np)
 {
-    *slot = jtable_find(&im->frames, e->frame_id);
+    *slot = jmap_get(&im->frames, e->frame_id);
     if (*slot == ABSENT)
         return unknown(im, "agg entry refers to unknown frame_id", e->frame_id,
                        line);
@@ -252,14 +340,10 @@ static int entry_frame(tfmt_jimport *im, const tfmt_jsonl_agg *e, uint64_t line,
     for (size_t k = 0; k < *np; k++)
         if (pslot[k] == *slot)
             return TFMT_OK;
-    uint32_t a = jtable_find(&im->strs, fr->file);
-    uint32_t b = jtable_find(&im->strs, fr->func);
-    if (a == ABSENT || b == ABSENT)
-        return unknown(im, "frame refers to unknown str_id",
-                       a == ABSENT ? fr->file : fr->func, line);
     pend[*np] = *fr;
-    pend[*np].file = im->sid[a];
-    pend[*np].func = im->sid[b];
+    int rc = model_names(im, &pend[*np], line);
+    if (rc < 0)
+        return rc;
     pslot[(*np)++] = *slot;
     return TFMT_OK;
 }
@@ -277,13 +361,15 @@ static int agg_batch(tfmt_jimport *im, const tfmt_jsonl_agg *e, size_t n,
         if (rc < 0)
             return rc;
     }
+    if (im->eager)
+        return im->ops->aggs(im->ctx, e, slot, n);
     int rc = np ? im->ops->frames(im->ctx, pend, np, model) : TFMT_OK;
     if (rc < 0)
         return rc;
     for (size_t k = 0; k < np; k++)
         im->fr[pslot[k]].model = model[k];
     for (size_t j = 0; j < n; j++)
-        model[j] = im->eager ? im->fmodel[slot[j]] : im->fr[slot[j]].model;
+        model[j] = im->fr[slot[j]].model;
     return im->ops->aggs(im->ctx, e, model, n);
 }
 

@@ -3,7 +3,6 @@
  * jsonl_internal.h - private parts of the JSONL reader: the bounded line
  * splitter (jsonl_lines.c) and the reader handle shared by jsonl_reader.c
  * (lines -> JSON -> envelope) and jsonl_records.c (fields -> C structs).
- * json-c types appear only in the .c files.
  */
 #ifndef TFMT_JSONL_INTERNAL_H
 #define TFMT_JSONL_INTERNAL_H
@@ -62,15 +61,10 @@ typedef struct tfmt_jrules {
     bool self_over;    /* TFMT_JCHK_SELF_SUM reported */
 } tfmt_jrules;
 
-struct json_object;
-struct json_tokener;
-
 struct tfmt_jsonl_reader {
     const tfmt_allocator *alloc;
     tfmt_jsonl_options opts;
     tfmt_lines lines;
-    struct json_tokener *tok;
-    struct json_object *obj; /* tree behind the current record */
     tfmt_jsonl_record rec;
     tfmt_jsonl_string *strings;
     size_t strings_cap;
@@ -78,25 +72,51 @@ struct tfmt_jsonl_reader {
     size_t frames_cap;
     tfmt_jsonl_agg *entries;
     size_t entries_cap;
-    tfmt_buf fast_text; /* strings decoded by jsonl_fast.c */
+    tfmt_buf fast_text;             /* the record's strings, decoded */
+    tfmt_buf name_text, name_text2; /* member names with escapes */
+    uint32_t *names_set;            /* unknown names seen (jsonl_names.c) */
+    size_t names_cap;
     tfmt_jrules rules;
     tfmt_error err;
     bool saw_end;
-    int final; /* nonzero: every later call returns it */
+    bool utf8_checked; /* the record's strings are valid UTF-8, as CPython
+                          decodes it (jsonl_fast.c checked them) */
+    int final;         /* nonzero: every later call returns it */
 };
 
 /*
- * Fill r->rec from the parsed object `o` whose envelope (type, v, run_id)
- * is already in r->rec. Returns TFMT_OK or a negative status with r->err
- * set (line included).
+ * Fill r->rec from the line p[0..n), a JSON object json-c accepts
+ * (tfmt__jsyn_check said so). Returns TFMT_OK or a negative status with
+ * r->err set (line included).
  */
-int tfmt__jsonl_convert(tfmt_jsonl_reader *r, struct json_object *o);
+int tfmt__jsonl_convert(tfmt_jsonl_reader *r, const char *p, size_t n);
 
 /*
- * Parse the line p[0..n) as one of the bulk record types into r->rec
- * without json-c. Returns TFMT_OK, 1 when the line is not in the shape it
- * recognizes (the caller then parses it with json-c; r->rec and the entry
- * arrays may have been overwritten), or TFMT_ENOMEM.
+ * The member names of one object already noted as unknown
+ * (jsonl_names.c): each is noted once, where it first appears. Names are
+ * kept as their offsets in the object (a hash set on the reader, grown
+ * with the names: a few bytes for each, each taking at least 6 bytes of
+ * the line).
+ */
+typedef struct tfmt_jnames {
+    tfmt_jsonl_reader *r;
+    const char *base, *end; /* the object, the line's end */
+    size_t n;               /* names stored */
+} tfmt_jnames;
+int tfmt__jnames_begin(tfmt_jnames *s, tfmt_jsonl_reader *r, const char *obj,
+                       const char *end);
+/*
+ * Add the name at `name` (decoded: k). Returns 1 when it is new, 0 when
+ * the object had it before, or TFMT_ENOMEM.
+ */
+int tfmt__jnames_add(tfmt_jnames *s, const char *name, tfmt_str k);
+
+/*
+ * Parse the line p[0..n) as one of the bulk record types into r->rec,
+ * in the shapes CPython writes. Returns TFMT_OK, 1 when the line is not
+ * in a shape it recognizes (the caller then reads it the general way,
+ * tfmt__jsonl_parse_line; r->rec and the entry arrays may have been
+ * overwritten), or TFMT_ENOMEM.
  */
 int tfmt__jsonl_fast(tfmt_jsonl_reader *r, const char *p, size_t n);
 
@@ -115,8 +135,52 @@ bool tfmt__jsonl_known_type(tfmt_str name);
 /* The note for a record of an unknown type (r->rec.type_name). */
 void tfmt__jsonl_unknown_type(tfmt_jsonl_reader *r);
 
-/* Parse the line p[0..n) with json-c and convert it into r->rec. */
-int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n);
+/*
+ * Read the line p[0..n) whatever it holds: check it as JSON
+ * (tfmt__jsyn_check) and convert it into r->rec (tfmt__jsonl_convert),
+ * or fail with json-c's verdict. Memory: the decoded strings (at most the
+ * line), entry arrays (a fraction of it) and names (jsonl_names.c).
+ */
+int tfmt__jsonl_parse_line(tfmt_jsonl_reader *r, const char *p, size_t n);
+
+/*
+ * json-c's verdict on a line (jsonl_syntax.c): its json_tokener_error
+ * code (the order of json_tokener_errors, whose descriptions the messages
+ * quote) and where it stopped, as json-c 0.16 gives them with
+ * JSON_TOKENER_STRICT, JSON_TOKENER_VALIDATE_UTF8 and 32 levels.
+ */
+enum {
+    TFMT_JSYN_OK,
+    TFMT_JSYN_CONTINUE, /* the line ended inside a value */
+    TFMT_JSYN_EDEPTH,
+    TFMT_JSYN_EEOF,
+    TFMT_JSYN_EUNEXPECTED,
+    TFMT_JSYN_ENULL,
+    TFMT_JSYN_EBOOLEAN,
+    TFMT_JSYN_ENUMBER,
+    TFMT_JSYN_EARRAY_SEP,
+    TFMT_JSYN_EKEY_NAME,
+    TFMT_JSYN_EKEY_SEP,
+    TFMT_JSYN_EVALUE_SEP,
+    TFMT_JSYN_ESTRING,
+    TFMT_JSYN_ECOMMENT,
+    TFMT_JSYN_EUTF8
+};
+/* The kind of value a line holds when it parses. */
+enum {
+    TFMT_JSYN_TOP_OBJECT,
+    TFMT_JSYN_TOP_ARRAY,
+    TFMT_JSYN_TOP_SCALAR,
+    TFMT_JSYN_TOP_NULL /* json-c returns no object for a bare null */
+};
+typedef struct tfmt_jsyn {
+    int code;   /* TFMT_JSYN_OK or an error */
+    size_t end; /* offset json-c stopped at (its parse end) */
+    int top;    /* TFMT_JSYN_TOP_*, when code is TFMT_JSYN_OK */
+} tfmt_jsyn;
+void tfmt__jsyn_check(const char *p, size_t n, tfmt_jsyn *out);
+/* json-c's description of a code ("unexpected character", ...). */
+const char *tfmt__jsyn_desc(int code);
 
 /* The cross-record rules (jsonl_rules.c). */
 void tfmt__jrules_init(tfmt_jrules *s, const tfmt_allocator *a);

@@ -1,20 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * jsonl_reader.c - the JSONL record iterator: lines from jsonl_lines.c go
- * first to jsonl_fast.c, which reads the bulk record types directly; any
- * other line is parsed with json-c (strict, UTF-8 validated, one object per
- * line), its envelope (type, v, run_id) is checked here and the rest of
- * the record is converted by jsonl_records.c. Only one line's JSON tree is
- * alive at once.
+ * first to jsonl_fast.c, which reads the bulk record types in the shapes
+ * CPython writes; any other line is checked as JSON the way json-c checks
+ * it (jsonl_syntax.c: strict, UTF-8 validated, one object per line), and
+ * converted in place by jsonl_records.c (envelope, then fields). Nothing
+ * is built for a line: memory stays within a small multiple of the
+ * longest line, whatever the lines hold.
  */
-#include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "jsonl_internal.h"
-
-/* JSON nesting allowed on a line; records need 3, new fields get room. */
-#define JSONL_MAX_DEPTH 32
 
 const char *tfmt_jsonl_type_name(tfmt_jsonl_type type)
 {
@@ -55,9 +52,9 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
     tfmt__jrules_init(&r->rules, r->alloc);
     r->opts.max_line = clamp_max_line(opts->max_line);
     tfmt__buf_init(&r->fast_text, r->alloc);
-    r->tok = json_tokener_new_ex(JSONL_MAX_DEPTH);
-    if (!r->tok ||
-        tfmt__lines_init(&r->lines, src, r->alloc, r->opts.max_line) < 0) {
+    tfmt__buf_init(&r->name_text, r->alloc);
+    tfmt__buf_init(&r->name_text2, r->alloc);
+    if (tfmt__lines_init(&r->lines, src, r->alloc, r->opts.max_line) < 0) {
         tfmt_jsonl_free(r);
         return tfmt__error(err, TFMT_ENOMEM, "out of memory");
     }
@@ -71,8 +68,6 @@ int tfmt_jsonl_open(tfmt_jsonl_reader **out, tfmt_source *src,
         r->lines.len = opts->head_len;
     }
     r->opts.head = NULL;
-    json_tokener_set_flags(r->tok,
-                           JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     *out = r;
     return TFMT_OK;
 }
@@ -81,15 +76,14 @@ void tfmt_jsonl_free(tfmt_jsonl_reader *r)
 {
     if (!r)
         return;
-    if (r->obj)
-        json_object_put(r->obj);
-    if (r->tok)
-        json_tokener_free(r->tok);
     tfmt__lines_free(&r->lines, r->alloc);
     tfmt__free(r->alloc, r->strings);
     tfmt__free(r->alloc, r->frames);
     tfmt__free(r->alloc, r->entries);
     tfmt__buf_free(&r->fast_text);
+    tfmt__buf_free(&r->name_text);
+    tfmt__buf_free(&r->name_text2);
+    tfmt__free(r->alloc, r->names_set);
     tfmt__jrules_free(&r->rules);
     tfmt__free(r->alloc, r);
 }
@@ -144,52 +138,43 @@ static bool is_blank(const char *p, size_t n)
     return true;
 }
 
-/* Parse one line into r->obj; a JSON object is required. */
-static int parse_line(tfmt_jsonl_reader *r, const char *p, size_t n)
+/* json-c's verdict, as the message it gave. */
+static int syntax_error(tfmt_jsonl_reader *r, const tfmt_jsyn *v, const char *p,
+                        size_t n)
 {
-    json_tokener_reset(r->tok);
-    json_object *o = json_tokener_parse_ex(r->tok, p, (int)n);
-    enum json_tokener_error jerr = json_tokener_get_error(r->tok);
-    size_t end = json_tokener_get_parse_end(r->tok);
-    if (!o) {
-        if (jerr == json_tokener_continue && is_blank(p, n))
-            return line_error(r, TFMT_EFORMAT, TFMT_JCHK_NOT_OBJECT,
-                              "empty line, expected a JSON object");
-        if (jerr == json_tokener_continue)
-            return line_error(r, TFMT_EFORMAT, TFMT_JCHK_SYNTAX,
-                              "invalid JSON: unexpected end of line");
-        tfmt__error(&r->err, TFMT_EFORMAT, "invalid JSON at column %zu: %s",
-                    end + 1, json_tokener_error_desc(jerr));
-        r->err.line = r->lines.line;
-        r->err.check = TFMT_JCHK_SYNTAX;
-        return TFMT_EFORMAT;
-    }
-    r->obj = o;
-    if (end != n) {
-        tfmt__error(&r->err, TFMT_EFORMAT, "invalid JSON at column %zu: %s",
-                    end + 1, "unexpected data after the object");
-        r->err.line = r->lines.line;
-        r->err.check = TFMT_JCHK_SYNTAX;
-        return TFMT_EFORMAT;
-    }
-    if (!json_object_is_type(o, json_type_object))
+    if (v->code == TFMT_JSYN_CONTINUE && is_blank(p, n))
         return line_error(r, TFMT_EFORMAT, TFMT_JCHK_NOT_OBJECT,
-                          json_object_is_type(o, json_type_array)
-                              ? "expected a JSON object, got an array"
-                              : "expected a JSON object, got a scalar");
-    return TFMT_OK;
+                          "empty line, expected a JSON object");
+    if (v->code == TFMT_JSYN_CONTINUE)
+        return line_error(r, TFMT_EFORMAT, TFMT_JCHK_SYNTAX,
+                          "invalid JSON: unexpected end of line");
+    /* A bare null parses, but to no object: json-c's "success". */
+    tfmt__error(&r->err, TFMT_EFORMAT, "invalid JSON at column %zu: %s",
+                v->end + 1, tfmt__jsyn_desc(v->code));
+    r->err.line = r->lines.line;
+    r->err.check = TFMT_JCHK_SYNTAX;
+    return TFMT_EFORMAT;
 }
 
-int tfmt__jsonl_parse_json(tfmt_jsonl_reader *r, const char *p, size_t n)
+int tfmt__jsonl_parse_line(tfmt_jsonl_reader *r, const char *p, size_t n)
 {
-    if (r->obj) {
-        json_object_put(r->obj);
-        r->obj = NULL;
+    tfmt_jsyn v;
+    tfmt__jsyn_check(p, n, &v);
+    if (v.code != TFMT_JSYN_OK || v.top == TFMT_JSYN_TOP_NULL)
+        return syntax_error(r, &v, p, n);
+    if (v.end != n) {
+        tfmt__error(&r->err, TFMT_EFORMAT, "invalid JSON at column %zu: %s",
+                    v.end + 1, "unexpected data after the object");
+        r->err.line = r->lines.line;
+        r->err.check = TFMT_JCHK_SYNTAX;
+        return TFMT_EFORMAT;
     }
-    int rc = parse_line(r, p, n);
-    if (rc == TFMT_OK)
-        rc = tfmt__jsonl_convert(r, r->obj);
-    return rc;
+    if (v.top != TFMT_JSYN_TOP_OBJECT)
+        return line_error(r, TFMT_EFORMAT, TFMT_JCHK_NOT_OBJECT,
+                          v.top == TFMT_JSYN_TOP_ARRAY
+                              ? "expected a JSON object, got an array"
+                              : "expected a JSON object, got a scalar");
+    return tfmt__jsonl_convert(r, p, n);
 }
 
 /* End of input: complete only if an end record was seen. */
@@ -234,10 +219,6 @@ static int fail(tfmt_jsonl_reader *r, int rc)
 
 static int next_record(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
 {
-    if (r->obj) {
-        json_object_put(r->obj);
-        r->obj = NULL;
-    }
     const char *p = NULL;
     size_t n = 0;
     int rc = tfmt__lines_next(&r->lines, &p, &n, &r->err);
@@ -249,8 +230,9 @@ static int next_record(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
         tfmt__jsonl_note(r, TFMT_JNOTE_NO_NEWLINE, "no newline at end of file");
     if (rc == TFMT_OK)
         rc = tfmt__jsonl_fast(r, p, n);
+    r->utf8_checked = rc == TFMT_OK;
     if (rc == 1)
-        rc = tfmt__jsonl_parse_json(r, p, n);
+        rc = tfmt__jsonl_parse_line(r, p, n);
     if (rc == TFMT_ENOMEM)
         tfmt__error(&r->err, rc, "out of memory");
     if (rc < 0)

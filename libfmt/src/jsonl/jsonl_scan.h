@@ -5,7 +5,8 @@
  * other types): whitespace, punctuation, strings decoded into
  * r->fast_text, plain member names and bounded integers. Each accepts only
  * what json-c would read the same way and otherwise returns DECLINE, so
- * the line goes to json-c. Inline: they run for every byte of a line.
+ * the line goes to the general path (tfmt__jsonl_parse_line). Inline:
+ * they run for every byte of a line.
  */
 #ifndef TFMT_JSONL_SCAN_H
 #define TFMT_JSONL_SCAN_H
@@ -63,7 +64,7 @@ static inline int unicode_escape(fparse *x, uint32_t *cp)
     if (hex4(x->p, x->end, &hi) != TFMT_OK)
         return DECLINE;
     x->p += 4;
-    /* NUL and lone surrogates: json-c's own treatment applies. */
+    /* NUL and lone surrogates: the general path applies json-c's. */
     if (hi == 0 || (hi >= 0xdc00 && hi <= 0xdfff))
         return DECLINE;
     if (hi < 0xd800 || hi > 0xdbff) {

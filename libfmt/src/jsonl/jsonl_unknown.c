@@ -3,17 +3,16 @@
  * jsonl_unknown.c - the fast path for records of a type this reader does
  * not know. Readers must skip them (the schema's forward-compatibility
  * rule), but they still have to be valid JSON objects with a string
- * `type`, an integer `v` and a string `run_id`. json-c checked that by
- * building a tree of every line: an export padded with millions of such
- * records took minutes. This checks the line in one pass without keeping
- * anything but the envelope.
+ * `type`, an integer `v` and a string `run_id`. This checks the line in
+ * one pass without keeping anything but the envelope (the general path
+ * checks, then reads, in two or three).
  *
  * As in jsonl_fast.c, only lines json-c reads the same way are accepted:
  * members in any order, `type`, `v` and `run_id` once each, other values
  * nested at most 16 deep, numbers without exponents (at most 18 digits
  * before and after the point), strings and names as the scanning
- * primitives take them. Anything else is declined and goes to json-c,
- * which then reports what is wrong.
+ * primitives take them. Anything else is declined and goes to the
+ * general path, which then reports what is wrong.
  */
 #include "jsonl_scan.h"
 

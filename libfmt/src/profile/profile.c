@@ -127,6 +127,22 @@ static bool string_eq(const void *ctx, uint32_t id, const void *key)
 }
 
 /* Store a string without indexing it; *out = its id. */
+/* Store a string where room for its entry and bytes was made already. */
+static inline bool store_reserved(tfmt_profile *p, const char *s, size_t len,
+                                  uint32_t *out)
+{
+    if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID - 1 ||
+        p->nstrings >= p->capstrings || len > p->strbuf.cap - p->strbuf.len)
+        return false;
+    uint32_t id = (uint32_t)p->nstrings++;
+    p->strings[id].off = p->strbuf.len;
+    p->strings[id].len = (uint32_t)len;
+    memcpy(p->strbuf.data + p->strbuf.len, s, len);
+    p->strbuf.len += len;
+    *out = id;
+    return true;
+}
+
 static int store_string(tfmt_profile *p, const char *s, size_t len,
                         uint32_t *out)
 {
@@ -308,17 +324,26 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
 /* ---- tables without their index (a first JSONL export) ---- */
 
 int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
-                                 uint32_t *out)
+                                 bool valid, uint32_t *out)
 {
+    /* Room for the batch at once (a repaired string may need more). */
+    size_t bytes = 0;
+    for (size_t j = 0; j < n; j++)
+        bytes += s[j].len;
+    if (tfmt__grow(p->alloc, (void **)&p->strings, &p->capstrings,
+                   p->nstrings + n, sizeof *p->strings) != TFMT_OK ||
+        tfmt__buf_reserve(&p->strbuf, bytes) != TFMT_OK)
+        return nomem(p);
     for (size_t j = 0; j < n; j++) {
         const char *x = s[j].ptr;
         size_t len = s[j].len;
-        int rc = decoded(p, &x, &len);
-        if (rc == TFMT_OK)
+        int rc = valid ? TFMT_OK : decoded(p, &x, &len);
+        if (rc == TFMT_OK && !store_reserved(p, x, len, &out[j]))
             rc = store_string(p, x, len, &out[j]);
         if (rc != TFMT_OK)
             return rc;
     }
+    p->appended = true;
     p->unindexed = true;
     return TFMT_OK;
 }

@@ -49,7 +49,8 @@ static int add_strings(void *ctx, const tfmt_jsonl_string *js, size_t n,
     if (ai->p->nstrings == 0 && ai->p->nframes == 0)
         ai->append = may_append(ai);
     if (ai->append)
-        return tfmt__profile_append_strings(ai->p, v, n, out);
+        return tfmt__profile_append_strings(ai->p, v, n, ai->im.utf8_checked,
+                                            out);
     return tfmt__profile_intern_strings(ai->p, v, n, out);
 }
 
@@ -79,7 +80,7 @@ static int add_frames(void *ctx, const tfmt_jimport_frame *fr, size_t n,
     tfmt_frame f[TFMT_JIMPORT_BATCH];
     for (size_t j = 0; j < n; j++) {
         f[j] = profile_frame(&fr[j]);
-        int rc = tfmt__pfilter_names(ai->filter, &f[j]);
+        int rc = ai->filter ? tfmt__pfilter_names(ai->filter, &f[j]) : TFMT_OK;
         if (rc < 0)
             return rc;
     }

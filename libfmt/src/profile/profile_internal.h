@@ -171,6 +171,9 @@ struct tfmt_profile {
     bool *tid_seen;            /* per opts.thread_ids entry */
     bool unindexed;            /* string_set and frame_set not built yet
                                   (tfmt__profile_append_*) */
+    bool appended;             /* strings were appended unchecked, so two
+                                  may have equal content (the index keeps
+                                  them apart) */
     tfmt_ptleaf *tleaves;      /* opts.thread_leaves */
     size_t ntleaves, captleaves;
     tfmt_pslot *tleaf_slots; /* open addressing on (thread, node) */
@@ -426,10 +429,11 @@ int tfmt__profile_intern_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
  * export, whose entries CPython writes once each, into an empty profile):
  * the profile is then `unindexed`, and every intern function first builds
  * the index (tfmt__profile_index; equal entries map to the first). So a
- * single export costs no hash table at all.
+ * single export costs no hash table at all. Strings are repaired as
+ * Python decodes them, unless the caller knows them `valid` already.
  */
 int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
-                                 uint32_t *out);
+                                 bool valid, uint32_t *out);
 int tfmt__profile_append_frames(tfmt_profile *p, const tfmt_frame *f, size_t n,
                                 uint32_t *out);
 int tfmt__profile_index(tfmt_profile *p);
