@@ -11,15 +11,21 @@
 #                   its library is static (make test's is shared), so CI
 #                   builds, installs and links both (unit.consumer)
 #   make valgrind   the CLI golden tests with every tool under valgrind
+#   make mutate     mutation testing: each mutant of tests/mutate/mutants.txt
+#                   applied in turn to a copy of the tree (build-mutate/,
+#                   clang + ASan/UBSan), the fast suite run on it; prints
+#                   the mutation score and the survivors (MUTANTS=id,id:
+#                   only those; scripts/mutate.py --help)
 #
-# Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS.
+# Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS,
+# MUTANTS.
 SHELL := /bin/bash
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind deps deps-test deps-sanitize build \
-	clean format-check format
+.PHONY: all run test sanitize valgrind mutate deps deps-test deps-sanitize \
+	build clean format-check format
 
 all: build
 
@@ -58,6 +64,11 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+# Resumable: results are kept per mutant in build-mutate/results, keyed by
+# the tree's contents, so a second run after an interruption goes on.
+mutate: deps-sanitize
+	@scripts/mutate.py --jobs $(JOBS) $(if $(MUTANTS),--only $(MUTANTS))
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
 format-check: deps-test
@@ -67,4 +78,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-mutate

@@ -66,8 +66,10 @@ class ListError(Exception):
 def parse_list(path):
     """Mutants in file order: blocks of `key: value` lines separated by
     blank lines; `#` starts a comment line. Values are exact (only the
-    newline and the one space after the colon are dropped)."""
-    mutants, cur, lineno = [], {}, 0
+    newline and the one space after the colon are dropped); a line that
+    starts with `+` continues the value before it on a new line (the
+    rest of the line, as is), for a snippet of several lines."""
+    mutants, cur, lineno, last = [], {}, 0, None
 
     def close():
         if not cur:
@@ -87,6 +89,13 @@ def parse_list(path):
                 continue
             if not line.strip():
                 close()
+                last = None
+                continue
+            if line.startswith("+"):
+                if last is None:
+                    raise ListError("%s:%d: a continuation line without a "
+                                    "value before it" % (path, lineno))
+                cur[last] += "\n" + line[1:]
                 continue
             key, sep, value = line.partition(":")
             if not sep or key not in KEYS:
@@ -95,6 +104,7 @@ def parse_list(path):
             if key in cur:
                 raise ListError("%s:%d: %s given twice" % (path, lineno, key))
             cur[key] = value[1:] if value.startswith(" ") else value
+            last = key
         close()
     seen = set()
     for m in mutants:
@@ -221,9 +231,15 @@ def ctest(build_dir, log, jobs, timeout, regex=None, stop=True, skip=None):
     with open(log, errors="replace") as f:
         f.seek(start)
         text = f.read()
-    failed = [m.group(1) + ("" if m.group(2) == "Failed" else
-                            " (%s)" % m.group(2))
-              for m in map(FAILED_RE.match, text.splitlines()) if m]
+    failed = []
+    if "The following tests FAILED:" in text:
+        section = text.split("The following tests FAILED:", 1)[1]
+        for line in section.splitlines()[1:]:
+            m = FAILED_RE.match(line)
+            if not m:
+                break
+            failed.append(m.group(1) + ("" if m.group(2) == "Failed" else
+                                        " (%s)" % m.group(2)))
     if "No tests were found" in text or re.search(r"\b0 tests failed out "
                                                   r"of 0\b", text):
         return None, [], secs
@@ -502,6 +518,7 @@ def main():
     p.add_argument("--generate", nargs="+", metavar="FILE")
     a = p.parse_args()
     if a.generate:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         generate(a.generate)
         return 0
     try:
