@@ -127,9 +127,9 @@ def jsonl_fixtures():
     put("jsonl_self_gt_cum.jsonl", dump(r), "TV126", 1,
         "self 5 > cumulative 4")
     r = json.loads(json.dumps(base))
-    r[3]["entries"][2]["cumulative"] = 50
+    r[3]["entries"][2]["cumulative"] = 10  # one past the total
     put("jsonl_cum_gt_total.jsonl", dump(r), "TV127", 1,
-        "cumulative 50 > total 9")
+        "cumulative 10 > total 9")
 
     put("jsonl_empty.jsonl", b"", "TV002", 1, "empty file")
     put("not_tachyon.txt", b"hello, not a profile\n", "TV003", 1,

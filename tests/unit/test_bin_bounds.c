@@ -230,6 +230,39 @@ TEST(frame_index_equal_to_the_frame_count)
     free(d);
 }
 
+/* single_full's frame table at 127: frame 0 is file 0, function 1, ...;
+ * its string table holds 5 strings. */
+TEST(string_index_equal_to_the_string_count)
+{
+    size_t n;
+    uint8_t *d = load("single_full", &n);
+    REQUIRE(d && d[127] == 0 && d[128] == 1, "fixture");
+    d[127] = 4; /* the last string: reads */
+    expect_read("file string 4 of 5", d, n, 1, 3);
+    d[127] = 5;
+    expect_fail("file string 5 of 5", d, n, TFMT_EFORMAT,
+                TFMT_BCHK_STRING_INDEX, 64, "invalid string index in frame");
+    d[127] = 0;
+    d[128] = 5;
+    expect_fail("function string 5 of 5", d, n, TFMT_EFORMAT,
+                TFMT_BCHK_STRING_INDEX, 64, "invalid string index in frame");
+    free(d);
+}
+
+/* The profiling config word (byte 60): bits 0-2 are mode + 1, 0..5. */
+TEST(profiling_mode_5_and_6)
+{
+    size_t n;
+    uint8_t *d = load("single_full", &n);
+    REQUIRE(d, "fixture");
+    d[60] = 5; /* exception mode */
+    expect_read("mode 5 - 1", d, n, 1, 3);
+    d[60] = 6;
+    expect_fail("mode 6 - 1", d, n, TFMT_EFORMAT, TFMT_BCHK_MODE, 60,
+                "invalid profiling mode in header: 6");
+    free(d);
+}
+
 TEST(full_depth_256_and_257)
 {
     size_t n;
@@ -369,7 +402,8 @@ TEST(footer_counts_at_the_bound)
 
 TESTS(TCASE(varints_at_and_above_2_32), TCASE(varint_above_2_32_in_a_record),
       TCASE(frame_index_equal_to_the_frame_count),
-      TCASE(full_depth_256_and_257),
+      TCASE(string_index_equal_to_the_string_count),
+      TCASE(profiling_mode_5_and_6), TCASE(full_depth_256_and_257),
       TCASE(suffix_shared_count_against_the_depth),
       TCASE(final_depth_256_and_257),
       TCASE(repeat_count_against_the_bytes_left),
