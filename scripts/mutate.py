@@ -31,6 +31,7 @@ usage:
 `make mutate` runs the first form (MUTANTS=id,id runs a subset).
 """
 import argparse
+import fcntl
 import hashlib
 import json
 import os
@@ -259,6 +260,12 @@ class Runner:
         self.res = os.path.join(self.dir, "results")
         for d in (self.src, self.res):
             os.makedirs(d, exist_ok=True)
+        # One run at a time in a scratch directory (it edits the copy).
+        self.lock = open(os.path.join(self.dir, "lock"), "w")
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            sys.exit("mutate: another run is using %s" % self.dir)
 
     def say(self, msg):
         print(msg, flush=True)

@@ -8,8 +8,8 @@ with the serial reader only shows that the two agree; here both are
 compared with profile_expect.py, which computes CPython's JSONL and
 collapsed outputs from the write_sample() calls themselves (no binary
 reader involved). Each seeded log is written by make_log.py (CPython's
-writer): 1-6 threads, thread ids shared between interpreters, stacks that
-grow, shrink, jump and empty, status bits flipping (so REPEAT groups of
+writer): 2-6 threads, thread ids shared between interpreters, stacks that
+grow, shrink, change their innermost frames, jump and empty, status bits flipping (so REPEAT groups of
 mixed status), synthetic frames, and enough ticks that -j 4 cuts the
 region into four parts or more. Two of the logs are also converted
 together (tachyon-conv A B), against the model of A's samples then B's.
@@ -51,8 +51,11 @@ def next_stack(rng, st, pool):
         return []
     if r < 0.2:
         st = st + [rng.choice(pool) for _ in range(rng.randint(1, 4))]
-    elif r < 0.35 and st:
+    elif r < 0.3 and st:
         st = st[:rng.randint(0, len(st))]
+    elif r < 0.35 and st:   # returns, then calls: POP_PUSH records
+        st = st[:rng.randint(0, len(st) - 1)] + [
+            rng.choice(pool) for _ in range(rng.randint(1, 3))]
     elif r < 0.4:
         st = [rng.choice(pool) for _ in range(rng.randint(0, 12))]
     return st[:300]     # past 256: the writer keeps the innermost 256
