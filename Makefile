@@ -16,6 +16,7 @@
 #                   clang + ASan/UBSan), the fast suite run on it; prints
 #                   the mutation score and the survivors (MUTANTS=id,id:
 #                   only those; scripts/mutate.py --help)
+#   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan), JOBS,
 # MUTANTS.
@@ -24,8 +25,8 @@ BUILD ?= build
 ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize valgrind mutate deps deps-test deps-sanitize \
-	build clean format-check format
+.PHONY: all run test sanitize valgrind mutate deb deps deps-test deps-deb \
+	deps-sanitize build clean format-check format
 
 all: build
 
@@ -34,6 +35,9 @@ deps:
 
 deps-test:
 	@scripts/install-deps.sh --test
+
+deps-deb:
+	@scripts/install-deps.sh --deb
 
 deps-sanitize:
 	@scripts/install-deps.sh --test --sanitize
@@ -69,6 +73,9 @@ valgrind: build
 mutate: deps-sanitize
 	@scripts/mutate.py --jobs $(JOBS) $(if $(MUTANTS),--only $(MUTANTS))
 
+deb: deps-deb
+	JOBS=$(JOBS) scripts/build-deb.sh build-deb
+
 # Fail on any C file that differs from .clang-format (CI runs this as
 # part of make test); make format fixes them.
 format-check: deps-test
@@ -78,4 +85,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-mutate
+	rm -rf $(BUILD) $(ASAN_BUILD) build-deb build-mutate

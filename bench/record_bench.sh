@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # record_bench.sh [BUILD_DIR] - tachyon-record's cost and accuracy.
 #
-# For each pyenv CPython found (3.11.7, 3.12.1, 3.13.0, or $PY311/$PY312/
-# $PY313; $VERSIONS to choose) and each requested rate (1 kHz and 5 kHz, or
+# For each CPython found (3.11.7, 3.12.1, 3.13.0 from pyenv, 3.14.7 and
+# 3.14.7t from scripts/build-cpython.sh's cache, or $PY311 ... $PY314T;
+# $VERSIONS to choose) and each requested rate (1 kHz and 5 kHz, or
 # $RATES), record a CPU-bound target (a 3-deep call chain, plus $IDLE idle
 # threads, default 1, with --all-threads) and report: achieved sampling rate, mean time per sample
 # (walk + write, from tachyon-record -v), failed-sample and missed-tick
@@ -22,7 +23,7 @@ runs=${RUNS:-3}
 rates=${RATES:-"1000 5000"}
 work=${WORK:-60}
 idle=${IDLE:-1}
-versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0"}
+versions=${VERSIONS:-"3.11.7 3.12.1 3.13.0 3.14.7 3.14.7t"}
 rec_args=${REC_ARGS:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -96,7 +97,9 @@ bench_one() {
         echo "record_bench: last log does not decode" >&2
     slow=$(ratio "$recd" "$base")
     cslow=$(ratio "$crecd" "$cbase")
-    ver=$("$py" -c 'import sys; print(sys.version.split()[0])')
+    ver=$("$py" -c 'import sys, sysconfig
+ft = sysconfig.get_config_var("Py_GIL_DISABLED")
+print(sys.version.split()[0] + ("t" if ft else ""))')
     row='| %s | %s | %s | %s | %s | %s%% | %s%% | %s '
     row="$row| %ss -> %ss (%s%%) | %ss -> %ss (%s%%) |\n"
     printf "$row" "$ver" "$rate" "$hz" "$us" "$reads" "$failed" "$miss" \

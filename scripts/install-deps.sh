@@ -3,7 +3,7 @@
 # install-deps.sh - install the Debian 12 packages tachyon needs, only if
 # some are missing (then apt-get update + install).
 #
-# usage: scripts/install-deps.sh [--build | --test] [--sanitize]
+# usage: scripts/install-deps.sh [--build | --deb | --test] [--sanitize]
 #   --build      what the build needs (the default): a C compiler, CMake,
 #                pkg-config and the four libraries; make run uses this set
 #   --test       the build's packages and those only the tests need: make
@@ -15,7 +15,12 @@
 #                clickhouse-server, clickhouse-client and curl (the fleet
 #                test, ctest -L clickhouse, docs/guide-fleet.md, which starts
 #                its own server on loopback; the packaged service itself is
-#                not used)
+#                not used), bash-completion, zsh and fish (the shell
+#                completions, cli.completion), dpkg-dev, file and lintian
+#                (the Debian packages made and checked, ctest -L package)
+#   --deb        the build's packages and what make deb needs besides:
+#                dpkg-dev (dpkg-buildflags, dpkg-shlibdeps), file (for
+#                cpack) and scdoc (the man pages the packages hold)
 #   --sanitize   also clang and its sanitizer runtimes (make sanitize)
 #
 # Runs without a terminal (no prompts); uses sudo only when not root.
@@ -29,16 +34,20 @@ test_packages=(
     python3 python3-jsonschema zstd xz-utils bzip2 gzip
     protobuf-compiler clang-format scdoc man-db groff-base
     clickhouse-server clickhouse-client curl zookeeper
+    bash-completion zsh fish dpkg-dev file lintian
 )
+deb_packages=(dpkg-dev file scdoc)
 
 packages=("${build_packages[@]}")
 for arg in "$@"; do
     case $arg in
     --build) ;;
     --test) packages+=("${test_packages[@]}") ;;
+    --deb) packages+=("${deb_packages[@]}") ;;
     --sanitize) packages+=(clang libclang-rt-dev) ;;
     *)
-        echo "usage: scripts/install-deps.sh [--build | --test] [--sanitize]" >&2
+        echo "usage: scripts/install-deps.sh [--build | --deb | --test]" \
+            "[--sanitize]" >&2
         exit 2
         ;;
     esac

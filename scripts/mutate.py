@@ -542,6 +542,9 @@ def main():
         print("%d mutants, %d stale; layers: %s" %
               (len(mutants), len(bad), ", ".join(layers)))
         return 1 if bad else 0
+    # Stopped with SIGTERM as with ^C: the mutated file is put back and
+    # the build or ctest under way is ended (Runner.one, run).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if a.only:
         want = [x for x in a.only.split(",") if x]
         ids = {m["id"] for m in mutants}

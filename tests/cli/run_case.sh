@@ -23,10 +23,15 @@
 # committing: an expectation is a claim about the right behaviour, not a
 # copy of whatever the tool printed.
 #
+# The installed data folder the tools name in --help (TACHYON_DATADIR, by
+# default the one in TOOLS_DIR/datadir.txt, which the build writes) reads
+# as @DATADIR@ in the expectations, so they hold for any install prefix.
+#
 # Environment: TOOLS_DIR (default: build/tools of this checkout), TESTDATA
 # (default: testdata/ of this checkout), CLI_WRAPPER (optional: a command
 # every tool runs under, e.g. "valgrind -q --error-exitcode=99
-# --leak-check=full"; its complaints then show up as golden differences).
+# --leak-check=full"; its complaints then show up as golden differences),
+# TACHYON_DATADIR (see above).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,6 +54,20 @@ if [ -n "${CLI_WRAPPER:-}" ]; then
         chmod +x "$path_dir/${tool##*/}"
     done
 fi
+
+# Without TACHYON_DATADIR, the folder the build of TOOLS_DIR names.
+if [ -z "${TACHYON_DATADIR:-}" ] && [ -f "$TOOLS_DIR/datadir.txt" ]; then
+    TACHYON_DATADIR=$(cat "$TOOLS_DIR/datadir.txt")
+fi
+
+# Write @DATADIR@ for the installed data folder in output file $1.
+mask_datadir() {
+    local re
+    [ -n "${TACHYON_DATADIR:-}" ] || return 0
+    grep -qF -- "$TACHYON_DATADIR" "$1" || return 0
+    re=$(printf '%s' "$TACHYON_DATADIR" | sed 's/[][\\/.*^$|]/\\&/g')
+    sed -i "s|$re|@DATADIR@|g" "$1"
+}
 
 # Compare actual output file $1 with expectation base $2 (exact or glob).
 check_stream() {
@@ -101,6 +120,8 @@ run_one() {
         echo $? >../exit.out
     )
     code=$(cat "$scratch/exit.out")
+    mask_datadir "$scratch/stdout.out"
+    mask_datadir "$scratch/stderr.out"
     if [ "$code" = 77 ] && [ "$(expected_exit "$base")" != 77 ]; then
         echo "SKIP $base: $(head -n 1 "$scratch/stderr.out")"
         rm -rf "$scratch"

@@ -2,8 +2,9 @@
 /*
  * test_cli_opt.c - the option-table parser of tools/common (cli_opt.c):
  * argument shapes, repeatable options, operands, "--", the built-in
- * options and the exact usage-error messages. The tools' golden tests
- * cover the parser only through tachyon-conv's table.
+ * options, --quiet against --verbose, the check of a table's letters
+ * (cli_letters.c), the exact usage-error messages and the words of the
+ * next steps (cli_hint). test_cli_letters.c checks the tools' own tables.
  */
 #include "../unit/harness.h"
 #include "cli.h"
@@ -17,7 +18,7 @@ static const cli_option table[] = {
     {"quiet", 'q', CLI_ARG_NONE, &flag_q, "less output", NULL, NULL},
     {"output", 'o', CLI_ARG_REQUIRED, &out, "write to FILE", "FILE", NULL},
     {"to", 0, CLI_ARG_REQUIRED, &to, "format", "FMT", "a|bb|ccc"},
-    {"include", 'I', CLI_ARG_REPEATABLE, &incl, "add a rule", "RE", NULL},
+    {"label", 'l', CLI_ARG_REPEATABLE, &incl, "add a label", "KV", NULL},
     {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
 
 static const cli_spec spec = {"prog", "[OPTIONS] FILE...", "Test.",
@@ -59,9 +60,10 @@ TEST(flags_count_and_bundle)
 {
     cli_parse_error e;
 
-    REQUIRE(parse(&e, ARGV("-vqv", "--verbose")) == CLI_PARSE_OK, "%s", e.msg);
+    REQUIRE(parse(&e, ARGV("-vv", "--verbose")) == CLI_PARSE_OK, "%s", e.msg);
     CHECK(flag_v == 3, "-v counted %d times, expected 3", flag_v);
-    CHECK(flag_q == 1, "-q counted %d times, expected 1", flag_q);
+    REQUIRE(parse(&e, ARGV("-qq")) == CLI_PARSE_OK, "%s", e.msg);
+    CHECK(flag_q == 2, "-q counted %d times, expected 2", flag_q);
     REQUIRE(parse(&e, ARGV("-vofile")) == CLI_PARSE_OK, "%s", e.msg);
     CHECK(flag_v == 1 && out && strcmp(out, "file") == 0,
           "-vofile: v=%d out=%s", flag_v, out);
@@ -71,12 +73,12 @@ TEST(repeatable_and_operands)
 {
     cli_parse_error e;
 
-    REQUIRE(parse(&e, ARGV("a", "-I", "x", "-", "--include=y", "b", "--", "-v",
+    REQUIRE(parse(&e, ARGV("a", "-l", "x", "-", "--label=y", "b", "--", "-v",
                            "--frob")) == CLI_PARSE_OK,
             "%s", e.msg);
-    REQUIRE(incl.count == 2, "2 includes expected, got %zu", incl.count);
+    REQUIRE(incl.count == 2, "2 labels expected, got %zu", incl.count);
     CHECK(strcmp(incl.items[0], "x") == 0 && strcmp(incl.items[1], "y") == 0,
-          "includes in order");
+          "labels in order");
     REQUIRE(operands.count == 5, "5 operands expected, got %zu",
             operands.count);
     CHECK(strcmp(operands.items[0], "a") == 0, "operand 0");
@@ -136,6 +138,95 @@ TEST(error_messages)
     }
 }
 
+TEST(quiet_verbose)
+{
+    static const char msg[] = "options '--quiet' and '--verbose' exclude "
+                              "each other";
+    char **uses[] = {ARGV("-q", "-v"), ARGV("-qv"), ARGV("--verbose", "-q"),
+                     ARGV("x", "--quiet", "y", "-vv")};
+    cli_parse_error e;
+
+    for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+        CHECK(parse(&e, uses[i]) == CLI_PARSE_ERROR, "case %zu accepted", i);
+        CHECK(strcmp(e.msg, msg) == 0, "case %zu: got '%s'", i, e.msg);
+    }
+    CHECK(parse(&e, ARGV("-q", "-v", "--help")) == CLI_PARSE_HELP,
+          "--help still answers");
+}
+
+/* A table whose letter breaks cli_letters.c is refused, with the reason. */
+TEST(letters)
+{
+    static int n;
+    static const cli_option other[] = {
+        {"normalize", 'n', CLI_ARG_NONE, &n, "x", NULL, NULL},
+        {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
+    static const cli_option unknown[] = {
+        {"zap", 'Z', CLI_ARG_NONE, &n, "x", NULL, NULL},
+        {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
+    const cli_spec bad = {"prog", "", NULL, other, &operands, NULL};
+    const cli_spec odd = {"prog", "", NULL, unknown, &operands, NULL};
+    char msg[256];
+    cli_parse_error e;
+
+    CHECK(cli_spec_check(&spec, msg, sizeof msg), "test table: %s", msg);
+    CHECK(!cli_spec_check(&bad, msg, sizeof msg), "-n as --normalize");
+    CHECK(strcmp(msg, "internal error: option '-n' is '--normalize' here but "
+                      "'--top' in every tachyon tool") == 0,
+          "got '%s'", msg);
+    CHECK(!cli_spec_check(&odd, msg, sizeof msg), "-Z accepted");
+    CHECK(strcmp(msg, "internal error: option '-Z' ('--zap') is not a letter "
+                      "of the tachyon tools (cli_letters.c)") == 0,
+          "got '%s'", msg);
+    char *argv[] = {"prog", NULL};
+    CHECK(cli_parse(&bad, 1, argv, &e) == CLI_PARSE_ERROR,
+          "cli_parse took a bad table");
+
+    size_t count;
+    const cli_letter *l = cli_letters(&count);
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = i + 1; j < count; j++) {
+            CHECK(l[i].letter != l[j].letter, "-%c listed twice", l[i].letter);
+            CHECK(strcmp(l[i].long_name, l[j].long_name) != 0,
+                  "--%s has two letters", l[i].long_name);
+        }
+    for (size_t i = 0; i < count; i++)
+        CHECK(l[i].letter != 'h' && l[i].letter != 'V',
+              "-%c is built in (--help, --version)", l[i].letter);
+}
+
+/* The words of the next steps, and when there is none. */
+TEST(hints)
+{
+    char b[CLI_HINT_MAX];
+
+    CHECK(strcmp(cli_hint(b, sizeof b, "a.bin", TFMT_HINT_RECOVER),
+                 " (if its recording was killed, try 'tachyon-record "
+                 "--recover a.bin')") == 0,
+          "recover: '%s'", b);
+    CHECK(strcmp(cli_hint(b, sizeof b, "d/a-1.jsonl", TFMT_HINT_CHECK),
+                 " (run 'tachyon-validate d/a-1.jsonl' for every problem)") ==
+              0,
+          "check: '%s'", b);
+    CHECK(strcmp(cli_hint(b, sizeof b, "a.bin", TFMT_HINT_NONE), "") == 0,
+          "none: '%s'", b);
+    CHECK(strcmp(cli_hint(b, sizeof b, "<stdin>", TFMT_HINT_RECOVER), "") == 0,
+          "stdin cannot be reopened: '%s'", b);
+    CHECK(strstr(cli_hint(b, sizeof b, "my run.bin", TFMT_HINT_CHECK),
+                 "'tachyon-validate FILE'") != NULL,
+          "a name with a space: '%s'", b);
+    CHECK(strstr(cli_hint(b, sizeof b, "-x.bin", TFMT_HINT_RECOVER),
+                 "--recover FILE'") != NULL,
+          "a name like an option: '%s'", b);
+    cli_set_checker(true);
+    CHECK(strcmp(cli_hint(b, sizeof b, "a.bin", TFMT_HINT_CHECK), "") == 0,
+          "tachyon-validate suggests itself: '%s'", b);
+    CHECK(strstr(cli_hint(b, sizeof b, "a.bin", TFMT_HINT_RECOVER),
+                 "--recover a.bin") != NULL,
+          "but tachyon-record --recover still: '%s'", b);
+    cli_set_checker(false);
+}
+
 TEST(exit_codes)
 {
     CHECK(cli_exit_code(TFMT_OK) == 0, "OK");
@@ -155,4 +246,5 @@ TEST(exit_codes)
 
 TESTS(TCASE(value_shapes), TCASE(flags_count_and_bundle),
       TCASE(repeatable_and_operands), TCASE(choices), TCASE(builtins),
-      TCASE(error_messages), TCASE(exit_codes))
+      TCASE(quiet_verbose), TCASE(letters), TCASE(hints), TCASE(error_messages),
+      TCASE(exit_codes))

@@ -114,18 +114,17 @@ def case_refuse_early(d):
     random stream in 50 starts with '{' or blank space and is refused as
     bad JSONL instead, as fast.)"""
     env = dict(os.environ, TMPDIR=os.path.join(d, "missing"))
-    magic = r"(: byte 0: .*invalid magic number: 0x|: byte 0: not a " \
-            r"Tachyon binary log but JSON text|:1: TV10\d: )"
+    # The same words in every tool (validate adds its rule ids); random
+    # bytes may also start like text (about one stream in 50).
+    magic = r"(: byte 0: (TV202: )?invalid magic number: 0x|: (TV003: )?" \
+            r"not a Tachyon profile \(|:1: TV10\d: )"
     for dev in ("/dev/zero", "/dev/urandom"):
         res = run([tool("validate"), dev], d, env, fsize=MIB)
-        expect(res, 1, r"^tachyon-validate: %s(: byte 0: TV202: corrupt: "
-               r"invalid magic number|:1: TV10\d: )" % dev,
-               "validate " + dev)
+        expect(res, 1, "^tachyon-validate: " + dev + magic, "validate " + dev)
         res = run([tool("conv"), dev], d, env, fsize=MIB)
         expect(res, 1, "^tachyon-conv: " + dev + magic, "conv " + dev)
         res = run([tool("diff"), dev, dev], d, env, fsize=MIB)
-        expect(res, 1, r"^tachyon-diff: %s(: neither a Tachyon binary log "
-               r"nor JSONL|:1: TV10\d: )" % dev, "diff " + dev)
+        expect(res, 1, "^tachyon-diff: " + dev + magic, "diff " + dev)
     with open("/dev/urandom", "rb") as rnd:
         res = run([tool("conv"), "-"], d, env, fsize=MIB, stdin=rnd)
     expect(res, 1, "^tachyon-conv: <stdin>" + magic, "conv - < /dev/urandom")

@@ -90,7 +90,7 @@ def check_status(args):
             check(gil <= 0.05, f"{name}: HAS_GIL in {gil:.1%}")
     every = [s for g in groups.values() for s in g]
     check(not any(s[1] & GIL_REQUESTED for s in every),
-          "GIL_REQUESTED set (3.11-3.13 cannot tell)")
+          "GIL_REQUESTED set (3.11-3.14 cannot tell)")
 
 
 def check_mode(args, mode, bit, keep, least):

@@ -2,16 +2,21 @@
 # SPDX-License-Identifier: MIT
 # check_offsets.sh PYTHON PRINT_OFFSETS - re-derive every constant that
 # tachyon-record assumes for PYTHON's minor version from the DWARF of its
-# libpython (gdb -batch) and compare. Skips (77) without gdb, without a
-# shared libpython or without debug information.
+# libpython, or of the executable for a static build (gdb -batch), and
+# compare. Skips (77) without gdb or without debug information.
 py=$1
 printer=$2
 command -v gdb >/dev/null 2>&1 || { echo "SKIP: no gdb"; exit 77; }
-minor=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-lib=$("$py" -c 'import sysconfig, os
+minor=$("$py" -c 'import sys, sysconfig
+ft = "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""
+print("%d.%d%s" % (sys.version_info[:2] + (ft,)))')
+# The file that holds the interpreter: a shared libpython (pyenv), else
+# the executable itself (a static build, as build-cpython.sh makes).
+lib=$("$py" -c 'import sysconfig, os, sys
 v = sysconfig.get_config_var
-print(os.path.join(v("LIBDIR"), v("LDLIBRARY")))')
-[ -f "$lib" ] || { echo "SKIP: no shared libpython ($lib)"; exit 77; }
+lib = os.path.join(v("LIBDIR"), v("LDLIBRARY"))
+print(lib if lib.endswith(".so") or ".so." in lib else sys.executable)')
+[ -f "$lib" ] || { echo "SKIP: no libpython or executable ($lib)"; exit 77; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 "$printer" "$minor" > "$tmp/expected" || exit 2

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """check_refused.py RECORDER - recording an interpreter older than 3.11
-(this one: 3.10, or 2.7) must fail with exit 2 and say why, leaving no
-output file. Written to run under Python 2.7 too."""
+(this one: 3.10, or 2.7) must fail with exit 125 (the recorder's own
+failure, whatever the COMMAND does) and say why, leaving no output file.
+Written to run under Python 2.7 too."""
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ p = subprocess.Popen([recorder, "-o", out, "--", sys.executable, "-c",
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 _, err = p.communicate()
 err = err.decode("utf-8")
-ok = (p.returncode == 2 and
+ok = (p.returncode == 125 and
       "Python older than 3.11 is not supported" in err and
       err.startswith("tachyon-record: process ") and
       not os.path.exists(out))

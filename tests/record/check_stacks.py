@@ -39,9 +39,10 @@ def main():
     tool_args(ap)
     ap.add_argument("--seconds", type=float, default=5.0)
     args = ap.parse_args()
+    times = args.out + ".times"
     with cpu_hog():
         p = record(args.recorder, args.out, ["-a", "-r", "5000"],
-                   [sys.executable, TARGET, str(args.seconds), "3"])
+                   [sys.executable, TARGET, str(args.seconds), "3", times])
     check(p.returncode == 0, f"recorder exit {p.returncode}")
     got = decode(args.dump, args.out)
     if got:
@@ -52,6 +53,10 @@ def main():
         print(f"{n} thread-samples in the loops, {nbad} impossible; "
               f"failed ticks {float(stats['error']):.2f}%; load average "
               f"{load_avg()}")
+        if os.path.exists(times):
+            cpu, wall = map(float, open(times).read().split())
+            print(f"the target's 4 threads used {cpu:.2f} CPU-seconds in "
+                  f"{wall:.2f} s: {cpu / wall:.2f} CPUs at once on average")
         check(n >= 2000, f"only {n} samples")
         check(not bad, f"{nbad} impossible stacks, e.g. "
               f"{[f[0] for f in bad[0][3]] if bad else None}")

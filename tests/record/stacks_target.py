@@ -5,7 +5,9 @@
 # have the same size (the case a frame-size check alone cannot tell
 # apart); rec() has another. Valid stacks are only
 #   ... loop (deep * 1..D+1 [work] | shallow [work] | rec * 1..R+1 [work])
-# Runs argv[1] seconds with argv[2] extra threads.
+# Runs argv[1] seconds with argv[2] extra threads; with argv[3], writes
+# there the CPU seconds it used and the seconds it ran (a free-threaded
+# build runs its threads at once: more CPU time than wall time).
 import sys
 import threading
 import time
@@ -47,7 +49,8 @@ def loop(end):
 
 def main():
     seconds, extra = float(sys.argv[1]), int(sys.argv[2])
-    end = time.monotonic() + seconds
+    start = time.monotonic()
+    end = start + seconds
     threads = [threading.Thread(target=loop, args=(end,))
                for _ in range(extra)]
     for t in threads:
@@ -55,6 +58,9 @@ def main():
     loop(end)
     for t in threads:
         t.join()
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], "w") as f:
+            f.write(f"{time.process_time()} {time.monotonic() - start}\n")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@
 #include "../unit/harness.h"
 #include "py_offsets.h"
 #include "py_offsets_313.h"
+#include "py_offsets_314.h"
+#include "py_offsets_315.h"
 
 static uint64_t table[DBG_WORDS];
 static char msg[256];
@@ -55,33 +57,32 @@ static void fake_313(void)
 static int load(py_offsets *o)
 {
     return py_offsets_select(getpid(), (uint32_t)table[W_VERSION],
-                             (uint64_t)(uintptr_t)table, 8192, o, msg,
+                             (uint64_t)(uintptr_t)table, 8192, 0, o, msg,
                              sizeof msg);
 }
 
-TEST(newer_versions_refused)
+TEST(other_versions_refused)
 {
     py_offsets o;
-    int rc = py_offsets_select(getpid(), 0x030e00f0, 0, 0, &o, msg, sizeof msg);
-    CHECK(rc == -1, "3.14 accepted");
-    CHECK(strcmp(msg, "Python 3.14.0 is not supported (supported: 3.11, "
-                      "3.12, 3.13)") == 0,
+    int rc =
+        py_offsets_select(getpid(), 0x031000a1, 0, 0, 0, &o, msg, sizeof msg);
+    CHECK(rc == -1, "3.16 accepted");
+    CHECK(strcmp(msg, "Python 3.16.0 is not supported (supported: 3.11, "
+                      "3.12, 3.13, 3.14)") == 0,
           "message: %s", msg);
-    rc = py_offsets_select(getpid(), 0x030f00a1, 0, 0, &o, msg, sizeof msg);
-    CHECK(rc == -1 && strstr(msg, "3.15.0 is not supported"), "%s", msg);
-    rc = py_offsets_select(getpid(), 0x030a0df0, 0, 0, &o, msg, sizeof msg);
+    rc = py_offsets_select(getpid(), 0x030a0df0, 0, 0, 0, &o, msg, sizeof msg);
     CHECK(rc == -1 && strstr(msg, "3.10.13 is not supported"), "%s", msg);
 }
 
 TEST(tables_for_311_312)
 {
     py_offsets o;
-    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, &o, msg, sizeof msg) ==
-              0,
+    CHECK(py_offsets_select(getpid(), 0x030b07f0, 0, 0, 0, &o, msg,
+                            sizeof msg) == 0,
           "3.11");
     CHECK(o.ts_size == 360 && o.rt_gil == 360, "3.11 table");
-    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, &o, msg, sizeof msg) ==
-              0,
+    CHECK(py_offsets_select(getpid(), 0x030c01f0, 0, 0, 0, &o, msg,
+                            sizeof msg) == 0,
           "3.12");
     CHECK(o.is_gil_ptr == 384 && o.owner_cstack == 3, "3.12 table");
 }
@@ -117,10 +118,202 @@ TEST(debug_offsets_313_rejected)
     table[W_CO_SIZE] = 1u << 30;
     CHECK(load(&o) == -1, "huge struct accepted");
     fake_313();
-    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table, 100, &o,
-                      msg, sizeof msg);
+    py_offsets_select(getpid(), 0x030d00f0, (uint64_t)(uintptr_t)table, 100, 0,
+                      &o, msg, sizeof msg);
     CHECK(strstr(msg, "cannot read"), "short section: %s", msg);
 }
 
-TESTS(TCASE(newer_versions_refused), TCASE(tables_for_311_312),
-      TCASE(debug_offsets_313_accepted), TCASE(debug_offsets_313_rejected))
+/* _Py_DebugOffsets words 1-94 of real 3.14.7 processes (GIL and
+ * free-threaded builds), read from their _PyRuntime with ctypes. */
+static const uint64_t real_314[D314_WORDS] = {
+    0,    51251184, 0,    316616, 784, 808,  225864, 7280, 7272, 7344, 7360,
+    7408, 7688,     7672, 7680,   16,  7784, 0,      7800, 7792, 7992, 0,
+    832,  0,        8,    16,     72,  152,  160,    232,  32,   88,   8,
+    0,    56,       80,   74,     64,  0,    216,    112,  120,  128,  136,
+    68,   52,       96,   104,    208, 0,    16,     8,    416,  24,   88,
+    168,  40,       32,   16,     40,  24,   16,     200,  24,   40,   32,
+    48,   32,       40,   24,     16,  32,   16,     24,   40,   16,   32,
+    64,   32,       16,   40,     264, 192,  160,    24,   72,   67,   0,
+    8,    24,       304,  8076,   0,   4,    512};
+static const uint64_t real_314t[D314_WORDS] = {
+    0,    51251184, 1,    362368, 784, 808,  246720, 7280, 7272, 7344, 7360,
+    7408, 7712,     7696, 7704,   16,  7808, 0,      7832, 7824, 8024, 17628,
+    832,  0,        8,    16,     72,  152,  160,    232,  32,   88,   8,
+    0,    56,       80,   78,     64,  72,   240,    128,  136,  144,  152,
+    84,   68,       112,  120,    232, 224,  32,     24,   432,  40,   104,
+    184,  56,       48,   32,     56,  40,   32,     216,  40,   56,   48,
+    64,   48,       56,   40,     32,  48,   32,     40,   56,   32,   48,
+    80,   48,       32,   56,     288, 192,  176,    40,   88,   83,   0,
+    8,    24,       304,  8108,   0,   4,    512};
+
+static uint64_t t314[D314_WORDS];
+
+static void fake_314(const uint64_t *real)
+{
+    memcpy(t314, real, sizeof t314);
+    memcpy(t314, "xdebugpy", 8);
+}
+
+static int load_314(py_offsets *o)
+{
+    /* .PyRuntime holds all of _PyRuntimeState; the table is its start */
+    return py_offsets_select(getpid(), 0x030e07f0, (uint64_t)(uintptr_t)t314,
+                             1u << 20, 0, o, msg, sizeof msg);
+}
+
+TEST(debug_offsets_314_accepted)
+{
+    py_offsets o;
+    fake_314(real_314);
+    REQUIRE(load_314(&o) == 0, "3.14 table refused: %s", msg);
+    CHECK(!o.free_threaded && o.fr_tlbc == PYOFF_NONE &&
+              o.co_tlbc == PYOFF_NONE && o.ts_status == PYOFF_NONE,
+          "GIL build read as free-threaded");
+    CHECK(o.rt_interpreters_head == 808 && o.is_threads_head == 7344 &&
+              o.is_gc_collecting == 7600,
+          "runtime/interp: %llu", (unsigned long long)o.is_gc_collecting);
+    CHECK(o.gil_locked == 16 && o.gil_holder == 8 && o.gil_switch == 24,
+          "GIL offsets relative to the GIL state");
+    CHECK(o.ts_current_frame == 72 && o.ts_datastack_chunk == 232 &&
+              o.ts_datastack_top == 240,
+          "thread");
+    CHECK(o.fr_code == 0 && o.fr_code_tag == 3 && o.fr_instr == 56 &&
+              o.fr_owner == 74 && o.owner_cstack == 3 && o.owner_max == 4,
+          "frame");
+    CHECK(o.co_code_adaptive == 208 && o.co_framesize == 76 &&
+              o.u_compact_size == 56 && o.u_kind_shift == 2,
+          "code and str");
+}
+
+TEST(debug_offsets_314t_accepted)
+{
+    py_offsets o;
+    fake_314(real_314t);
+    REQUIRE(load_314(&o) == 0, "3.14t table refused: %s", msg);
+    CHECK(o.free_threaded && o.fr_tlbc == 72 && o.co_tlbc == 224 &&
+              o.ts_status == 32 && o.is_tlbc_generation == 17628,
+          "free-threaded fields");
+    CHECK(o.fr_code_tag == 1 && o.u_kind_shift == 8 && o.u_compact_size == 72 &&
+              o.co_framesize == 92 && o.co_filename == 128 && o.ob_type == 24,
+          "the longer object header");
+}
+
+TEST(debug_offsets_314_rejected)
+{
+    py_offsets o;
+    fake_314(real_314);
+    memcpy(t314, "xdebugpz", 8);
+    CHECK(load_314(&o) == -1 && strstr(msg, "cookie"), "cookie: %s", msg);
+    fake_314(real_314);
+    t314[D314_VERSION] = 0x030d00f0;
+    CHECK(load_314(&o) == -1 && strstr(msg, "is not 3.14"), "ver: %s", msg);
+    fake_314(real_314);
+    t314[D314_FREE_THREADED] = 2;
+    CHECK(load_314(&o) == -1 && strstr(msg, "free_threaded"), "ft: %s", msg);
+    fake_314(real_314t);
+    t314[D314_FR_TLBC_INDEX] = 86; /* 4 bytes at the 88-byte frame's end */
+    CHECK(load_314(&o) == -1 && strstr(msg, "out of bounds"), "tlbc: %s", msg);
+    fake_314(real_314);
+    t314[D314_FR_TLBC_INDEX] = 86; /* not used without free threading */
+    CHECK(load_314(&o) == 0, "GIL build checked a free-threaded field");
+    fake_314(real_314);
+    t314[D314_GC_COLLECTING] = 262;
+    CHECK(load_314(&o) == -1 && strstr(msg, "out of bounds"), "gc: %s", msg);
+    fake_314(real_314);
+    t314[D314_IS_GC] = 225864 - 100;
+    CHECK(load_314(&o) == -1 && strstr(msg, "implausible"), "gc sec: %s", msg);
+    fake_314(real_314);
+    py_offsets_select(getpid(), 0x030e07f0, (uint64_t)(uintptr_t)t314, 700, 0,
+                      &o, msg, sizeof msg);
+    CHECK(strstr(msg, "cannot read"), "short section: %s", msg);
+}
+
+/* A 3.15 table holding the real 3.14.7 values where 3.15 keeps a field
+ * 3.14 has, and plausible ones for its new fields. */
+static uint64_t t315[D315_WORDS];
+
+static void fake_315(const uint64_t *real)
+{
+    /* Runs of words both tables have in the same order. */
+    static const struct {
+        int at315, at314, n;
+    } runs[] = {
+        /* runtime, interpreter and the thread state's first five */
+        {D315_RT_SIZE, D314_RT_SIZE, 3 + 16 + 5},
+        {D315_TS_THREAD_ID, D314_TS_THREAD_ID, 4},
+        {D315_FR_SIZE, D314_FR_SIZE, 8},
+        {D315_CO_SIZE, D314_CO_SIZE, 11},
+        {D315_OB_SIZE, D314_OB_SIZE, 2},
+        {D315_TYPE_SIZE, D314_TYPE_SIZE, 4},
+        /* tuple, list, set, dict, float, int, bytes, str */
+        {D315_TUPLE_SIZE, D314_TUPLE_SIZE, 25},
+        {D315_GC_SIZE, D314_GC_SIZE, 2},
+    };
+    memset(t315, 0, sizeof t315);
+    memcpy(t315, "xdebugpy", 8);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        for (int k = 0; k < runs[i].n; k++)
+            t315[runs[i].at315 + k] = real[runs[i].at314 + k];
+    t315[D315_VERSION] = 0x030f00f0;
+    t315[D315_TS_HOLDS_GIL] = 36;
+    t315[D315_TS_GIL_REQUESTED] = 48;
+    t315[D315_TS_CURRENT_EXCEPTION] = 112;
+    t315[D315_TS_EXC_STATE] = 256;
+    t315[D315_UNICODE_COMPACTUNICODEOBJECT_SIZE] =
+        t315[D315_UNICODE_ASCIIOBJECT_SIZE] + 16;
+}
+
+static int load_315(py_offsets *o, unsigned flags)
+{
+    return py_offsets_select(getpid(), 0x030f00f0, (uint64_t)(uintptr_t)t315,
+                             1u << 20, flags, o, msg, sizeof msg);
+}
+
+TEST(debug_offsets_315_on_request)
+{
+    py_offsets o;
+    fake_315(real_314);
+    CHECK(load_315(&o, 0) == -1, "3.15 read without being asked");
+    CHECK(strcmp(msg, "Python 3.15.0 is not tested with tachyon-record "
+                      "(tested: 3.11, 3.12, 3.13, 3.14); --allow-untested "
+                      "records it anyway") == 0,
+          "message: %s", msg);
+    REQUIRE(load_315(&o, PYOFF_ALLOW_UNTESTED) == 0, "3.15 refused: %s", msg);
+    CHECK(strstr(o.source, "untested") != NULL, "source: %s", o.source);
+    CHECK(o.ts_native_tid == 160 && o.ts_datastack_chunk == 232 &&
+              o.ts_exc_state == 256 && o.ts_current_exc == 112 &&
+              o.ts_exc_info == 120 && o.ts_gil_requested == 48,
+          "thread fields");
+    CHECK(o.fr_owner == 74 && o.co_code_adaptive == 208 &&
+              o.co_framesize == 76 && o.u_compact_size == 56 &&
+              o.is_gc_collecting == 7600 && o.fr_code_tag == 7,
+          "frame, code, str, gc");
+    CHECK(py_offsets_untested(0x030f00f0) && !py_offsets_untested(0x030e07f0),
+          "which versions are untested");
+}
+
+TEST(debug_offsets_315_shifted_rejected)
+{
+    py_offsets o;
+    /* The layout before 3.15.0b4, without last_profiled_frame_seq. */
+    fake_315(real_314);
+    memmove(&t315[D315_TS_LAST_PROFILED_FRAME_SEQ],
+            &t315[D315_TS_LAST_PROFILED_FRAME_SEQ + 1],
+            (D315_WORDS - D315_TS_LAST_PROFILED_FRAME_SEQ - 1) * 8);
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1,
+          "a table shifted by a word accepted");
+    fake_315(real_314);
+    t315[D315_ERR_EXC_VALUE] = 1000; /* outside the thread state */
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1, "exception item");
+    fake_315(real_314);
+    t315[D315_UNICODE_COMPACTUNICODEOBJECT_SIZE] = 64;
+    CHECK(load_315(&o, PYOFF_ALLOW_UNTESTED) == -1 &&
+              strstr(msg, "implausible"),
+          "compact size: %s", msg);
+}
+
+TESTS(TCASE(other_versions_refused), TCASE(tables_for_311_312),
+      TCASE(debug_offsets_313_accepted), TCASE(debug_offsets_313_rejected),
+      TCASE(debug_offsets_314_accepted), TCASE(debug_offsets_314t_accepted),
+      TCASE(debug_offsets_314_rejected), TCASE(debug_offsets_315_on_request),
+      TCASE(debug_offsets_315_shifted_rejected))

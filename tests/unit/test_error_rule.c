@@ -17,12 +17,12 @@
 #define BAD TESTDATA "/bad/"
 #define GOOD TESTDATA "/cpython/workload/none.bin"
 
-/* The same error: status, location and message. */
+/* The same error: status, location, message and next step. */
 static bool same_error(const tfmt_error *a, const tfmt_error *b)
 {
     return a->code < 0 && a->code == b->code &&
            a->has_offset == b->has_offset && a->offset == b->offset &&
-           a->line == b->line && a->check == b->check &&
+           a->line == b->line && a->check == b->check && a->hint == b->hint &&
            strcmp(a->msg, b->msg) == 0;
 }
 

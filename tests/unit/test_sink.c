@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -607,6 +608,92 @@ TEST(in_place)
     cleanup();
 }
 
+/* Whether `path` is a regular file itself (not a link to one). */
+static bool is_plain_file(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* In place never writes through a link: without FORCE a link, even a
+ * dangling one, is "file exists"; with FORCE the link is replaced by the
+ * new file at open and its target keeps its bytes. */
+TEST(in_place_links)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char victim[512], link_path[512], dangling[512], absent[512];
+    in_dir(victim, "victim");
+    in_dir(link_path, "log.bin");
+    in_dir(dangling, "dangling.bin");
+    in_dir(absent, "created-through-link");
+    put_file(victim, "keep me");
+    REQUIRE(symlink(victim, link_path) == 0, "symlink");
+    REQUIRE(symlink(absent, dangling) == 0, "dangling symlink");
+    unsigned flags = TFMT_SINK_IN_PLACE | TFMT_SINK_SEEKABLE;
+    tfmt_sink *s;
+    tfmt_error err = {0};
+    CHECK(tfmt_sink_open(&s, link_path, flags, NULL, &err) == TFMT_EINVAL &&
+              strcmp(err.msg, "file exists") == 0,
+          "a link refused without FORCE: '%s'", err.msg);
+    CHECK(tfmt_sink_open(&s, dangling, flags, NULL, &err) == TFMT_EINVAL,
+          "a dangling link refused without FORCE");
+    CHECK(access(absent, F_OK) != 0, "nothing created through the link");
+    REQUIRE(tfmt_sink_open(&s, link_path, flags | TFMT_SINK_FORCE, NULL,
+                           &err) == TFMT_OK,
+            "FORCE: %s", err.msg);
+    CHECK(is_plain_file(link_path), "the link was replaced at open");
+    CHECK(tfmt_sink_write(s, "log bytes", 9) == TFMT_OK, "write");
+    CHECK(tfmt_sink_sync(s) == TFMT_OK && tfmt_sink_finish(s) == TFMT_OK,
+          "sync, finish");
+    tfmt_sink_free(s);
+    size_t len;
+    unsigned char *back = harness_slurp(victim, &len);
+    CHECK(back && len == 7 && memcmp(back, "keep me", 7) == 0,
+          "the link's target kept its bytes");
+    free(back);
+    back = harness_slurp(link_path, &len);
+    CHECK(back && len == 9 && memcmp(back, "log bytes", 9) == 0,
+          "the log is at the path");
+    free(back);
+    char names[1024];
+    CHECK(list_dir(names, sizeof names) == 3, "no temporary left: '%s'", names);
+    cleanup();
+}
+
+/* FILE_ONLY: a FIFO or a link at the path is replaced at finish, never
+ * opened; sync makes a temporary file durable before the rename. */
+TEST(file_only_replaces)
+{
+    REQUIRE(scratch() == 0, "scratch dir");
+    char fifo[512], victim[512], link_path[512];
+    in_dir(fifo, "copy.fifo");
+    in_dir(victim, "victim");
+    in_dir(link_path, "copy.link");
+    REQUIRE(mkfifo(fifo, 0600) == 0, "mkfifo");
+    put_file(victim, "keep me");
+    REQUIRE(symlink(victim, link_path) == 0, "symlink");
+    const char *paths[] = {fifo, link_path};
+    for (int i = 0; i < 2; i++) {
+        tfmt_sink *s;
+        tfmt_error err = {0};
+        REQUIRE(tfmt_sink_open(&s, paths[i],
+                               TFMT_SINK_FORCE | TFMT_SINK_FILE_ONLY, NULL,
+                               &err) == TFMT_OK,
+                "open %s: %s", paths[i], err.msg);
+        CHECK(tfmt_sink_write(s, "copy", 4) == TFMT_OK, "write");
+        CHECK(tfmt_sink_sync(s) == TFMT_OK, "sync of the temporary file");
+        CHECK(tfmt_sink_finish(s) == TFMT_OK, "finish");
+        tfmt_sink_free(s);
+        CHECK(is_plain_file(paths[i]), "%s is now a regular file", paths[i]);
+    }
+    size_t len;
+    unsigned char *back = harness_slurp(victim, &len);
+    CHECK(back && len == 7 && memcmp(back, "keep me", 7) == 0,
+          "the link's target kept its bytes");
+    free(back);
+    cleanup();
+}
+
 TESTS(TCASE(atomic_write_anonymous), TCASE(atomic_write_named),
       TCASE(refuse_existing), TCASE(force_replaces_at_finish),
       TCASE(free_without_finish_anonymous), TCASE(free_without_finish_named),
@@ -615,4 +702,5 @@ TESTS(TCASE(atomic_write_anonymous), TCASE(atomic_write_named),
       TCASE(pwrite_refused), TCASE(compressed_gzip), TCASE(compressed_zstd),
       TCASE(compressed_xz), TCASE(compressed_bzip2), TCASE(gzip_reproducible),
       TCASE(stdout_pipe_seekable), TCASE(write_error_enospc),
-      TCASE(missing_directory), TCASE(failing_allocator), TCASE(in_place))
+      TCASE(missing_directory), TCASE(failing_allocator), TCASE(in_place),
+      TCASE(in_place_links), TCASE(file_only_replaces))

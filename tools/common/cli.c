@@ -15,6 +15,7 @@
 
 static const char *progname = "tachyon";
 static bool quiet;
+static bool checker; /* tachyon-validate: no hint to run itself */
 
 const char *cli_program(void)
 {
@@ -35,6 +36,44 @@ void cli_set_quiet(bool q)
 bool cli_quiet(void)
 {
     return quiet;
+}
+
+void cli_set_checker(bool on)
+{
+    checker = on;
+}
+
+/* A name the shell takes as one word as it is (and not as an option). */
+static bool shell_word(const char *s)
+{
+    static const char safe[] = "abcdefghijklmnopqrstuvwxyz"
+                               "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "0123456789_./:@%+=,-";
+    size_t n = strlen(s);
+    return n > 0 && n <= CLI_HINT_NAME_MAX && s[0] != '-' &&
+           strspn(s, safe) == n;
+}
+
+const char *cli_hint(char *buf, size_t cap, const char *file, int hint)
+{
+    const char *name = file && shell_word(file) ? file : "FILE";
+    bool named = file && strcmp(file, "<stdin>") != 0;
+
+    static const char *const limits[] = {"--max-input-size",
+                                         "--max-input-ratio", "--max-threads"};
+    buf[0] = '\0';
+    if (hint == TFMT_HINT_RECOVER && named)
+        snprintf(buf, cap,
+                 " (if its recording was killed, try 'tachyon-record "
+                 "--recover %s')",
+                 name);
+    else if (hint == TFMT_HINT_CHECK && named && !checker)
+        snprintf(buf, cap, " (run 'tachyon-validate %s' for every problem)",
+                 name);
+    else if (hint >= TFMT_HINT_MAX_SIZE && hint <= TFMT_HINT_MAX_THREADS)
+        snprintf(buf, cap, " (if the input is trusted, raise %s)",
+                 limits[hint - TFMT_HINT_MAX_SIZE]);
+    return buf;
 }
 
 const char *cli_input_name(const char *path)
@@ -166,21 +205,27 @@ static const char *error_text(const tfmt_error *e)
     return tfmt_strerror(e->code);
 }
 
+/* "prog: FILE...: [RULE: ]message (next step)" */
+static int report(const char *file, const char *rule, const tfmt_error *e)
+{
+    char hint[CLI_HINT_MAX];
+    file = file ? file : "<stdin>";
+    begin_located(file, e);
+    if (rule)
+        fprintf(stderr, "%s: ", rule);
+    fprintf(stderr, "%s%s\n", error_text(e),
+            cli_hint(hint, sizeof hint, file, e->hint));
+    return cli_exit_code(e->code);
+}
+
 int cli_report(const char *file, const tfmt_error *e)
 {
-    begin_located(file ? file : "<stdin>", e);
-    fprintf(stderr, "%s\n", error_text(e));
-    return cli_exit_code(e->code);
+    return report(file, NULL, e);
 }
 
 int cli_report_jsonl(const char *file, const tfmt_error *e)
 {
-    const char *rule = tfmt_jsonl_rule(e->check);
-    begin_located(file ? file : "<stdin>", e);
-    if (rule)
-        fprintf(stderr, "%s: ", rule);
-    fprintf(stderr, "%s\n", error_text(e));
-    return cli_exit_code(e->code);
+    return report(file, tfmt_jsonl_rule(e->check), e);
 }
 
 void cli_jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
@@ -234,6 +279,8 @@ int cli_main(const cli_spec *spec, int argc, char **argv, const int *quietp,
     case CLI_PARSE_HELP: return cli_print_help(spec);
     case CLI_PARSE_VERSION: return cli_print_version();
     case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    case CLI_PARSE_COMPLETION:
+        return cli_print_completion(spec, CLI_OPERANDS_FILES, argv[2]);
     default: break;
     }
     cli_set_quiet(quietp && *quietp > 0);

@@ -49,6 +49,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <tachyon/fmt.h>
 
@@ -76,6 +77,12 @@ enum {
 #else
 #define CLI_PRINTF(a, b)
 #endif
+
+/*
+ * TACHYON_DATADIR, a string defined by the build (tools/CMakeLists.txt):
+ * the installed data folder (schemas, RULES.md, the ClickHouse DDL and
+ * queries), PREFIX/share/tachyon, for texts that name those files.
+ */
 
 /* ------------------------------------------------------------------ */
 /* Option table and parser                                             */
@@ -117,7 +124,22 @@ typedef struct cli_option {
                                by the parser; NULL: any value */
 } cli_option;
 
-/* A whole command line: drives both cli_parse and cli_print_help. */
+/* What a tool's operands are, for its shell completion (cli_complete.c). */
+typedef enum {
+    CLI_OPERANDS_FILES = 0, /* input files ("-" for stdin) */
+    CLI_OPERANDS_COMMAND    /* a command line to run, after "--" */
+} cli_operand_kind;
+
+/*
+ * -h/--help and -V/--version, which every table has without listing them
+ * (cli_opt.c); a row with long_name NULL ends it.
+ */
+extern const cli_option cli_builtin_options[];
+
+/*
+ * A whole command line: drives cli_parse, cli_print_help and the shell
+ * completion scripts (cli_print_completion).
+ */
 typedef struct cli_spec {
     const char *name;     /* program name used in every message */
     const char *synopsis; /* after the name: "[OPTIONS] FILE..." */
@@ -129,9 +151,11 @@ typedef struct cli_spec {
 
 typedef enum {
     CLI_PARSE_OK = 0,
-    CLI_PARSE_HELP,    /* -h/--help seen: print help, exit 0 */
-    CLI_PARSE_VERSION, /* -V/--version seen: print version, exit 0 */
-    CLI_PARSE_ERROR    /* usage error: message in cli_parse_error */
+    CLI_PARSE_HELP,      /* -h/--help seen: print help, exit 0 */
+    CLI_PARSE_VERSION,   /* -V/--version seen: print version, exit 0 */
+    CLI_PARSE_ERROR,     /* usage error: message in cli_parse_error */
+    CLI_PARSE_COMPLETION /* "--print-completion SHELL", alone: print the
+                            completion script for argv[2] */
 } cli_parse_status;
 
 typedef struct cli_parse_error {
@@ -142,20 +166,59 @@ typedef struct cli_parse_error {
  * Parse argv against spec->options, storing values through the targets and
  * non-options into spec->operands. Accepts "--name value", "--name=value",
  * "-n value", "-nvalue", bundled flags ("-qf"), "-" as an operand and "--"
- * to end the options. Sets the program name used by the diagnostics below.
- * Never prints and never exits; returns a cli_parse_status.
+ * to end the options. Refuses --quiet together with --verbose (a usage
+ * error in every tool) and a table whose letters break cli_letters.
+ * Sets the program name used by the diagnostics below. Never prints and
+ * never exits; returns a cli_parse_status.
  */
 int cli_parse(const cli_spec *spec, int argc, char **argv,
               cli_parse_error *err);
+
+/*
+ * The short options of all the tools (cli_letters.c): each letter means
+ * one long option, the same in every tool.
+ */
+typedef struct cli_letter {
+    char letter;
+    const char *long_name;
+} cli_letter;
+
+/* The whole list; *count gets its length. */
+const cli_letter *cli_letters(size_t *count);
+
+/* The long option `c` stands for, or NULL when no tool has -c. */
+const char *cli_letter_meaning(char c);
+
+/*
+ * Whether every letter of `spec` means what cli_letters says; if not, a
+ * one-line "internal error: ..." in msg. cli_parse refuses such a table.
+ */
+bool cli_spec_check(const cli_spec *spec, char *msg, size_t cap);
 
 /* Print the usage, generated from the table, to stdout. Returns 0 or 2. */
 int cli_print_help(const cli_spec *spec);
 
 /*
+ * Write the completion script of `spec`'s tool for `shell` ("bash", "zsh"
+ * or "fish") to `out`, from the option table, with `operands` completed
+ * as files or as a command (the hidden option "--print-completion SHELL",
+ * which the build runs to make the installed scripts). Returns 0, or 2
+ * after a message for an unknown shell or a table whose names cannot be
+ * written into a script safely.
+ */
+int cli_write_completion(FILE *out, const cli_spec *spec,
+                         cli_operand_kind operands, const char *shell);
+
+/* cli_write_completion to stdout, checked (cli_close_stdout). */
+int cli_print_completion(const cli_spec *spec, cli_operand_kind operands,
+                         const char *shell);
+
+/*
  * The body every tool's main() shares: parse argv with `spec`, answer
- * --help, --version and usage errors, otherwise set quiet mode from
- * *quiet (a counter option's target; may be NULL) and return run(ctx).
- * Returns the exit code; the caller frees its option lists afterwards.
+ * --help, --version, --print-completion and usage errors, otherwise set
+ * quiet mode from *quiet (a counter option's target; may be NULL) and
+ * return run(ctx). Returns the exit code; the caller frees its option
+ * lists afterwards.
  */
 int cli_main(const cli_spec *spec, int argc, char **argv, const int *quiet,
              int (*run)(void *ctx), void *ctx);
@@ -202,12 +265,37 @@ void cli_file_warn(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_file_info(const char *file, const char *fmt, ...) CLI_PRINTF(2, 3);
 
 /*
- * Report a library error located in `file` (a path, "-" or NULL for stdin)
- * as "prog: FILE:LINE: msg" when it has a line, "prog: FILE: byte N: msg"
- * when it has an offset, else "prog: FILE: msg". Returns the exit code for
- * its status (cli_exit_code).
+ * Report a library error located in `file` (a name as shown, NULL for
+ * stdin) as "prog: FILE:LINE: msg" when it has a line, "prog: FILE: byte
+ * N: msg" when it has an offset, else "prog: FILE: msg", the next step of
+ * its hint after the message (cli_hint). Returns the exit code for its
+ * status (cli_exit_code).
  */
 int cli_report(const char *file, const tfmt_error *e);
+
+/*
+ * The next step a library error's hint (tfmt_error.hint) names for input
+ * `file` (its name as shown), as " (...)" to follow the message, written
+ * to buf (CLI_HINT_MAX bytes will do) and returned; "" for none. The one
+ * place the tools word their hints:
+ *   TFMT_HINT_RECOVER  " (if its recording was killed, try
+ *                       'tachyon-record --recover FILE')"
+ *   TFMT_HINT_CHECK    " (run 'tachyon-validate FILE' for every problem)",
+ *                      but not in tachyon-validate (cli_set_checker)
+ *   TFMT_HINT_MAX_*    " (if the input is trusted, raise --max-input-size)"
+ *                      (--max-input-ratio, --max-threads), every tool's
+ *                      options (CLI_INPUT_LIMIT_OPTIONS, CLI_READER_OPTIONS)
+ * FILE is the name itself when the shell takes it as one word as it is
+ * (letters, digits, _./:@%+=,- and no leading '-', at most
+ * CLI_HINT_NAME_MAX bytes), else the word FILE; no hint for <stdin>,
+ * which no other command can reopen (the limits' hints stand).
+ */
+#define CLI_HINT_NAME_MAX 200
+#define CLI_HINT_MAX (CLI_HINT_NAME_MAX + 80)
+const char *cli_hint(char *buf, size_t cap, const char *file, int hint);
+
+/* tachyon-validate is the full check: it suggests no run of itself. */
+void cli_set_checker(bool on);
 
 /*
  * As cli_report, for an error met while reading a JSONL export: the rule id
@@ -275,6 +363,14 @@ bool cli_rows_twin_msg(const tfmt_rows_reader *r, const tfmt_rows_run *run,
 int cli_sink_open(tfmt_sink **out, const char *path, unsigned flags,
                   tfmt_error *err);
 void cli_sink_free(tfmt_sink *sink);
+
+/*
+ * Before any work: refuse to replace an existing -o FILE without --force
+ * ("prog: FILE: file exists (use --force to replace it)", returns 2).
+ * NULL and "-" (stdout) and what is not a regular file (/dev/null, a
+ * FIFO: written in place) pass. Returns an exit code.
+ */
+int cli_output_check(const char *path, bool force);
 
 /* ------------------------------------------------------------------ */
 /* Input limits (limits.c)                                             */

@@ -11,12 +11,14 @@
 
 #include "cli.h"
 
-/* The built-in rows; their targets are never written. */
-static const cli_option builtin_help = {
-    "help", 'h', CLI_ARG_NONE, NULL, "show this help and exit", NULL, NULL};
-static const cli_option builtin_version = {
-    "version", 'V', CLI_ARG_NONE, NULL, "show version information and exit",
-    NULL,      NULL};
+/* The built-in rows (cli.h); their targets are never written. */
+const cli_option cli_builtin_options[] = {
+    {"help", 'h', CLI_ARG_NONE, NULL, "show this help and exit", NULL, NULL},
+    {"version", 'V', CLI_ARG_NONE, NULL, "show version information and exit",
+     NULL, NULL},
+    {NULL, 0, CLI_ARG_NONE, NULL, NULL, NULL, NULL}};
+static const cli_option *const builtin_help = &cli_builtin_options[0];
+static const cli_option *const builtin_version = &cli_builtin_options[1];
 
 void cli_list_free(cli_list *list)
 {
@@ -86,14 +88,22 @@ static void choices_text(const char *choices, char *out, size_t cap)
     out[o] = '\0';
 }
 
+/* Uses of --quiet and --verbose in this parse (they exclude each other). */
+typedef struct seen {
+    int quiet, verbose;
+} seen;
+
 /* Store one use of `opt`; `value` is NULL for flags. */
-static int apply(const cli_option *opt, const char *value, cli_parse_error *err)
+static int apply(const cli_option *opt, const char *value, seen *uses,
+                 cli_parse_error *err)
 {
     char alts[160];
 
     if (opt->kind == CLI_ARG_NONE) {
         if (opt->target)
             (*(int *)opt->target)++;
+        uses->quiet += strcmp(opt->long_name, "quiet") == 0;
+        uses->verbose += strcmp(opt->long_name, "verbose") == 0;
         return CLI_PARSE_OK;
     }
     if (opt->choices && !choice_ok(opt->choices, value)) {
@@ -112,9 +122,9 @@ static int apply(const cli_option *opt, const char *value, cli_parse_error *err)
 /* The parse status a built-in option stands for, or CLI_PARSE_OK. */
 static int builtin_status(const cli_option *opt)
 {
-    if (opt == &builtin_help)
+    if (opt == builtin_help)
         return CLI_PARSE_HELP;
-    if (opt == &builtin_version)
+    if (opt == builtin_version)
         return CLI_PARSE_VERSION;
     return CLI_PARSE_OK;
 }
@@ -129,9 +139,9 @@ static const cli_option *find_long(const cli_spec *spec, const char *name,
             strncmp(o->long_name, name, len) == 0)
             return o;
     if (len == 4 && strncmp(name, "help", 4) == 0)
-        return &builtin_help;
+        return builtin_help;
     if (len == 7 && strncmp(name, "version", 7) == 0)
-        return &builtin_version;
+        return builtin_version;
     return NULL;
 }
 
@@ -143,15 +153,15 @@ static const cli_option *find_short(const cli_spec *spec, char c)
         if (o->short_name && o->short_name == c)
             return o;
     if (c == 'h')
-        return &builtin_help;
+        return builtin_help;
     if (c == 'V')
-        return &builtin_version;
+        return builtin_version;
     return NULL;
 }
 
 /* "--name", "--name=value" or "--name value"; *i may advance. */
 static int parse_long(const cli_spec *spec, int argc, char **argv, int *i,
-                      cli_parse_error *err)
+                      seen *uses, cli_parse_error *err)
 {
     const char *arg = argv[*i] + 2;
     const char *eq = strchr(arg, '=');
@@ -166,19 +176,19 @@ static int parse_long(const cli_spec *spec, int argc, char **argv, int *i,
         if (eq)
             return set_error(err, "option '--%s' doesn't allow an argument",
                              opt->long_name);
-        return apply(opt, NULL, err);
+        return apply(opt, NULL, uses, err);
     }
     if (eq)
-        return apply(opt, eq + 1, err);
+        return apply(opt, eq + 1, uses, err);
     if (*i + 1 >= argc)
         return set_error(err, "option '--%s' requires an argument",
                          opt->long_name);
-    return apply(opt, argv[++*i], err);
+    return apply(opt, argv[++*i], uses, err);
 }
 
 /* "-abc" (flags), "-ovalue" or "-o value"; *i may advance. */
 static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
-                       cli_parse_error *err)
+                       seen *uses, cli_parse_error *err)
 {
     const char *p = argv[*i] + 1;
 
@@ -191,12 +201,12 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
             return builtin_status(opt);
         if (opt->kind != CLI_ARG_NONE) {
             if (p[1])
-                return apply(opt, p + 1, err);
+                return apply(opt, p + 1, uses, err);
             if (*i + 1 >= argc)
                 return set_error(err, "option '-%c' requires an argument", *p);
-            return apply(opt, argv[++*i], err);
+            return apply(opt, argv[++*i], uses, err);
         }
-        rc = apply(opt, NULL, err);
+        rc = apply(opt, NULL, uses, err);
         if (rc != CLI_PARSE_OK)
             return rc;
     }
@@ -206,9 +216,15 @@ static int parse_short(const cli_spec *spec, int argc, char **argv, int *i,
 int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
 {
     bool options_done = false;
+    seen uses = {0, 0};
 
     cli_set_program(spec->name);
     err->msg[0] = '\0';
+    if (!cli_spec_check(spec, err->msg, sizeof err->msg))
+        return CLI_PARSE_ERROR;
+    /* Hidden: the build asks each tool for its completion scripts. */
+    if (argc == 3 && strcmp(argv[1], "--print-completion") == 0)
+        return CLI_PARSE_COMPLETION;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int rc;
@@ -218,13 +234,16 @@ int cli_parse(const cli_spec *spec, int argc, char **argv, cli_parse_error *err)
             options_done = true;
             continue;
         } else if (a[1] == '-') {
-            rc = parse_long(spec, argc, argv, &i, err);
+            rc = parse_long(spec, argc, argv, &i, &uses, err);
         } else {
-            rc = parse_short(spec, argc, argv, &i, err);
+            rc = parse_short(spec, argc, argv, &i, &uses, err);
         }
         if (rc != CLI_PARSE_OK)
             return rc;
     }
+    if (uses.quiet && uses.verbose)
+        return set_error(err, "options '--quiet' and '--verbose' exclude "
+                              "each other");
     return CLI_PARSE_OK;
 }
 
@@ -258,8 +277,8 @@ int cli_print_help(const cli_spec *spec)
     printf("\nOptions:\n");
     for (o = spec->options; o->long_name; o++)
         print_option(o);
-    print_option(&builtin_help);
-    print_option(&builtin_version);
+    print_option(builtin_help);
+    print_option(builtin_version);
     if (spec->epilog)
         printf("\n%s", spec->epilog);
     return cli_close_stdout(CLI_EXIT_OK);

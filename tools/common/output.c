@@ -8,6 +8,7 @@
  */
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -98,4 +99,18 @@ void cli_sink_free(tfmt_sink *sink)
     if (name)
         watch(name, false);
     tfmt_sink_free(sink);
+}
+
+int cli_output_check(const char *path, bool force)
+{
+    struct stat st;
+    if (!path || strcmp(path, "-") == 0)
+        return CLI_EXIT_OK;
+    /* As the sink: /dev/null, FIFOs and such are written in place. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return CLI_EXIT_OK;
+    if (!force && lstat(path, &st) == 0)
+        return cli_file_fail(CLI_EXIT_TROUBLE, path,
+                             "file exists (use --force to replace it)");
+    return CLI_EXIT_OK;
 }

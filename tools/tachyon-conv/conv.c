@@ -4,23 +4,10 @@
  * is found here, before any input is read or output created.
  */
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conv.h"
 #include "outdir.h"
-
-static conv_format parse_format(const char *to)
-{
-    static const char *const names[] = {
-        "jsonl", "collapsed", "bin", "speedscope", "gecko",      "pprof",
-        "svg",   "pstats",    "top", "html",       "clickhouse", "heatmap",
-    };
-    for (size_t i = 0; to && i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(to, names[i]) == 0)
-            return (conv_format)i;
-    return CONV_JSONL;
-}
 
 static bool is_stdout(const char *path)
 {
@@ -44,35 +31,25 @@ static int check_combinations(const conv_options *o, conv_format f)
     if (o->compression && f != CONV_BIN)
         return cli_usage("option '--compression' applies only to --to bin");
     if (f == CONV_BIN && o->inputs.count > 1)
-        return cli_usage("--to bin takes exactly one input");
+        return cli_usage("bin output takes exactly one input (a binary "
+                         "log is one recording; other formats merge)");
     return CLI_EXIT_OK;
 }
 
 /* Refuse binary data on a terminal and replacing a file without --force. */
 static int check_output(const conv_options *o, conv_format f)
 {
-    struct stat st;
-
     if (f == CONV_HEATMAP)
         return is_stdout(o->output)
                    ? cli_usage("--to heatmap writes a directory: give -o DIR")
                    : cli_outdir_check(o->output, o->force, conv_heatmap_entry);
-    if (is_stdout(o->output)) {
-        if ((f == CONV_BIN || f == CONV_PPROF || f == CONV_PSTATS) &&
-            isatty(STDOUT_FILENO))
-            return cli_fail(CLI_EXIT_TROUBLE,
-                            "refusing to write binary "
-                            "output to a terminal (use -o FILE or a "
-                            "redirection)");
-        return CLI_EXIT_OK;
-    }
-    /* As the sink: /dev/null, FIFOs and such are written in place. */
-    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
-        return CLI_EXIT_OK;
-    if (!o->force && lstat(o->output, &st) == 0)
-        return cli_file_fail(CLI_EXIT_TROUBLE, o->output,
-                             "file exists (use --force to replace it)");
-    return CLI_EXIT_OK;
+    if (is_stdout(o->output) &&
+        (f == CONV_BIN || f == CONV_PPROF || f == CONV_PSTATS) &&
+        isatty(STDOUT_FILENO))
+        return cli_fail(CLI_EXIT_TROUBLE, "refusing to write binary "
+                                          "output to a terminal (use -o FILE "
+                                          "or a redirection)");
+    return cli_output_check(o->output, o->force > 0);
 }
 
 int run_conv(const conv_options *o)
@@ -82,10 +59,10 @@ int run_conv(const conv_options *o)
 
     memset(&job, 0, sizeof job);
     job.opts = o;
-    /* --pstats-compat alone means --to pstats */
-    job.format = !o->to && o->pstats_compat ? CONV_PSTATS : parse_format(o->to);
     job.compression = -1;
-    code = cli_input_limits_set(&o->limits);
+    code = conv_format_choose(o, &job.format);
+    if (code == CLI_EXIT_OK)
+        code = cli_input_limits_set(&o->limits);
     if (code == CLI_EXIT_OK)
         code = check_combinations(o, job.format);
     if (code == CLI_EXIT_OK && o->run_id)

@@ -84,6 +84,27 @@ typedef struct conv_input {
     tfmt_jsonl_reader *jsonl; /* a JSONL export, else NULL */
 } conv_input;
 
+/* options.c: the option table and what it fills. */
+extern conv_options conv_opts;
+extern const cli_spec conv_spec;
+
+/*
+ * conv_name.c: the format the name of -o FILE stands for (its suffix,
+ * after one of .gz, .zst, .xz, .bz2, which the sink compresses with), or
+ * CONV_NAME_NONE (no such suffix; a directory), or CONV_NAME_JSON (a
+ * bare .json: speedscope, gecko and clickhouse all write JSON).
+ */
+enum { CONV_NAME_NONE = -1, CONV_NAME_JSON = -2 };
+int conv_format_of_name(const char *path);
+/* The name of format `f` as --to spells it. */
+const char *conv_format_name(conv_format f);
+/*
+ * The job's format: --to (or --pstats-compat), else the name of -o FILE,
+ * else jsonl. Refuses a bare .json name without --to, and warns when the
+ * name says another format than --to (which wins). Returns an exit code.
+ */
+int conv_format_choose(const conv_options *o, conv_format *out);
+
 /* Check the options, then run the conversion. Returns an exit code. */
 int run_conv(const conv_options *opts);
 

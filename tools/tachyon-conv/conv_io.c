@@ -42,17 +42,6 @@ static int jsonl_usable(const conv_job *job, const char *name)
     return CLI_EXIT_OK;
 }
 
-/* Query results have no timestamps: a timeline or a log needs them. */
-static int refuse_rows(tfmt_error *err)
-{
-    memset(err, 0, sizeof *err);
-    snprintf(err->msg, sizeof err->msg,
-             "ClickHouse rows have stacks and counts but no timestamps; "
-             "--to bin and gecko need a binary log");
-    err->code = TFMT_EFORMAT;
-    return TFMT_EFORMAT;
-}
-
 /* The JSONL reader; the rulebook's first error ends the input. */
 static int open_jsonl(conv_input *in, const conv_job *job)
 {
@@ -81,11 +70,8 @@ int conv_input_open(conv_input *in, const char *path, const conv_job *job)
     bopts.on_note = on_note;
     bopts.note_ctx = (void *)path;
     rc = cli_open_input(path, &in->src, &d, &err);
-    if (rc == TFMT_OK && d.kind == TFMT_KIND_EMPTY) {
-        conv_input_close(in);
-        return cli_file_fail(CLI_EXIT_DATA, cli_input_name(path),
-                             "file is empty");
-    }
+    if (rc == TFMT_OK)
+        rc = tfmt_detect_error(&d, &err); /* empty, or text */
     if (rc == TFMT_OK && tfmt_kind_is_jsonl(d.kind)) {
         in->kind = d.kind;
         int code = open_jsonl(in, job);
@@ -93,10 +79,16 @@ int conv_input_open(conv_input *in, const char *path, const conv_job *job)
             conv_input_close(in);
         return code;
     }
+    /* Query results have no timestamps: a timeline or a log needs them;
+     * a fine input that cannot give what was asked is trouble (2). */
     bool rows_ok = job->format != CONV_BIN && job->format != CONV_GECKO;
+    if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS && !rows_ok) {
+        conv_input_close(in);
+        return cli_file_fail(CLI_EXIT_TROUBLE, cli_input_name(path), "%s",
+                             TFMT_ROWS_NO_TIMESTAMPS);
+    }
     if (rc == TFMT_OK && d.kind == TFMT_KIND_ROWS)
-        rc = rows_ok ? tfmt_rows_open(&in->rows, in->src, NULL, &err)
-                     : refuse_rows(&err);
+        rc = tfmt_rows_open(&in->rows, in->src, NULL, &err);
     else if (rc == TFMT_OK)
         rc = tfmt_bin_open(&in->reader, in->src, &bopts, &err);
     if (rc < 0) {

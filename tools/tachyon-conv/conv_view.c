@@ -30,16 +30,16 @@ bool conv_takes_jsonl(conv_format f)
            f == CONV_HEATMAP;
 }
 
-static int parse_count(const char *s, const char *opt, unsigned long max,
-                       uint32_t *out)
+static int parse_count(const char *s, const char *opt, unsigned long min,
+                       unsigned long max, uint32_t *out)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v == 0 || v > max)
-        return cli_usage("option '--%s' needs a count from 1 to %lu, "
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        return cli_usage("option '--%s' needs a count from %lu to %lu, "
                          "not '%s'",
-                         opt, max, s);
+                         opt, min, max, s);
     *out = (uint32_t)v;
     return CLI_EXIT_OK;
 }
@@ -75,9 +75,12 @@ int conv_view_check(const conv_options *o, conv_format f, conv_job *job)
     if (o->drop && !o->include.count && !o->exclude.count)
         return cli_usage("option '--drop' needs --include or --exclude");
     int code =
-        o->jobs ? parse_count(o->jobs, "jobs", 64, &job->jobs) : CLI_EXIT_OK;
+        o->jobs ? parse_count(o->jobs, "jobs", 1, 64, &job->jobs) : CLI_EXIT_OK;
     if (code == CLI_EXIT_OK && o->top)
-        code = parse_count(o->top, "top", 1000000, &job->top_n);
+        code = parse_count(o->top, "top", 0, 1000000, &job->top_n);
+    /* --top 0: every row, as in tachyon-diff (the library's 0 is 20) */
+    if (code == CLI_EXIT_OK && o->top && job->top_n == 0)
+        job->top_n = UINT32_MAX;
     return code;
 }
 

@@ -162,6 +162,10 @@ typedef struct diff_ctx {
                                tests (runs.c) */
 } diff_ctx;
 
+/* options.c: the option table and what it fills. */
+extern diff_options diff_opts;
+extern const cli_spec diff_spec;
+
 /* run.c */
 int run_diff(const diff_options *opts);
 

@@ -10,7 +10,7 @@
  * runs mode), also exact; JSONL gives per-frame aggregates.
  *
  * Exit codes follow every tool's rule: a malformed input is bad data
- * (exit 1, like a tripped gate), an unreadable one is trouble (exit 2).
+ * (exit 1), an unreadable one is trouble (exit 2); a tripped gate is 3.
  */
 #include <string.h>
 
@@ -147,9 +147,9 @@ static int load_rows(diff_side *side, tfmt_source *src, const char *path)
 static int load_kind(diff_side *side, tfmt_source *src, const char *path,
                      const diff_settings *set, const tfmt_detection *d)
 {
-    char msg[256];
-    if (d->kind == TFMT_KIND_BIN)
-        return load_bin(side, src, path, set);
+    tfmt_error err;
+    if (tfmt_detect_error(d, &err) < 0) /* empty, or text */
+        return trouble(side, path, &err);
     if (tfmt_kind_is_jsonl(d->kind)) {
         if (!side->jsonl_file)
             side->jsonl_file = path;
@@ -157,13 +157,8 @@ static int load_kind(diff_side *side, tfmt_source *src, const char *path,
     }
     if (d->kind == TFMT_KIND_ROWS)
         return load_rows(side, src, path);
-    if (d->kind == TFMT_KIND_EMPTY)
-        return trouble_msg(side, path, TFMT_EFORMAT, "file is empty");
-    snprintf(msg, sizeof msg,
-             "neither a Tachyon binary log nor JSONL "
-             "(first byte 0x%02x)",
-             d->head[0]);
-    return trouble_msg(side, path, TFMT_EFORMAT, msg);
+    /* a log, or bytes the binary reader says what is wrong with */
+    return load_bin(side, src, path, set);
 }
 
 static int load_file(diff_side *side, const char *path,

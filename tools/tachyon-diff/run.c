@@ -332,7 +332,7 @@ static int run(diff_ctx *c, diff_settings *s, tfmt_match **m)
     code = output(c);
     timing(s, "output", &t);
     if (code == CLI_EXIT_OK && c->res.tripped)
-        code = CLI_EXIT_DATA;
+        code = CLI_EXIT_GATE;
     return code;
 }
 

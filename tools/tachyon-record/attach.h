@@ -35,6 +35,12 @@ typedef struct attach_wait {
  * success), except ATTACH_NO_PYTHON with `w->until_exit`. *hexversion gets
  * the target's PY_VERSION_HEX. With `verbose`, says what was found.
  */
+/*
+ * Report a refused read of `t`'s memory: "process N: permission denied
+ * reading its memory: " and why (perm.h). Returns the exit code.
+ */
+int attach_report_denied(target *t);
+
 int attach_unwinder(target *t, const unwind_config *cfg, bool verbose,
                     volatile sig_atomic_t *stop, const attach_wait *w,
                     unwinder *u, uint32_t *hexversion);

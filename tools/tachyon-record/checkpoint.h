@@ -2,7 +2,8 @@
 /*
  * checkpoint.h - a recording that survives being killed: the log is
  * written out whole every second, and a copy of its end kept beside it
- * (FILE.recover) for a kill in the middle of writing it.
+ * (FILE.recover) for a kill in the middle of writing it; --recover
+ * (recover.h) puts that copy back.
  */
 #ifndef TREC_CHECKPOINT_H
 #define TREC_CHECKPOINT_H
@@ -12,22 +13,32 @@
 /* Seconds between checkpoints. */
 #define CHECKPOINT_PERIOD_NS 1000000000ull
 
+typedef struct checkpoint {
+    char *copy; /* PATH.recover */
+    int fd;     /* the log, read-only: the file the writer's sink made */
+} checkpoint;
+
+/*
+ * Start keeping checkpoints for the log just created at `path`: it is
+ * opened for reading once, now (not through a link, a regular file), so
+ * that every copy is taken from the file the recorder writes, whatever
+ * the name comes to point at later. 0, or -1 with errno.
+ */
+int checkpoint_open(checkpoint *c, const char *path);
+
 /*
  * After a checkpoint is on disk (written and synced): copy its header and
- * trailer (tables, statistics, footer) from the log at `path` into
- * `path`.recover, replacing the previous copy atomically. 0, or -1 with
- * errno.
+ * trailer (tables, statistics, footer) into PATH.recover through a sink
+ * (a new temporary file, synced, renamed over the old copy, so the copy
+ * is always one whole checkpoint and a link there is replaced, not
+ * followed). 0, or -1 with the reason (one line) in `why`.
  */
-int checkpoint_save(const char *path);
+int checkpoint_save(checkpoint *c, char *why, size_t why_len);
 
-/* Remove `path`.recover (after a normal finish). */
-void checkpoint_discard(const char *path);
+/* Remove PATH.recover (after a normal finish). */
+void checkpoint_discard(const checkpoint *c);
 
-/*
- * --recover: make the log at `path` valid again from `path`.recover (the
- * samples up to the last checkpoint), or say it already is. Reports on
- * stderr; returns an exit code.
- */
-int checkpoint_recover(const char *path);
+/* Release (the copy stays on disk). */
+void checkpoint_close(checkpoint *c);
 
 #endif

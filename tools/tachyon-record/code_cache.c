@@ -65,6 +65,8 @@ static void entry_release(code_entry *e)
     free(e->linetable);
     free(e->bytecode);
     free(e->starts);
+    free(e->tlbc_base);
+    e->tlbc_base = NULL;
     e->filename = e->qualname = NULL;
     e->linetable = e->bytecode = e->starts = NULL;
     e->bytecode_len = e->starts_known = 0;

@@ -35,7 +35,14 @@ typedef struct code_entry {
     uint8_t *starts;
     size_t starts_known;
     uint32_t filename_idx, qualname_idx; /* writer strings, or UNSET */
+    /* Free-threaded: where the bytecode copies of the first
+     * CODE_TLBC_CACHED thread indices start (0: not known yet), as of
+     * the interpreter's tlbc generation `tlbc_gen`; NULL until used. */
+    uint64_t *tlbc_base;
+    uint32_t tlbc_gen;
 } code_entry;
+
+#define CODE_TLBC_CACHED 64
 
 typedef struct code_cache code_cache;
 

@@ -12,31 +12,34 @@
  *       time.sleep(1)
  *
  * File names under the current directory are shown relative to it; the
- * source line comes from the file as the target sees it
- * (/proc/PID/root), or a note when the file changed after the process
- * started.
+ * source line comes from the file as the target sees it, read with its
+ * user's rights (source_read.h), or a note when the file changed after
+ * the process started. Every name and line is printed escaped
+ * (text_safe.h): the target chose them.
  */
 #include "dump.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tachyon/fmt.h>
 
 #include "linetable.h"
 #include "remote_mem.h"
+#include "source_read.h"
+#include "text_safe.h"
 
 #define DUMP_TRIES 20
 
-static void status_text(uint8_t st, char *buf, size_t len)
+/* Free-threaded CPython has no GIL: HAS_GIL says the thread state is
+ * attached (it runs Python code, or may). */
+static void status_text(uint8_t st, bool no_gil, char *buf, size_t len)
 {
-    static const struct {
+    const struct {
         uint8_t bit;
         const char *label;
     } labels[] = {{TFMT_STATUS_MAIN_THREAD, "main thread"},
-                  {TFMT_STATUS_HAS_GIL, "has GIL"},
+                  {TFMT_STATUS_HAS_GIL, no_gil ? "attached" : "has GIL"},
                   {TFMT_STATUS_ON_CPU, "on CPU"},
                   {TFMT_STATUS_GIL_REQUESTED, "waiting for GIL"},
                   {TFMT_STATUS_HAS_EXCEPTION, "has exception"}};
@@ -59,30 +62,6 @@ static const char *display_name(const char *file, const char *cwd)
     if (n > 1 && strncmp(file, cwd, n) == 0 && file[n] == '/')
         return file + n + 1;
     return file;
-}
-
-/* Line `lineno` of `path` without its newline and leading blanks; false
- * if there is none. */
-static bool source_line(const char *path, int lineno, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    bool found = false;
-    if (!f)
-        return false;
-    for (int n = 1; getline(&line, &cap, f) >= 0; n++) {
-        if (n < lineno)
-            continue;
-        char *s = line + strspn(line, " \t");
-        s[strcspn(s, "\r\n")] = '\0';
-        snprintf(buf, len, "%s", s);
-        found = *s != '\0';
-        break;
-    }
-    free(line);
-    fclose(f);
-    return found;
 }
 
 /* When the process started, in seconds since the epoch (0: unknown). */
@@ -112,18 +91,18 @@ static double process_start(pid_t pid)
                  : 0;
 }
 
-static void print_source(const unwinder *u, const char *file, int lineno,
-                         double started, FILE *out)
+static void print_source(source_reader *src, const char *file, int lineno,
+                         FILE *out)
 {
-    char path[4200], line[512];
-    struct stat st;
-    snprintf(path, sizeof path, "/proc/%d/root%s", (int)u->pid, file);
-    if (file[0] != '/' || lineno <= 0 || stat(path, &st) != 0)
-        return;
-    if (started > 0 && (double)st.st_mtime > started)
+    char line[SOURCE_LINE_MAX];
+    source_result got = source_line(src, file, lineno, line, sizeof line);
+    if (got == SOURCE_CHANGED) {
         fprintf(out, "    [source file changed after process started]\n");
-    else if (source_line(path, lineno, line, sizeof line))
-        fprintf(out, "    %s\n", line);
+    } else if (got == SOURCE_LINE) {
+        fputs("    ", out);
+        cli_escape_fputs(line, out);
+        fputc('\n', out);
+    }
 }
 
 static void print_opcode(const unwinder *u, uint8_t op, FILE *out)
@@ -142,7 +121,7 @@ static void print_opcode(const unwinder *u, uint8_t op, FILE *out)
 }
 
 static void print_frame(const unwinder *u, const raw_frame *f, const char *cwd,
-                        double started, FILE *out)
+                        source_reader *src, FILE *out)
 {
     if (f->kind != FRAME_PYTHON) {
         fprintf(out, "  %s\n", f->kind == FRAME_GC ? "<GC>" : "<native>");
@@ -151,24 +130,27 @@ static void print_frame(const unwinder *u, const raw_frame *f, const char *cwd,
     const code_entry *c = f->entry;
     py_location loc = linetable_lookup(c->linetable, c->linetable_len,
                                        c->firstlineno, unwind_addrq(u, f));
-    fprintf(out, "  File \"%s\"", display_name(c->filename, cwd));
+    fputs("  File \"", out);
+    cli_escape_fputs(display_name(c->filename, cwd), out);
+    fputc('"', out);
     if (loc.lineno > 0)
         fprintf(out, ", line %d", loc.lineno);
-    fprintf(out, ", in %s", c->qualname);
+    fputs(", in ", out);
+    cli_escape_fputs(c->qualname, out);
     if (u->cfg.opcodes && f->opcode != TFMT_NO_OPCODE)
         print_opcode(u, f->opcode, out);
     fputc('\n', out);
-    print_source(u, c->filename, loc.lineno, started, out);
+    print_source(src, c->filename, loc.lineno, out);
 }
 
 static void print_thread(const unwinder *u, const raw_thread *t, bool first,
-                         bool interps, const char *cwd, double started,
+                         bool interps, const char *cwd, source_reader *src,
                          FILE *out)
 {
     char status[128], head[64] = "Stack dump";
     if (first)
         snprintf(head, sizeof head, "Stack dump for PID %d", (int)u->pid);
-    status_text(t->status, status, sizeof status);
+    status_text(t->status, u->off.free_threaded, status, sizeof status);
     fprintf(out, "%s%s, thread %llu (", first ? "" : "\n", head,
             (unsigned long long)t->tid);
     if (interps)
@@ -178,7 +160,7 @@ static void print_thread(const unwinder *u, const raw_thread *t, bool first,
     if (t->depth == 0)
         fprintf(out, "No Python frames\n");
     for (uint32_t i = t->depth; i-- > 0;)
-        print_frame(u, &t->frames[i], cwd, started, out);
+        print_frame(u, &t->frames[i], cwd, src, out);
 }
 
 int dump_threads(unwinder *u, FILE *out)
@@ -191,13 +173,14 @@ int dump_threads(unwinder *u, FILE *out)
         return rc;
     if (!getcwd(cwd, sizeof cwd))
         cwd[0] = '\0';
-    double started = process_start(u->pid);
+    source_reader *src = source_reader_new(u->pid, process_start(u->pid));
     bool interps = false;
     for (uint32_t i = 1; i < u->nthreads; i++)
         interps |= u->threads[i].interp_id != u->threads[0].interp_id;
     if (u->nthreads == 0)
         fprintf(out, "No Python stacks found for PID %d\n", (int)u->pid);
     for (uint32_t i = 0; i < u->nthreads; i++)
-        print_thread(u, &u->threads[i], i == 0, interps, cwd, started, out);
+        print_thread(u, &u->threads[i], i == 0, interps, cwd, src, out);
+    source_reader_free(src);
     return RMEM_OK;
 }

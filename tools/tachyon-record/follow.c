@@ -29,6 +29,7 @@
 #include "children.h"
 #include "cli.h"
 #include "target.h"
+#include "text_safe.h"
 
 #define FOLLOW_PERIOD_NS (20 * 1000 * 1000ull)
 #define FOLLOW_MAX_SEEN 4096
@@ -79,59 +80,70 @@ int follow_started(const follow *f)
     return f->started;
 }
 
-/* `path` with `tag` before its extension (or at its end). */
-static void insert_tag(const char *path, const char *tag, char *out, size_t len)
+/* `path` with `tag` before its extension (or at its end); -1 when that
+ * does not fit in `len` bytes (nothing is ever cut short). */
+static int insert_tag(const char *path, const char *tag, char *out, size_t len)
 {
     const char *slash = strrchr(path, '/');
     const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    int n;
     if (!dot || dot == (slash ? slash + 1 : path))
-        snprintf(out, len, "%s%s", path, tag);
+        n = snprintf(out, len, "%s%s", path, tag);
     else
-        snprintf(out, len, "%.*s%s%s", (int)(dot - path), path, tag, dot);
+        n = snprintf(out, len, "%.*s%s%s", (int)(dot - path), path, tag, dot);
+    return n >= 0 && (size_t)n < len ? 0 : -1;
 }
 
-void follow_log_name(const char *path, pid_t pid, char *out, size_t len)
+int follow_log_name(const char *path, pid_t pid, char *out, size_t len)
 {
     char tag[32];
     snprintf(tag, sizeof tag, ".%d", (int)pid);
-    insert_tag(path, tag, out, len);
+    return insert_tag(path, tag, out, len);
 }
 
-/* The child recorder's command line, in `buf` (strings) and `argv`. */
-static void recorder_args(const follow *f, pid_t pid, char buf[8][300],
-                          char *argv[32], uint64_t now_ns)
+/* A child recorder's command line: `argv` points into `a`. */
+typedef struct recorder_argv {
+    char log[FOLLOW_NAME_MAX], rate[32], pid[16], left[32];
+    char *argv[32];
+} recorder_argv;
+
+/* The child recorder's command line; -1 when its log name is too long. */
+static int recorder_args(const follow *f, pid_t pid, recorder_argv *a,
+                         uint64_t now_ns)
 {
     const rec_options *o = f->o;
     static const char *const modes[] = {"wall", "cpu", "gil", "", "exception"};
+    char **argv = a->argv;
     int n = 0;
     argv[n++] = "tachyon-record";
-    if (o->output)
-        follow_log_name(o->output, pid, buf[0], sizeof buf[0]);
-    else
-        snprintf(buf[0], sizeof buf[0], "tachyon_%d.bin", (int)pid);
+    if (o->output && follow_log_name(o->output, pid, a->log, sizeof a->log))
+        return -1;
+    if (!o->output)
+        snprintf(a->log, sizeof a->log, "tachyon_%d.bin", (int)pid);
     argv[n++] = "-o";
-    argv[n++] = buf[0];
-    snprintf(buf[1], sizeof buf[1], "%.17g", o->rate_hz);
+    argv[n++] = a->log;
+    snprintf(a->rate, sizeof a->rate, "%.17g", o->rate_hz);
     argv[n++] = "-r";
-    argv[n++] = buf[1];
+    argv[n++] = a->rate;
     argv[n++] = "--mode";
     argv[n++] = (char *)modes[o->mode];
-    snprintf(buf[2], sizeof buf[2], "%d", (int)pid);
+    snprintf(a->pid, sizeof a->pid, "%d", (int)pid);
     argv[n++] = "-p";
-    argv[n++] = buf[2];
+    argv[n++] = a->pid;
     if (f->deadline_ns) {
         double left = f->deadline_ns > now_ns
                           ? (double)(f->deadline_ns - now_ns) / 1e9
                           : 0.001;
-        snprintf(buf[3], sizeof buf[3], "%.6f", left);
+        snprintf(a->left, sizeof a->left, "%.6f", left);
         argv[n++] = "-d";
-        argv[n++] = buf[3];
+        argv[n++] = a->left;
     }
     const char *flags[] = {o->all_threads ? "-a" : NULL,
                            o->gc ? NULL : "--no-gc",
                            o->native ? "--native" : NULL,
                            o->opcodes ? "--opcodes" : NULL,
                            o->nonblocking ? "--nonblocking" : NULL,
+                           o->allow_untested ? "--allow-untested" : NULL,
                            o->zstd ? "--compression=zstd" : NULL,
                            o->force ? "-f" : NULL,
                            o->quiet ? "-q" : NULL,
@@ -140,33 +152,51 @@ static void recorder_args(const follow *f, pid_t pid, char buf[8][300],
         if (flags[i])
             argv[n++] = (char *)flags[i];
     argv[n] = NULL;
+    return 0;
+}
+
+/* The fork's log makes room for the program it exec'd. */
+static void keep_fork_log(const char *log)
+{
+    char fork_log[FOLLOW_NAME_MAX], a[600], b[600];
+    if (insert_tag(log, ".fork", fork_log, sizeof fork_log) != 0)
+        cli_warn("%s: not renamed: its .fork name is too long",
+                 cli_escape(a, sizeof a, log));
+    else if (rename(log, fork_log) != 0)
+        cli_warn("%s: cannot rename to %s: %s", cli_escape(a, sizeof a, log),
+                 cli_escape(b, sizeof b, fork_log), strerror(errno));
 }
 
 static void start_recorder(follow *f, seen *s, uint64_t now_ns)
 {
-    char buf[8][300], *argv[32];
     if (f->active >= FOLLOW_MAX_RECORDERS) {
         cli_warn("process %d: not recorded, %d recorders already run",
                  (int)s->pid, FOLLOW_MAX_RECORDERS);
         s->st = SEEN_SKIPPED;
         return;
     }
-    recorder_args(f, s->pid, buf, argv, now_ns);
+    recorder_argv *a = malloc(sizeof *a);
+    if (!a || recorder_args(f, s->pid, a, now_ns) != 0) {
+        /* An error, not a choice: the run's exit status says so. */
+        cli_fail(CLI_EXIT_TROUBLE, "process %d: not recorded: %s", (int)s->pid,
+                 a ? "its log's name would be too long" : "out of memory");
+        f->failed++;
+        s->st = SEEN_SKIPPED;
+        free(a);
+        return;
+    }
     if (s->fork_logged) {
-        /* The fork's log makes room for the program it exec'd. */
-        char fork_log[320];
-        insert_tag(buf[0], ".fork", fork_log, sizeof fork_log);
-        if (rename(buf[0], fork_log) != 0)
-            cli_warn("%s: cannot rename to %s: %s", buf[0], fork_log,
-                     strerror(errno));
+        keep_fork_log(a->log);
         s->fork_logged = false;
     }
-    if (children_spawn_recorder(argv, &s->recorder) != 0) {
+    if (children_spawn_recorder(a->argv, &s->recorder) != 0) {
         cli_warn("process %d: cannot start a recorder: %s", (int)s->pid,
                  strerror(errno));
         s->st = SEEN_SKIPPED;
+        free(a);
         return;
     }
+    free(a);
     s->st = SEEN_RECORDING;
     f->active++;
     f->started++;

@@ -59,7 +59,11 @@ int follow_end(follow *f, bool stop, volatile sig_atomic_t *stop_flag);
 
 void follow_free(follow *f);
 
-/* The log name for process `pid` under output `path` (NAME.PID.EXT). */
-void follow_log_name(const char *path, pid_t pid, char *out, size_t len);
+/* The longest name a child's log may have (PATH_MAX). */
+#define FOLLOW_NAME_MAX 4096
+
+/* The log name for process `pid` under output `path` (NAME.PID.EXT) into
+ * `out`; -1 when it does not fit in `len` bytes (never cut short). */
+int follow_log_name(const char *path, pid_t pid, char *out, size_t len);
 
 #endif

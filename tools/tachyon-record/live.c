@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "linetable.h"
+#include "text_safe.h"
 
 #define LIVE_PERIOD_NS 1000000000ull
 #define LIVE_MAX_THREADS 64
@@ -265,6 +266,20 @@ static void header(const live *l, const sampler_result *r, uint64_t now)
             filter, l->ntids, l->by_total ? "total" : "self");
 }
 
+/* One function's row; its names escaped (the target chose them). */
+static void print_row(const live *l, const fn_row *row, uint64_t base)
+{
+    const char *slash = strrchr(row->file, '/');
+    fprintf(l->out, "%6.1f%% %6.1f%% %9llu %9llu  ",
+            100.0 * (double)row->self / (double)base,
+            100.0 * (double)row->total / (double)base,
+            (unsigned long long)row->self, (unsigned long long)row->total);
+    cli_escape_fputs(row->name, l->out);
+    fputs(" (", l->out);
+    cli_escape_fputs(slash ? slash + 1 : row->file, l->out);
+    fprintf(l->out, ":%d)\n", row->line);
+}
+
 static void draw(live *l, const sampler_result *r, uint64_t now)
 {
     fn_row *rows = l->nrows ? malloc(l->nrows * sizeof *rows) : NULL;
@@ -279,15 +294,8 @@ static void draw(live *l, const sampler_result *r, uint64_t now)
         fputs("\033[H\033[2J", l->out);
     header(l, r, now);
     fprintf(l->out, "  self%%  total%%      self     total  function\n");
-    for (size_t i = 0; i < n && (int)i < rows_on_screen(l); i++) {
-        const char *slash = strrchr(rows[i].file, '/');
-        fprintf(l->out, "%6.1f%% %6.1f%% %9llu %9llu  %s (%s:%d)\n",
-                100.0 * (double)rows[i].self / (double)base,
-                100.0 * (double)rows[i].total / (double)base,
-                (unsigned long long)rows[i].self,
-                (unsigned long long)rows[i].total, rows[i].name,
-                slash ? slash + 1 : rows[i].file, rows[i].line);
-    }
+    for (size_t i = 0; i < n && (int)i < rows_on_screen(l); i++)
+        print_row(l, &rows[i], base);
     if (!l->tty)
         fputc('\n', l->out);
     fflush(l->out);

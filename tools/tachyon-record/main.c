@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tachyon-record - sample a running CPython 3.11-3.13 process into a
+ * tachyon-record - sample a running CPython 3.11-3.14 process into a
  * Tachyon binary log.
  */
-#include <stdlib.h>
-
 #include "options.h"
 #include "record.h"
 
@@ -14,6 +12,5 @@ int main(int argc, char **argv)
     int rc = rec_parse_options(argc, argv, &opts);
     if (rc == REC_PARSE_RUN)
         rc = run_record(&opts);
-    free(opts.command);
     return rc;
 }

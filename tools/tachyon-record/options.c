@@ -17,7 +17,7 @@ static const char *opt_recover;
 static const char *opt_compression, *opt_mode;
 static int opt_all_threads, opt_quiet, opt_verbose, opt_force, opt_no_gc;
 static int opt_native, opt_opcodes, opt_subprocesses, opt_dump, opt_live;
-static int opt_nonblocking;
+static int opt_nonblocking, opt_allow_untested;
 static cli_list operands;
 
 static const cli_option options[] = {
@@ -40,6 +40,8 @@ static const cli_option options[] = {
      "record each frame's bytecode instruction", NULL, NULL},
     {"nonblocking", 0, CLI_ARG_NONE, &opt_nonblocking,
      "never pause a thread to read it (see below)", NULL, NULL},
+    {"allow-untested", 0, CLI_ARG_NONE, &opt_allow_untested,
+     "record CPython 3.15 too, whose layout no test here checks", NULL, NULL},
     {"compression", 'c', CLI_ARG_REQUIRED, &opt_compression,
      "compress the samples: none (default) or zstd", "KIND", "none|zstd"},
     {"dump", 0, CLI_ARG_NONE, &opt_dump,
@@ -62,10 +64,13 @@ static const cli_option options[] = {
 
 static const cli_spec spec = {
     "tachyon-record",
-    "[OPTIONS] (-p PID | -- COMMAND [ARGS...] | --recover FILE)",
-    "Record a running CPython 3.11-3.13 process into a Tachyon binary log.",
+    "[OPTIONS] (COMMAND [ARGS...] | -p PID | --recover FILE)",
+    "Record a running CPython 3.11-3.14 process into a Tachyon binary log.",
     options,
     &operands,
+    "Options end at COMMAND, the first argument that is not one (or after\n"
+    "--): `tachyon-record -o run.bin python3 app.py --flag` gives --flag\n"
+    "to app.py.\n"
     "MODE keeps every sample (wall) or only those of threads that ran on\n"
     "a CPU (cpu), hold the GIL (gil) or handle an exception (exception).\n"
     "The log is finalized whatever ends the recording: the target's exit,\n"
@@ -74,7 +79,11 @@ static const cli_spec spec = {
     "A thread that runs Python code while it is read is paused for that\n"
     "read (ptrace, microseconds), so that its stack is one it was in;\n"
     "--nonblocking only checks it, and a wrong stack is then rare, not\n"
-    "impossible.\n"};
+    "impossible.\n"
+    "Exit status with a COMMAND: the COMMAND's own (128+N if signal N\n"
+    "ended it); 125 if the recording failed, even when the COMMAND\n"
+    "succeeded; 126 if COMMAND cannot be run, 127 if it is not found.\n"
+    "Without one (-p, --recover): 0 done, 1 bad input, 2 trouble.\n"};
 
 /* A positive finite number no larger than `max`, or -1. */
 static double parse_positive(const char *s, double max)
@@ -112,13 +121,15 @@ static int check_values(rec_options *o)
         o->pid = (pid_t)pid;
     }
     if (opt_recover) {
-        if (opt_pid || operands.count || opt_output)
+        if (opt_pid || o->command || opt_output)
             return cli_usage("--recover FILE takes no -p, -o or COMMAND");
         o->recover = opt_recover;
         return REC_PARSE_RUN;
     }
-    if (!opt_pid == (operands.count == 0))
-        return cli_usage("give either -p PID or -- COMMAND ARGS...");
+    if (opt_pid && o->command)
+        return cli_usage("a COMMAND or -p PID, not both");
+    if (!opt_pid && !o->command)
+        return cli_usage("give a COMMAND to run or -p PID");
     if (opt_dump && (opt_output || opt_live || opt_subprocesses || opt_mode))
         return cli_usage("--dump prints to stdout: no -o, --live, "
                          "--subprocesses or --mode with it");
@@ -127,17 +138,60 @@ static int check_values(rec_options *o)
     return REC_PARSE_RUN;
 }
 
-int rec_parse_options(int argc, char **argv, rec_options *o)
+static const cli_option *find_option(const char *arg, size_t len)
 {
-    cli_parse_error perr;
-    memset(o, 0, sizeof *o);
-    o->rate_hz = 1000;
-    switch (cli_parse(&spec, argc, argv, &perr)) {
-    case CLI_PARSE_HELP: return cli_print_help(&spec);
-    case CLI_PARSE_VERSION: return cli_print_version();
-    case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
-    default: break;
+    for (const cli_option *o = options; o->long_name; o++)
+        if (len ? strlen(o->long_name) == len &&
+                      strncmp(o->long_name, arg, len) == 0
+                : o->short_name == *arg)
+            return o;
+    return NULL;
+}
+
+/* How many arguments option word argv[i] takes with it (0 or 1). */
+static int option_words(char **argv, int argc, int i)
+{
+    const char *a = argv[i];
+    if (a[1] == '-') {
+        const char *eq = strchr(a + 2, '=');
+        const cli_option *o =
+            find_option(a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+        return o && o->kind != CLI_ARG_NONE && !eq && i + 1 < argc;
     }
+    for (const char *p = a + 1; *p; p++) {
+        const cli_option *o = find_option(p, 0);
+        if (o && o->kind != CLI_ARG_NONE)
+            return p[1] == '\0' && i + 1 < argc; /* -ovalue or -o value */
+    }
+    return 0;
+}
+
+/*
+ * Where the options end, as in timeout(1) and nice(1): at the first
+ * operand (COMMAND) or after "--". *cmd gets the index of COMMAND, argc
+ * when there is none; returns the count of argv words the option parser
+ * is to see.
+ */
+static int options_end(int argc, char **argv, int *cmd)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            *cmd = i + 1;
+            return i;
+        }
+        if (a[0] != '-' || a[1] == '\0') {
+            *cmd = i;
+            return i;
+        }
+        i += option_words(argv, argc, i);
+    }
+    *cmd = argc;
+    return argc;
+}
+
+static void copy_flags(rec_options *o)
+{
     o->output = opt_output;
     o->all_threads = opt_all_threads > 0;
     o->mode = mode_value(opt_mode);
@@ -145,6 +199,7 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->native = opt_native > 0;
     o->opcodes = opt_opcodes > 0;
     o->nonblocking = opt_nonblocking > 0;
+    o->allow_untested = opt_allow_untested > 0;
     o->force = opt_force > 0;
     o->subprocesses = opt_subprocesses > 0;
     o->dump = opt_dump > 0;
@@ -152,17 +207,41 @@ int rec_parse_options(int argc, char **argv, rec_options *o)
     o->zstd = opt_compression && strcmp(opt_compression, "zstd") == 0;
     o->quiet = opt_quiet > 0;
     o->verbose = opt_verbose;
-    cli_set_quiet(o->quiet);
-    int rc = check_values(o);
-    if (rc != REC_PARSE_RUN)
-        return rc;
-    if (operands.count) {
-        /* argv-backed strings; the list's array is NULL-terminated here. */
-        o->command = calloc(operands.count + 1, sizeof *o->command);
-        if (!o->command)
-            return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
-        for (size_t i = 0; i < operands.count; i++)
-            o->command[i] = (char *)operands.items[i];
+}
+
+/* Parse the options; an exit code, or REC_PARSE_RUN. */
+static int parse(int argc, char **argv, rec_options *o)
+{
+    cli_parse_error perr;
+    switch (cli_parse(&spec, argc, argv, &perr)) {
+    case CLI_PARSE_HELP: return cli_print_help(&spec);
+    case CLI_PARSE_VERSION: return cli_print_version();
+    case CLI_PARSE_ERROR: return cli_usage("%s", perr.msg);
+    case CLI_PARSE_COMPLETION:
+        return cli_print_completion(&spec, CLI_OPERANDS_COMMAND, argv[2]);
+    default: break;
     }
-    return REC_PARSE_RUN;
+    copy_flags(o);
+    cli_set_quiet(o->quiet);
+    return check_values(o);
+}
+
+int rec_parse_options(int argc, char **argv, rec_options *o)
+{
+    int cmd = argc, words = argc;
+    memset(o, 0, sizeof *o);
+    o->rate_hz = 1000;
+    /* The build's hidden --print-completion SHELL (cli_parse): its SHELL
+     * is no COMMAND. */
+    if (argc != 3 || strcmp(argv[1], "--print-completion") != 0)
+        words = options_end(argc, argv, &cmd);
+    /* The COMMAND, argv-backed and NULL-terminated (argv[argc] is). */
+    if (cmd < argc)
+        o->command = argv + cmd;
+    int rc = parse(words, argv, o);
+    /* With a COMMAND, the recorder's own failures are 125 (cli.h); a
+     * --dump answers for itself (0/1/2) even of a started COMMAND. */
+    if (o->command && !opt_dump && rc == CLI_EXIT_TROUBLE)
+        rc = CLI_EXIT_RECORDER;
+    return rc;
 }

@@ -17,6 +17,7 @@ typedef struct rec_options {
     int mode;                 /* unwind_mode */
     bool gc, native, opcodes; /* capture features */
     bool nonblocking;         /* never pause the target */
+    bool allow_untested;      /* record 3.15, which nothing here tests */
     bool force;               /* replace an existing output */
     bool subprocesses;        /* record Python children too */
     bool dump;                /* print one snapshot instead */
@@ -26,7 +27,8 @@ typedef struct rec_options {
     bool quiet;
     int verbose;
     pid_t pid;      /* 0: spawn `command` */
-    char **command; /* NULL-terminated, or NULL */
+    char **command; /* COMMAND ARGS... (in argv, NULL-terminated), or
+                       NULL */
 } rec_options;
 
 /* Outcome of rec_parse_options. */

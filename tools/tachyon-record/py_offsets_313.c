@@ -96,6 +96,7 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->is_threads_head = w[W_IS_THREADS];
     o->is_gil_ptr = w[W_IS_CEVAL_GIL];
     o->is_gc_collecting = O313_GC_COLLECTING;
+    o->is_tlbc_generation = PYOFF_NONE;
     o->gil_locked = w[W_IS_GIL_LOCKED] - w[W_IS_GIL];
     o->gil_holder = w[W_IS_GIL_HOLDER] - w[W_IS_GIL];
     /* Not in the table: the word after `locked` (checked against the
@@ -113,6 +114,8 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->ts_exc_info = O313_EXC_INFO;
     o->ts_exc_state = O313_EXC_STATE;
     o->ts_current_exc = O313_CURRENT_EXC;
+    o->ts_status = PYOFF_NONE;
+    o->ts_gil_requested = PYOFF_NONE;
     o->chunk_previous = 0;
     o->chunk_data = O313_CHUNK_DATA;
     o->err_exc_value = 0;
@@ -123,6 +126,8 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->fr_instr = w[W_FR_INSTR];
     o->fr_owner = w[W_FR_OWNER];
     o->fr_is_entry = PYOFF_NONE;
+    o->fr_code_tag = 0;
+    o->fr_tlbc = PYOFF_NONE;
     o->owner_generator = 1; /* FRAME_OWNED_BY_GENERATOR */
     o->owner_cstack = 3;    /* FRAME_OWNED_BY_CSTACK */
     o->owner_max = 3;
@@ -132,11 +137,13 @@ static void fill(const uint64_t *w, py_offsets *o)
     o->co_linetable = w[W_CO_LINES];
     o->co_firstlineno = w[W_CO_FIRST];
     o->co_code_adaptive = w[W_CO_CODE];
+    o->co_tlbc = PYOFF_NONE;
     o->co_framesize = O313_FRAMESIZE;
     o->co_nlocalsplus = o->co_stacksize = PYOFF_NONE;
     o->ob_type = w[W_OB_TYPE];
     o->u_length = w[W_UN_LENGTH];
     o->u_state = w[W_UN_STATE];
+    o->u_kind_shift = 2;
     o->u_ascii_size = w[W_UN_ASCII];
     o->u_compact_size = O313_COMPACT_SIZE;
     o->b_size = w[W_BY_OBSIZE];

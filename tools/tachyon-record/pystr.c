@@ -2,7 +2,8 @@
 /*
  * pystr.c - str and bytes objects read from another process. Code object
  * names and file names are compact strings: the state word gives the kind
- * (bytes per character, bits 2-4), compact (bit 5) and ascii (bit 6); the
+ * (bytes per character, bits 2-4), compact (bit 5) and ascii (bit 6), or
+ * bits 8-10, 11 and 12 in a free-threaded build (u_kind_shift); the
  * characters follow the PyASCIIObject header for ASCII strings and the
  * larger PyCompactUnicodeObject header otherwise.
  */
@@ -79,8 +80,9 @@ int pystr_read(pid_t pid, const py_offsets *o, uint64_t addr, char **out,
     int rc = rmem_readv(pid, head, 2);
     if (rc != RMEM_OK)
         return rc;
-    unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1;
-    unsigned ascii = (state >> 6) & 1;
+    unsigned shift = (unsigned)o->u_kind_shift;
+    unsigned kind = (state >> shift) & 7, compact = (state >> (shift + 3)) & 1;
+    unsigned ascii = (state >> (shift + 4)) & 1;
     if (!compact || (kind != 1 && kind != 2 && kind != 4) || length < 0 ||
         length > PYSTR_MAX_CHARS || (ascii && kind != 1))
         return RMEM_FAULT;

@@ -50,6 +50,7 @@ static int tick(unwinder *u, emitter *e, target *t, sampler_result *r,
     u->now_ns = now_ns;
     int rc = unwind_sample(u);
     if (rc == RMEM_GONE || (rc != RMEM_OK && !target_alive(t))) {
+        t->going = true;
         r->end = SAMPLER_TARGET_EXITED;
         return -1;
     }

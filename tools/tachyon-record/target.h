@@ -12,9 +12,13 @@
 
 typedef struct target {
     pid_t pid;
-    bool spawned; /* our child: reaped by target_alive */
+    const char *name; /* a started COMMAND as given (argv[0]), or NULL */
+    bool spawned;     /* our child: reaped by target_alive */
     bool exited;
-    int wait_status; /* waitpid status once exited */
+    int wait_status; /* waitpid status once exited (spawned only) */
+    int ended_by;    /* the signal target_finish ended it with, or 0 */
+    bool end_told;   /* a message already said how it ended */
+    bool going;      /* its memory is gone: it is exiting by itself */
     /* Forked and not exec'd when its interpreter was located: the image
      * read may be the parent's copy, about to be replaced by an exec. */
     bool fork_image;
@@ -53,17 +57,12 @@ bool target_alive(target *t);
 
 /*
  * End a spawned child that is still running when recording stops: give
- * it `grace_ms` to exit by itself (after a Ctrl-C it got SIGINT too),
- * then SIGTERM, then SIGKILL after 2 s, and reap it. No-op for an
+ * it `grace_ms` to exit by itself (after a Ctrl-C it got SIGINT too; at
+ * least 1 s when t->going: a process whose memory is gone is in its
+ * exit, not yet a zombie), then SIGTERM, then SIGKILL after 2 s, and reap
+ * it (t->ended_by says which signal, if one was needed). No-op for an
  * attached process.
  */
 void target_finish(target *t, int grace_ms);
-
-/*
- * Why reading another process's memory may be refused here, as a hint to
- * append to "permission denied" (same user, Yama's ptrace_scope,
- * CAP_SYS_PTRACE).
- */
-void target_permission_hint(char *buf, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unwind.c - one sample of a live CPython 3.11-3.13 process, without
+ * unwind.c - one sample of a live CPython 3.11-3.14 process, without
  * stopping it: list the threads (unwind_list.c), keep those the options
  * ask for (the main thread or all; the mode's status), walk and check
  * their frame chains (unwind_walk.c), resolve code objects (unwind_code.c)
@@ -172,9 +172,10 @@ static int select_threads(unwinder *u, uint32_t *count)
 }
 
 /*
- * <GC> goes innermost on the thread holding the GIL while its
- * interpreter's collector runs: 3.11-3.13 do not record the frame that
- * started the collection (3.14+ does, and CPython puts <GC> there).
+ * <GC> goes innermost on the thread holding the GIL (free-threaded: the
+ * one attached, as the collector stops the others) while its
+ * interpreter's collector runs: 3.11-3.14 do not record the frame that
+ * started the collection (3.15 does, and CPython puts <GC> there).
  */
 static void add_gc_frames(unwinder *u)
 {
@@ -222,6 +223,8 @@ int unwind_sample(unwinder *u)
 
 int64_t unwind_addrq(const unwinder *u, const raw_frame *f)
 {
-    uint64_t first = f->code + u->off.co_code_adaptive;
-    return ((int64_t)(f->instr - first)) / 2;
+    (void)u;
+    if (!f->base)
+        return -1; /* a free-threaded copy not found: never inside */
+    return ((int64_t)(f->instr - f->base)) / 2;
 }

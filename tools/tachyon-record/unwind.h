@@ -38,10 +38,11 @@ typedef enum {
 typedef struct unwind_config {
     bool all_threads; /* else the main thread only */
     unwind_mode mode;
-    bool gc;      /* <GC> while the collector runs */
-    bool native;  /* <native> between Python frames */
-    bool opcodes; /* read each frame's instruction */
-    bool pause;   /* pause a thread that runs while it is read */
+    bool gc;       /* <GC> while the collector runs */
+    bool native;   /* <native> between Python frames */
+    bool opcodes;  /* read each frame's instruction */
+    bool pause;    /* pause a thread that runs while it is read */
+    bool untested; /* read a version not tested here (3.15) */
 } unwind_config;
 
 typedef enum {
@@ -53,6 +54,10 @@ typedef enum {
 typedef struct raw_frame {
     uint64_t code;
     uint64_t instr;    /* prev_instr / instr_ptr */
+    uint64_t base;     /* where the bytecode `instr` points into starts:
+                          co_code_adaptive, or (free-threaded) the copy
+                          tlbc names; 0 while not known */
+    int32_t tlbc;      /* free-threaded: its thread's bytecode copy */
     code_entry *entry; /* FRAME_PYTHON only */
     uint64_t addr;     /* the frame's own address */
     uint8_t kind;      /* frame_kind */
@@ -126,6 +131,8 @@ typedef struct walk_job {
     bool want_pause; /* it ran: read it again paused */
     bool paused;     /* read while paused */
     bool still;      /* read while its CPU clock did not move */
+    bool deep;       /* more frames outside the copy than it can hold:
+                        read them directly, paused or clocked */
 } walk_job;
 
 /* What a thread's last walks learnt, to read it all in the window: its
@@ -167,6 +174,8 @@ typedef struct unwind_counters {
     uint64_t pause_failed; /* threads that could not be stopped */
     uint64_t pauses;       /* threads stopped */
     uint64_t pause_ns;     /* ... for this long in all */
+    uint64_t frames;       /* Python frames taken */
+    uint64_t tlbc_frames;  /* ... on a thread's own bytecode copy */
     uint64_t races[RACE_KINDS];
 } unwind_counters;
 
@@ -182,9 +191,11 @@ typedef struct unwinder {
     unwind_config cfg;
     code_cache *codes;
     tstat_cache *tstat;
-    raw_thread *threads; /* UNWIND_MAX_THREADS */
-    uint32_t nthreads;   /* filled by unwind_sample */
-    uint64_t now_ns;     /* time of the sample being taken */
+    raw_thread *threads;      /* UNWIND_MAX_THREADS */
+    uint32_t nthreads;        /* filled by unwind_sample */
+    uint64_t now_ns;          /* time of the sample being taken */
+    uint32_t tlbc_generation; /* free-threaded: the interpreter's, as
+                                 listed this sample */
     unwind_counters counters;
     bool pause_denied; /* ptrace is not permitted: no pauses */
     /* Threads listed this sample; their PyThreadState copies. */
@@ -242,5 +253,9 @@ int unwind_resolve(unwinder *u);
 
 /* Resolve the code objects of threads t[0..n) only. */
 int unwind_resolve_threads(unwinder *u, raw_thread *t, uint32_t n);
+
+/* Free-threaded: where each frame's own bytecode copy starts
+ * (unwind_tlbc.c), once its code object is resolved. */
+int unwind_tlbc_bases(unwinder *u, raw_thread *t, uint32_t n);
 
 #endif

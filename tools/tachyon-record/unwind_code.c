@@ -65,7 +65,7 @@ int unwind_resolve_threads(unwinder *u, raw_thread *threads, uint32_t n)
             if (fr->kind == FRAME_PYTHON)
                 fr->entry = entries[set_put(keys, &distinct, fr->code)];
         }
-    return rc;
+    return rc == RMEM_OK ? unwind_tlbc_bases(u, threads, n) : rc;
 }
 
 /* Where a frame's instruction starts: 3.11/3.12 frames in a call point
@@ -78,7 +78,7 @@ static uint64_t instruction_addr(const unwinder *u, const raw_frame *f,
 {
     int64_t q = code_instruction_start(f->entry, unwind_addrq(u, f));
     if (q >= 0)
-        return f->code + u->off.co_code_adaptive + 2 * (uint64_t)q;
+        return f->base + 2 * (uint64_t)q;
     return innermost || u->hexversion >= 0x030d0000 ? f->instr : 0;
 }
 
@@ -127,10 +127,24 @@ static int read_opcodes(unwinder *u)
     return RMEM_OK;
 }
 
+/* How many frames were taken, and how many ran on a copy of their
+ * bytecode of their thread's own (free-threaded), for -v. */
+static void count_frames(unwinder *u)
+{
+    for (uint32_t t = 0; t < u->nthreads; t++)
+        for (uint32_t f = 0; f < u->threads[t].depth; f++) {
+            const raw_frame *fr = &u->threads[t].frames[f];
+            u->counters.frames += fr->kind == FRAME_PYTHON;
+            u->counters.tlbc_frames += fr->kind == FRAME_PYTHON && fr->tlbc;
+        }
+}
+
 int unwind_resolve(unwinder *u)
 {
     int rc = unwind_resolve_threads(u, u->threads, u->nthreads);
     if (rc == RMEM_OK && u->cfg.opcodes)
         rc = read_opcodes(u);
+    if (rc == RMEM_OK)
+        count_frames(u);
     return rc;
 }

@@ -18,6 +18,7 @@
 typedef struct interp_fields {
     uint64_t head, id, next, gil;
     int32_t gc_collecting;
+    uint32_t tlbc_generation; /* free-threaded */
     int32_t locked;
     uint64_t holder;
 } interp_fields;
@@ -45,6 +46,9 @@ static size_t plan_interp(const unwinder *u, uint64_t interp, interp_fields *v,
     p[k++] = (rmem_piece){interp + o->is_gc_collecting, &v->gc_collecting, 4};
     if (o->rt_gil == PYOFF_NONE)
         p[k++] = (rmem_piece){interp + o->is_gil_ptr, &v->gil, 8};
+    if (o->is_tlbc_generation != PYOFF_NONE)
+        p[k++] = (rmem_piece){interp + o->is_tlbc_generation,
+                              &v->tlbc_generation, 4};
     return k;
 }
 
@@ -79,6 +83,8 @@ static int list_interp(unwinder *u, uint64_t interp, uint64_t *next)
     if (rc != RMEM_OK)
         return rc;
     *next = v.next;
+    /* Generations only grow: their sum changes when any one does. */
+    u->tlbc_generation += v.tlbc_generation;
     if (u->nlisted == 0) {
         u->last_interp = interp;
         u->last_gil = v.gil;
@@ -105,6 +111,7 @@ static int list_slow(unwinder *u)
     int i, rc = rmem_read_u64(u->pid, u->runtime + u->off.rt_interpreters_head,
                               &interp);
     u->nlisted = 0;
+    u->tlbc_generation = 0;
     for (i = 0; interp && rc == RMEM_OK; i++) {
         if (i >= UNWIND_MAX_INTERPS || (interp & 7))
             return RMEM_FAULT;
@@ -149,6 +156,7 @@ static int list_speculative(unwinder *u)
     if (head_interp != u->last_interp || v.next != 0 || gil != u->last_gil ||
         v.head != u->listed[0].tstate || check_chain(u) != RMEM_OK)
         return RMEM_FAULT;
+    u->tlbc_generation = v.tlbc_generation;
     for (uint32_t i = 0; i < u->nlisted; i++) {
         u->listed[i].interp_id = (uint32_t)v.id;
         u->listed[i].gil_holder = v.locked == 1 ? v.holder : 0;

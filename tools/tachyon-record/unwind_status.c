@@ -2,15 +2,23 @@
 /*
  * unwind_status.c - the status byte of a thread, with the meaning each bit
  * has in CPython 3.15's profiler:
- *   HAS_GIL        the GIL is locked and this thread took it last;
+ *   HAS_GIL        the GIL is locked and this thread took it last; in a
+ *                  free-threaded build (no GIL), its thread state is
+ *                  attached: it runs Python code or may (a call that
+ *                  would release the GIL detaches it), as CPython 3.15's
+ *                  profiler reports it there;
  *   ON_CPU         it ran since its previous sample and is runnable now
  *                  (thread_status.c), not merely "runnable";
  *   UNKNOWN        its scheduler state could not be read;
  *   HAS_EXCEPTION  an exception is being raised in it, or it is handling
  *                  one (sys.exc_info() would not be empty);
- *   MAIN_THREAD    its native id is the process id.
- * GIL_REQUESTED is never set: 3.11-3.13 do not record which thread waits.
+ *   MAIN_THREAD    its native id is the process id;
+ *   GIL_REQUESTED  waiting for the GIL: only 3.15 records it (its
+ *                  thread state's gil_requested; untested here), 3.11-3.14
+ *                  do not.
  */
+#include <string.h>
+
 #include <tachyon/fmt.h>
 
 #include "remote_mem.h"
@@ -63,8 +71,22 @@ int unwind_status(unwinder *u, const listed_thread *l, uint64_t tid,
 {
     uint8_t status = 0;
     bool handled;
-    if (l->gil_holder && l->gil_holder == l->tstate)
+    if (u->off.ts_status != PYOFF_NONE) {
+        /* No GIL: attached, as CPython 3.15 reports it there. */
+        uint32_t word;
+        memcpy(&word, l->ts + u->off.ts_status, 4);
+        if ((word >> u->off.ts_active_bit) & 1)
+            status |= TFMT_STATUS_HAS_GIL;
+    } else if (l->gil_holder && l->gil_holder == l->tstate) {
         status |= TFMT_STATUS_HAS_GIL;
+    }
+    if (u->off.ts_gil_requested != PYOFF_NONE &&
+        !(status & TFMT_STATUS_HAS_GIL)) {
+        int32_t waits; /* 3.15 records who waits (untested) */
+        memcpy(&waits, l->ts + u->off.ts_gil_requested, 4);
+        if (waits)
+            status |= TFMT_STATUS_GIL_REQUESTED;
+    }
     if (tid == (uint64_t)u->pid)
         status |= TFMT_STATUS_MAIN_THREAD;
     int cpu = tstat_on_cpu(u->tstat, tid, u->now_ns);

@@ -41,6 +41,11 @@
  * which makes its window one moment; its walk is taken only then. Only
  * without the pause (--nonblocking, or ptrace not permitted) are the
  * checks all there is.
+ *
+ * A free-threaded build (3.14t) has no GIL to tell which threads ran:
+ * every thread's CPU clock is read around the first, batched, try (a
+ * thread whose clock did not move did not run, and only a thread changes
+ * its own frames), and the others are read again clocked or paused.
  */
 #include <string.h>
 #include <time.h>
@@ -114,17 +119,20 @@ static void init_job(unwinder *u, walk_job *j)
 }
 
 /* Whether the GIL tells which threads ran: one interpreter (another one
- * sharing the GIL could switch thread states without taking it). */
+ * sharing the GIL could switch thread states without taking it), and a
+ * GIL at all (a free-threaded build runs threads without one; their
+ * walks are proven by their clocks or a pause instead). */
 static bool gil_known(const unwinder *u, const walk_job *j)
 {
-    return u->single_interp && u->listed[j->listed].gil != 0;
+    return !u->off.free_threaded && u->single_interp &&
+           u->listed[j->listed].gil != 0;
 }
 
 /*
  * Whether j's thread did not run Python code during the window, so that
  * its frames could not change: it did not hold the GIL before, after, or
  * in between. A thread that takes the GIL becomes its last_holder and
- * increments switch_number (take_gil, 3.11-3.13), so the same other
+ * increments switch_number (take_gil, 3.11-3.14), so the same other
  * holder and the same count on both sides exclude it; the count is
  * stored before the thread writes any frame, and x86-64 keeps stores and
  * loads in order, so a frame it wrote cannot be in the copy without the
@@ -269,7 +277,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
         (owner == 0 && in_copy(j, here) && in_copy(j, prev) && prev >= here))
         return RMEM_FAULT;
     j->addr = prev;
-    if (owner == o->owner_cstack) {
+    if (o->owner_cstack >= 0 && owner >= o->owner_cstack) {
         mark_from_c(t);
         if (u->cfg.native && t->depth > 0 && prev)
             add_marker(j, FRAME_NATIVE);
@@ -280,7 +288,7 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
      * another stack switched in (greenlets). */
     if (owner == 0 && !in_copy(j, here))
         j->foreign = true;
-    raw_frame f = {.code = unwind_u64(fr, o->fr_code),
+    raw_frame f = {.code = unwind_u64(fr, o->fr_code) & ~o->fr_code_tag,
                    .instr = unwind_u64(fr, o->fr_instr),
                    .addr = here,
                    .kind = FRAME_PYTHON,
@@ -290,7 +298,13 @@ static int visit(unwinder *u, walk_job *j, const uint8_t *fr)
     if (!f.code || (f.code & 7))
         return RMEM_FAULT;
     f.from_c = o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry];
-    if (unwind_addrq(u, &f) >= 0)
+    if (o->fr_tlbc != PYOFF_NONE)
+        memcpy(&f.tlbc, fr + o->fr_tlbc, 4);
+    /* A thread's own bytecode copy is found once the code object is
+     * known (unwind_tlbc.c); the main copy is at the object's end. */
+    if (f.tlbc == 0)
+        f.base = f.code + o->co_code_adaptive;
+    if (!f.base || unwind_addrq(u, &f) >= 0)
         t->frames[t->depth++] = f;
     /* 3.11 marks a frame called from C code instead of a shim. */
     if (u->cfg.native && o->fr_is_entry != PYOFF_NONE && fr[o->fr_is_entry] &&
@@ -377,7 +391,7 @@ static bool head_usable(const unwinder *u, walk_job *j)
 
 /*
  * Whether a whole chain was walked, down to the thread's first frame. In
- * 3.11-3.13 that frame sits at data[1] of the thread's root stack chunk
+ * 3.11-3.14 that frame sits at data[1] of the thread's root stack chunk
  * (push_chunk skips data[0] of a chunk without a previous one) and stays
  * there while the thread has frames. When the copy holds a root chunk in
  * use before and after, a walk must end there: one that ends above was
@@ -407,8 +421,9 @@ typedef struct paused_block {
 } paused_block;
 
 /*
- * A frame outside j's window, read while its thread is paused (when every
- * read sees the same state); NULL if it cannot be. Callers sit below their
+ * A frame outside j's window, read while its thread is paused or while its
+ * CPU clock is watched (when every read sees the same state, or the walk
+ * is not taken); NULL if it cannot be. Callers sit below their
  * callees, so the pages below the frame are read with it, up to
  * PAUSED_BLOCK: a deep recursion spanning older stack chunks takes a read
  * per few dozen frames, not one per frame or per try. Where the pages
@@ -418,7 +433,7 @@ static const uint8_t *read_paused_frame(const unwinder *u, const walk_job *j,
                                         paused_block *b)
 {
     uint64_t a = j->addr, end = a + u->off.fr_size;
-    if (!j->paused || end < a)
+    if (!(j->paused || j->still) || end < a)
         return NULL;
     if (b->len && a >= b->base && end <= b->base + b->len)
         return b->data + (a - b->base);
@@ -477,10 +492,12 @@ static void walk_job_frames(unwinder *u, walk_job *j)
             fr = read_paused_frame(u, j, &block);
         if (!fr) {
             u->counters.races[RACE_OUTSIDE]++;
-            if (want_extra(j, j->addr))
+            if (want_extra(j, j->addr)) {
                 remember_extras(u, j, j->extra, j->nextra);
-            else
+            } else {
                 j->tries++;
+                j->deep = true;
+            }
             return;
         }
         if ((fr < j->copy || fr >= j->copy + j->copy_len) &&
@@ -579,12 +596,14 @@ static int check_walks(unwinder *u, walk_job **jobs, uint32_t n)
     return RMEM_OK;
 }
 
-/* Whether j's thread ran Python code during the window just read, and
- * must be read again paused before its walk can be taken. */
+/* Whether j's thread ran Python code during the window just read, or has
+ * more frames outside it than a window holds (a deep recursion over
+ * older stack chunks), and must be read again paused or clocked before
+ * its walk can be taken. */
 static bool needs_pause(const unwinder *u, const walk_job *j)
 {
-    return u->cfg.pause && !u->pause_denied && j->head_read && !j->frozen &&
-           !j->paused && !j->still;
+    return u->cfg.pause && !u->pause_denied && j->head_read &&
+           (!j->frozen || j->deep) && !j->paused && !j->still;
 }
 
 /* One try at jobs[0..n). A read fault (a stale address somewhere) fails
@@ -706,6 +725,42 @@ static int walk_paused(unwinder *u, walk_job *j)
     return rc;
 }
 
+/*
+ * The first try of a free-threaded process, where no GIL tells which
+ * threads ran: every thread's CPU clock is read before and after one
+ * batched try, so the threads that did not run (most of them, in most
+ * programs) are proven at once; the others go on to be read one at a
+ * time, clocked or paused (walk_paused).
+ */
+static int walk_clocked_batch(unwinder *u, walk_job **jobs, uint32_t n)
+{
+    static uint64_t c0[UNWIND_MAX_THREADS];
+    for (uint32_t i = 0; i < n; i++)
+        jobs[i]->still = tstat_cpu_time(u->tstat, jobs[i]->t->tid, &c0[i]) == 0;
+    int rc = walk_try(u, jobs, n);
+    for (uint32_t i = 0; i < n; i++) {
+        walk_job *j = jobs[i];
+        uint64_t c1;
+        bool proven = j->still && !j->failed &&
+                      tstat_cpu_time(u->tstat, j->t->tid, &c1) == 0 &&
+                      c1 == c0[i];
+        if (proven)
+            continue;
+        /* Not proven (it ran, no clock, or the walk failed): read it
+         * again alone, clocked or paused. */
+        j->want_pause = j->failed ? j->want_pause || j->still : true;
+        j->still = false;
+        j->failed = true;
+    }
+    return rc;
+}
+
+/* Whether the first try reads every thread's clock around it. */
+static bool clock_first(const unwinder *u)
+{
+    return u->off.free_threaded && u->cfg.pause && !u->pause_denied;
+}
+
 int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
 {
     static walk_job *todo[UNWIND_MAX_THREADS];
@@ -714,7 +769,9 @@ int unwind_walk(unwinder *u, walk_job *jobs, uint32_t n)
         todo[i] = &jobs[i];
         init_job(u, &jobs[i]);
     }
-    int rc = left ? walk_try(u, todo, left) : RMEM_OK;
+    int rc = !left            ? RMEM_OK
+             : clock_first(u) ? walk_clocked_batch(u, todo, left)
+                              : walk_try(u, todo, left);
     for (int tries = 1; rc == RMEM_OK && tries < MAX_TRIES; tries++) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < left; i++)

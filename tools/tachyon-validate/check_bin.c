@@ -3,9 +3,10 @@
  * check_bin.c - the binary rules of tachyon-validate. The library reader
  * makes every check (CPython's and the extra ones: footer size, statistics
  * block, thread count, trailing bytes, zstd frame, indices, sample count);
- * this file decodes the whole file, maps each check to its rule id, and
- * says whether a failure means "truncated" or "corrupt". Decoding stops at
- * the first structural error; non-fatal findings arrive as notes.
+ * this file decodes the whole file and maps each check to its rule id,
+ * with the reader's own message (and next step), as every tool prints it.
+ * Decoding stops at the first structural error; non-fatal findings arrive
+ * as notes.
  */
 #include "check.h"
 
@@ -27,16 +28,12 @@ static void bin_error(bstate *s, int rc, const tfmt_error *e)
         tv_trouble(s->rep, s->f, e->msg);
         return;
     }
-    const char *what = rc == TFMT_ETRUNC    ? "truncated: "
-                       : rc == TFMT_EFORMAT ? "corrupt: "
-                                            : "";
     /* A limit of the input (size, ratio) is TV005; the thread limit is a
      * rule of the log's records (TV228). */
     bool input_limit = rc == TFMT_ELIMIT && e->check != TFMT_BCHK_THREAD_LIMIT;
     const char *rule =
         input_limit ? R_INPUT_LIMIT : tv_bin_check_rule(e->check);
-    tv_add(s->rep, s->f, rule, 0, e->has_offset, e->offset, "%s%s", what,
-           e->msg);
+    tv_add_error(s->rep, s->f, rule, e);
 }
 
 void tv_check_bin(tv_report *rep, tv_file *f, const tv_input *in)

@@ -47,10 +47,14 @@ static void reader_error(jstate *s, int rc, const tfmt_error *e, uint64_t lines)
         return;
     }
     if (e->check == TFMT_JCHK_INCOMPLETE && lines == 0) {
-        tv_add(s->rep, s->f, R_EMPTY, 0, false, 0, "file is empty");
+        /* no line at all: the library's words for an empty input */
+        tfmt_detection empty = {TFMT_KIND_EMPTY, 0, {0}};
+        tfmt_error why;
+        tfmt_detect_error(&empty, &why);
+        tv_add_error(s->rep, s->f, R_EMPTY, &why);
         return;
     }
-    tv_add(s->rep, s->f, check_rule(e->check), e->line, false, 0, "%s", e->msg);
+    tv_add_error(s->rep, s->f, check_rule(e->check), e);
 }
 
 /* Errors after which the reader goes on with the next line. */

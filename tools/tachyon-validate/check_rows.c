@@ -63,7 +63,7 @@ void tv_check_rows(tv_report *rep, tv_file *f, const tv_input *in)
         const char *rule = e->check ? check_rule(e->check)
                            : rc == TFMT_EFORMAT || rc == TFMT_ETRUNC ? R_INPUT
                                                                      : "TV300";
-        bool more = tv_add(rep, f, rule, e->line, false, 0, "%s", e->msg);
+        bool more = tv_add_error(rep, f, rule, e);
         if (!more ||
             (rc != TFMT_EFORMAT && rc != TFMT_ESCHEMA && rc != TFMT_ELIMIT) ||
             !e->check)

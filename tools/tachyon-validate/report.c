@@ -19,6 +19,7 @@ void tv_report_init(tv_report *rep, const tv_settings *set)
 {
     memset(rep, 0, sizeof *rep);
     rep->set = set;
+    rep->text = stderr;
 }
 
 void tv_report_free(tv_report *rep)
@@ -63,21 +64,52 @@ static void sanitize(char *s)
     }
 }
 
-static void print_text(const tv_file *f, const tv_diag *d)
+const char *tv_diag_hint(const tv_file *f, const tv_diag *d, char *buf,
+                         size_t cap)
+{
+    return cli_hint(buf, cap, f->name, d->hint);
+}
+
+/* Start a line of the text format: "prog: " (stderr: after the progress
+ * line is erased). */
+static FILE *text_begin(const tv_report *rep)
+{
+    if (rep->text == stderr) {
+        cli_progress_clear();
+        fflush(stdout);
+    }
+    fprintf(rep->text, "%s: ", cli_program());
+    return rep->text;
+}
+
+static void print_text(const tv_report *rep, const tv_file *f, const tv_diag *d)
 {
     static const char *const tags[] = {"note: ", "warning: ", ""};
-    cli_progress_clear();
+    char hint[CLI_HINT_MAX];
+    FILE *out = text_begin(rep);
     if (d->line)
-        fprintf(stderr, "%s: %s:%llu: %s%s: %s\n", cli_program(), f->name,
-                (unsigned long long)d->line, tags[d->severity], d->rule,
-                d->msg);
+        fprintf(out, "%s:%llu: ", f->name, (unsigned long long)d->line);
     else if (d->has_offset)
-        fprintf(stderr, "%s: %s: byte %llu: %s%s: %s\n", cli_program(), f->name,
-                (unsigned long long)d->offset, tags[d->severity], d->rule,
-                d->msg);
+        fprintf(out, "%s: byte %llu: ", f->name, (unsigned long long)d->offset);
     else
-        fprintf(stderr, "%s: %s: %s%s: %s\n", cli_program(), f->name,
-                tags[d->severity], d->rule, d->msg);
+        fprintf(out, "%s: ", f->name);
+    fprintf(out, "%s%s: %s%s\n", tags[d->severity], d->rule, d->msg,
+            tv_diag_hint(f, d, hint, sizeof hint));
+}
+
+/* "prog: NAME: message" in the text format's stream. */
+static void text_info(const tv_report *rep, const char *name, const char *fmt,
+                      ...) CLI_PRINTF(3, 4);
+static void text_info(const tv_report *rep, const char *name, const char *fmt,
+                      ...)
+{
+    FILE *out = text_begin(rep);
+    va_list ap;
+    fprintf(out, "%s: ", name);
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
 }
 
 /* The severity after the settings; -1 when the finding is dropped. */
@@ -112,7 +144,7 @@ static void keep(tv_report *rep, tv_file *f, const tv_diag *d, uint64_t n)
     }
     f->diags[f->count++] = *d;
     if (rep->set->format == FMT_TEXT)
-        print_text(f, d);
+        print_text(rep, f, d);
 }
 
 static void count(tv_file *f, int sev, uint64_t **n)
@@ -126,18 +158,36 @@ static void count(tv_file *f, int sev, uint64_t **n)
     (**n)++;
 }
 
-bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
-            bool has_offset, uint64_t offset, const char *fmt, ...)
+/* Keep, count and (text format) print `d`; false once the file stops. */
+static bool add(tv_report *rep, tv_file *f, tv_diag *d)
 {
     if (f->stopped)
         return false;
-    int sev = effective(rep->set, rule);
+    int sev = effective(rep->set, d->rule);
     if (sev < 0)
         return true;
+    d->severity = (tv_severity)sev;
+    sanitize(d->msg);
+    uint64_t *n;
+    count(f, sev, &n);
+    keep(rep, f, d, *n);
+    uint64_t limit = rep->set->max_errors;
+    if (sev == SEV_ERROR && limit && f->errors >= limit) {
+        f->stopped = true;
+        if (rep->set->format == FMT_TEXT)
+            text_info(rep, f->name, "too many errors, stopping after %llu",
+                      (unsigned long long)limit);
+        return false;
+    }
+    return true;
+}
+
+bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
+            bool has_offset, uint64_t offset, const char *fmt, ...)
+{
     tv_diag d;
     memset(&d, 0, sizeof d);
     d.rule = rule;
-    d.severity = (tv_severity)sev;
     d.line = line;
     d.has_offset = has_offset;
     d.offset = offset;
@@ -145,19 +195,22 @@ bool tv_add(tv_report *rep, tv_file *f, const char *rule, uint64_t line,
     va_start(ap, fmt);
     vsnprintf(d.msg, sizeof d.msg, fmt, ap);
     va_end(ap);
-    sanitize(d.msg);
-    uint64_t *n;
-    count(f, sev, &n);
-    keep(rep, f, &d, *n);
-    uint64_t limit = rep->set->max_errors;
-    if (sev == SEV_ERROR && limit && f->errors >= limit) {
-        f->stopped = true;
-        if (rep->set->format == FMT_TEXT)
-            cli_file_info(f->name, "too many errors, stopping after %llu",
-                          (unsigned long long)limit);
-        return false;
-    }
-    return true;
+    return add(rep, f, &d);
+}
+
+bool tv_add_error(tv_report *rep, tv_file *f, const char *rule,
+                  const tfmt_error *e)
+{
+    tv_diag d;
+    memset(&d, 0, sizeof d);
+    d.rule = rule;
+    d.hint = e->hint;
+    d.line = e->line;
+    d.has_offset = e->has_offset && !e->line;
+    d.offset = e->offset;
+    snprintf(d.msg, sizeof d.msg, "%s",
+             e->msg[0] ? e->msg : tfmt_strerror(e->code));
+    return add(rep, f, &d);
 }
 
 void tv_trouble(tv_report *rep, tv_file *f, const char *msg)
@@ -177,21 +230,21 @@ static void text_verdicts(const tv_report *rep)
     for (size_t i = 0; i < rep->count; i++) {
         const tv_file *f = &rep->files[i];
         if (file_ok(f))
-            cli_file_info(f->name, "valid %s file", f->format);
+            text_info(rep, f->name, "valid %s file", f->format);
         else if (!f->trouble)
-            cli_file_info(
-                f->name, "invalid: %llu error%s, %llu warning%s",
-                (unsigned long long)f->errors, f->errors == 1 ? "" : "s",
-                (unsigned long long)f->warnings, f->warnings == 1 ? "" : "s");
+            text_info(rep, f->name, "invalid: %llu error%s, %llu warning%s",
+                      (unsigned long long)f->errors, f->errors == 1 ? "" : "s",
+                      (unsigned long long)f->warnings,
+                      f->warnings == 1 ? "" : "s");
     }
 }
 
-int tv_report_finish(tv_report *rep)
+int tv_report_finish(tv_report *rep, FILE *doc)
 {
     switch (rep->set->format) {
-    case FMT_JSON: return tv_write_json(rep, stdout);
-    case FMT_JUNIT: return tv_write_junit(rep, stdout);
-    case FMT_GITHUB: return tv_write_github(rep, stdout);
+    case FMT_JSON: return tv_write_json(rep, doc);
+    case FMT_JUNIT: return tv_write_junit(rep, doc);
+    case FMT_GITHUB: return tv_write_github(rep, doc);
     default:
         if (rep->set->verbose >= 1)
             text_verdicts(rep);

@@ -10,13 +10,14 @@
 
 #include <tachyon/fmt.h>
 
+#include "cli.h"
 #include "report_ci.h"
 
 static const char *const sev_names[] = {"note", "warning", "error"};
 
-static void json_str(FILE *out, const char *s)
+/* The characters of a JSON string, without the quotes. */
+static void json_chars(FILE *out, const char *s)
 {
-    fputc('"', out);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\')
@@ -26,10 +27,25 @@ static void json_str(FILE *out, const char *s)
         else
             fputc(c, out);
     }
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    json_chars(out, s);
     fputc('"', out);
 }
 
-static void json_diag(FILE *out, const tv_diag *d)
+/* A finding's message and its next step, as the text format shows them. */
+static void message(FILE *out, const tv_file *f, const tv_diag *d,
+                    void (*esc)(FILE *, const char *))
+{
+    char hint[CLI_HINT_MAX];
+    esc(out, d->msg);
+    esc(out, tv_diag_hint(f, d, hint, sizeof hint));
+}
+
+static void json_diag(FILE *out, const tv_file *f, const tv_diag *d)
 {
     fprintf(out, "{\"rule\":\"%s\",\"severity\":\"%s\"", d->rule,
             sev_names[d->severity]);
@@ -37,9 +53,9 @@ static void json_diag(FILE *out, const tv_diag *d)
         fprintf(out, ",\"line\":%llu", (unsigned long long)d->line);
     if (d->has_offset)
         fprintf(out, ",\"offset\":%llu", (unsigned long long)d->offset);
-    fputs(",\"message\":", out);
-    json_str(out, d->msg);
-    fputc('}', out);
+    fputs(",\"message\":\"", out);
+    message(out, f, d, json_chars);
+    fputs("\"}", out);
 }
 
 static void json_file(FILE *out, const tv_file *f)
@@ -60,7 +76,7 @@ static void json_file(FILE *out, const tv_file *f)
     for (size_t i = 0; i < f->count; i++) {
         if (i)
             fputc(',', out);
-        json_diag(out, &f->diags[i]);
+        json_diag(out, f, &f->diags[i]);
     }
     fputs("]}", out);
 }
@@ -108,7 +124,7 @@ static void located(FILE *out, const tv_file *f, const tv_diag *d,
     esc(out, f->name);
     static const char *const tags[] = {"note: ", "warning: ", ""};
     fprintf(out, "%s: %s%s: ", loc, tags[d->severity], d->rule);
-    esc(out, d->msg);
+    message(out, f, d, esc);
 }
 
 static void junit_case(FILE *out, const tv_file *f)
@@ -123,7 +139,10 @@ static void junit_case(FILE *out, const tv_file *f)
         fprintf(out, "      <%s type=\"%s\" message=\"",
                 f->trouble ? "error" : "failure",
                 first ? first->rule : "TV000");
-        xml_str(out, first ? first->msg : "invalid");
+        if (first)
+            message(out, f, first, xml_str);
+        else
+            xml_str(out, "invalid");
         fputs("\">", out);
         for (size_t i = 0; i < f->count; i++) {
             located(out, f, &f->diags[i], xml_str);
@@ -184,6 +203,12 @@ static void gh_escape(FILE *out, const char *s, bool property)
     }
 }
 
+/* A workflow command's data part. */
+static void gh_data(FILE *out, const char *s)
+{
+    gh_escape(out, s, false);
+}
+
 int tv_write_github(const tv_report *rep, FILE *out)
 {
     static const char *const cmds[] = {"notice", "warning", "error"};
@@ -198,7 +223,7 @@ int tv_write_github(const tv_report *rep, FILE *out)
             fprintf(out, ",title=tachyon-validate %s::", d->rule);
             if (d->has_offset && !d->line)
                 fprintf(out, "byte %llu: ", (unsigned long long)d->offset);
-            gh_escape(out, d->msg, false);
+            message(out, f, d, gh_data);
             fputc('\n', out);
         }
     }

@@ -47,21 +47,22 @@ static tv_format format_of(const char *name)
 }
 
 /*
- * The library tells the kind: JSONL (and an empty file, which the JSONL
- * checker reports) and binary logs go to their checkers, and so do bytes
- * that are not text (the binary checker's magic check then says precisely
- * what is wrong); printable text that is neither is refused.
+ * The library tells the kind: JSONL and binary logs go to their checkers,
+ * and so do bytes that are not text (the binary checker then says
+ * precisely what is wrong); an empty file and printable text that is
+ * neither format get the library's words for them, as in every tool.
  */
 static void check_kind(tv_report *rep, tv_file *f, const tv_input *in,
                        const tfmt_detection *d)
 {
-    int n = d->head_len < 4 ? (int)d->head_len : 4;
+    tfmt_error why;
     switch (d->kind) {
+    case TFMT_KIND_EMPTY:
     case TFMT_KIND_TEXT:
-        tv_add(rep, f, R_UNKNOWN_FORMAT, 0, false, 0,
-               "neither a Tachyon binary log nor JSONL (text starting "
-               "\"%.*s\")",
-               n, (const char *)d->head);
+        tfmt_detect_error(d, &why);
+        tv_add_error(rep, f,
+                     d->kind == TFMT_KIND_EMPTY ? R_EMPTY : R_UNKNOWN_FORMAT,
+                     &why);
         break;
     case TFMT_KIND_BIN:
     case TFMT_KIND_DATA: tv_check_bin(rep, f, in); break;
@@ -81,8 +82,7 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line,
     tfmt_error err;
     int rc = cli_open_input(path, &src, &d, &err);
     if (rc == TFMT_ETRUNC || rc == TFMT_EFORMAT || rc == TFMT_ELIMIT)
-        tv_add(rep, f, rc == TFMT_ELIMIT ? R_INPUT_LIMIT : R_INPUT, 0, false, 0,
-               "%s", err.msg);
+        tv_add_error(rep, f, rc == TFMT_ELIMIT ? R_INPUT_LIMIT : R_INPUT, &err);
     else if (rc < 0)
         tv_trouble(rep, f, err.msg);
     if (rc == TFMT_OK) {
@@ -92,35 +92,88 @@ static void validate_one(tv_report *rep, const char *path, size_t max_line,
     tfmt_source_free(src);
 }
 
+/* The settings from the options; a usage message and 2 on a bad one. */
+static int settings(const tv_options *o, tv_settings *set, uint64_t *max_line,
+                    tfmt_bin_options *bin)
+{
+    *set = (tv_settings){format_of(o->format), o->strict > 0, o->verbose,
+                         o->quiet > 0, 100};
+    *max_line = 0;
+    if (o->max_errors &&
+        !parse_count(o->max_errors, UINT32_MAX, &set->max_errors))
+        return cli_usage("invalid --max-errors '%s'", o->max_errors);
+    if (o->max_line &&
+        (!parse_count(o->max_line, TFMT_JSONL_MAX_LINE_LIMIT, max_line) ||
+         *max_line == 0))
+        return cli_usage("invalid --max-line '%s' (1..%zu)", o->max_line,
+                         TFMT_JSONL_MAX_LINE_LIMIT);
+    int code = cli_input_limits_set(&o->limits);
+    if (code == CLI_EXIT_OK)
+        code = cli_reader_options(&o->reader, bin);
+    if (code == CLI_EXIT_OK && o->files.count == 0)
+        code = cli_usage("no input files");
+    if (code == CLI_EXIT_OK)
+        code = cli_output_check(o->output, o->force > 0);
+    return code;
+}
+
+/*
+ * Write the report (`len` bytes) through a sink: to -o FILE (atomically,
+ * replaced only with --force) or stdout. Returns an exit code.
+ */
+static int write_report(const tv_options *o, const char *doc, size_t len)
+{
+    const char *path =
+        o->output && strcmp(o->output, "-") != 0 ? o->output : NULL;
+    tfmt_sink *sink = NULL;
+    tfmt_error err;
+    memset(&err, 0, sizeof err);
+    int rc = cli_sink_open(&sink, path, o->force ? TFMT_SINK_FORCE : 0, &err);
+    if (rc < 0) {
+        cli_report(cli_output_name(path), &err);
+        return CLI_EXIT_TROUBLE;
+    }
+    rc = tfmt_sink_write(sink, doc, len);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(sink);
+    if (rc < 0)
+        cli_report(cli_output_name(path), tfmt_sink_error(sink));
+    cli_sink_free(sink);
+    return rc < 0 ? CLI_EXIT_TROUBLE : CLI_EXIT_OK;
+}
+
 int run_validate(const tv_options *opts)
 {
     if (opts->list_rules)
         return list_rules();
-    tv_settings set = {format_of(opts->format), opts->strict > 0, opts->verbose,
-                       opts->quiet > 0, 100};
-    uint64_t max_line = 0;
-    if (opts->max_errors &&
-        !parse_count(opts->max_errors, UINT32_MAX, &set.max_errors))
-        return cli_usage("invalid --max-errors '%s'", opts->max_errors);
-    if (opts->max_line &&
-        (!parse_count(opts->max_line, TFMT_JSONL_MAX_LINE_LIMIT, &max_line) ||
-         max_line == 0))
-        return cli_usage("invalid --max-line '%s' (1..%zu)", opts->max_line,
-                         TFMT_JSONL_MAX_LINE_LIMIT);
+    tv_settings set;
+    uint64_t max_line;
     tfmt_bin_options bin;
-    int code = cli_input_limits_set(&opts->limits);
-    if (code == CLI_EXIT_OK)
-        code = cli_reader_options(&opts->reader, &bin);
+    int code = settings(opts, &set, &max_line, &bin);
     if (code != CLI_EXIT_OK)
         return code;
-    if (opts->files.count == 0)
-        return cli_usage("no input files");
+    /* The report is built in memory, then written whole: the CI formats
+     * always, the text format when it goes to -o FILE. */
+    char *doc = NULL;
+    size_t len = 0;
+    bool to_sink = set.format != FMT_TEXT || opts->output;
+    FILE *mem = to_sink ? open_memstream(&doc, &len) : NULL;
+    if (to_sink && !mem)
+        return cli_fail(CLI_EXIT_TROUBLE, "out of memory");
     tv_report rep;
     tv_report_init(&rep, &set);
+    if (mem && set.format == FMT_TEXT)
+        rep.text = mem;
+    cli_set_checker(true);
     for (size_t i = 0; i < opts->files.count; i++)
         validate_one(&rep, opts->files.items[i], (size_t)max_line, &bin);
-    tv_report_finish(&rep);
+    tv_report_finish(&rep, mem);
     int status = tv_report_status(&rep);
     tv_report_free(&rep);
-    return cli_close_stdout(status);
+    if (mem && (fclose(mem) != 0 || !doc))
+        status = cli_fail(CLI_EXIT_TROUBLE, "out of memory");
+    else if (mem)
+        code = write_report(opts, doc, len);
+    free(doc);
+    return cli_close_stdout(code != CLI_EXIT_OK ? code : status);
 }

@@ -57,6 +57,16 @@ typedef struct tfmt_detection {
 TFMT_API int tfmt_detect(tfmt_source *src, tfmt_detection *out,
                          tfmt_error *err);
 
+/*
+ * The error for a detection no reader takes, so that every tool says the
+ * same: TFMT_KIND_EMPTY gives "file is empty", TFMT_KIND_TEXT "not a
+ * Tachyon profile (neither a binary log nor JSONL: first byte 0x68)",
+ * both TFMT_EFORMAT with `err` filled (may be NULL). Every other kind has
+ * a reader (TFMT_KIND_DATA the binary one, which says what is wrong with
+ * those bytes): TFMT_OK, `err` untouched.
+ */
+TFMT_API int tfmt_detect_error(const tfmt_detection *d, tfmt_error *err);
+
 /* True for the JSONL kinds (any dialect; not ClickHouse rows). */
 TFMT_API bool tfmt_kind_is_jsonl(tfmt_kind kind);
 

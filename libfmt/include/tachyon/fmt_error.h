@@ -49,6 +49,29 @@ typedef enum {
     TFMT_ESCHEMA = -8   /* well-formed data that breaks a schema rule */
 } tfmt_status;
 
+/*
+ * What a reader's error says about the input beyond its message: the kind
+ * of next step that can help, which a tool names in its own words (the
+ * library knows no tools). Append-only.
+ */
+typedef enum {
+    TFMT_HINT_NONE = 0,    /* nothing more to learn or do: not a profile,
+                              an empty file, a version, a format's own
+                              limit, I/O */
+    TFMT_HINT_CHECK = 1,   /* a profile with damaged contents: a full
+                              check of the input reports every problem */
+    TFMT_HINT_RECOVER = 2, /* a binary log whose end is missing (cut
+                              short, or never finished because its
+                              recorder was killed), read from a plain
+                              file: a recorder's recovery data may
+                              restore it */
+    /* A limit the caller sets (tfmt_source_set_limits, max_threads) was
+       exceeded: for an input it trusts, it may raise that limit. */
+    TFMT_HINT_MAX_SIZE = 3,   /* the source's max_size */
+    TFMT_HINT_MAX_RATIO = 4,  /* the source's max_ratio */
+    TFMT_HINT_MAX_THREADS = 5 /* tfmt_bin_options.max_threads */
+} tfmt_hint;
+
 /* Where an error or finding is located. */
 typedef struct tfmt_error {
     int code;        /* a tfmt_status, < 0 */
@@ -56,6 +79,9 @@ typedef struct tfmt_error {
     int check;       /* which check failed: a codec's own enum
                         (tfmt_bin_check for binary logs), 0 if none */
     bool has_offset; /* `offset` is meaningful */
+    uint8_t hint;    /* a tfmt_hint, set by the readers (binary, JSONL,
+                        rows) on the errors they return; 0 elsewhere.
+                        (In what was padding: the layout is unchanged.) */
     uint64_t offset; /* byte offset in the (decompressed) input */
     uint64_t line;   /* 1-based line for line formats, 0 if none */
     char msg[256];   /* one line, lowercase start allowed, no period */

@@ -80,16 +80,25 @@ TFMT_API void tfmt_source_free(tfmt_source *src);
     0x04 /* write the path itself, no temporary                                \
             file: what is written is on disk at                                \
             once (a recorder's checkpoints) */
+#define TFMT_SINK_FILE_ONLY                                                    \
+    0x08 /* the path is to be a regular file of                                \
+            its own: whatever is there (a link,                                \
+            a FIFO, a device) is replaced, never                               \
+            written into */
 
 /*
  * Open a sink writing to `path`, or to stdout when `path` is NULL or "-".
  * A path is written through a temporary file renamed at finish; an existing
  * path is refused (TFMT_EINVAL, "file exists") without TFMT_SINK_FORCE.
+ * An existing path that is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written in place, unless TFMT_SINK_FILE_ONLY is given.
  * With TFMT_SINK_SEEKABLE the sink supports tfmt_sink_pwrite even on a pipe
  * (by spooling to an unlinked temporary file). With TFMT_SINK_IN_PLACE
  * (a regular file, uncompressed) the path is created at once and written
  * directly, tfmt_sink_pwrite may also write past the end, and a sink
- * freed without finish leaves the file as it is.
+ * freed without finish leaves the file as it is; the path is created
+ * new (O_EXCL), and with TFMT_SINK_FORCE as a new file renamed over the
+ * old one at open, so a link there is replaced, never written through.
  */
 TFMT_API int tfmt_sink_open(tfmt_sink **out, const char *path, unsigned flags,
                             const tfmt_allocator *alloc, tfmt_error *err);
@@ -106,7 +115,9 @@ TFMT_API uint64_t tfmt_sink_tell(const tfmt_sink *sink);
 
 /*
  * Flush and make what was written durable (fdatasync) where the output
- * is a file written in place; a no-op for other outputs.
+ * is a file: written in place, or the temporary file that gets the path's
+ * name at finish (sync, then finish: the rename publishes bytes already
+ * on disk). A no-op for other outputs (stdout, a spool, compression).
  */
 TFMT_API int tfmt_sink_sync(tfmt_sink *sink);
 

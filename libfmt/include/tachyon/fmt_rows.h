@@ -40,6 +40,14 @@
 #include "fmt_model.h"
 #include "fmt_io.h"
 
+/*
+ * The one-line reason every tool gives when what it was asked for needs
+ * a timeline (a binary log's sample order and timestamps) and an input is
+ * a query result: "tool: FILE: " TFMT_ROWS_NO_TIMESTAMPS.
+ */
+#define TFMT_ROWS_NO_TIMESTAMPS                                                \
+    "ClickHouse rows have no timestamps; a binary log is needed"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* error.c - error records and status names. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <tachyon/fmt_version.h>
 
 #include "internal.h"
+
+/* The hint lives in what was padding: older callers see the same layout. */
+_Static_assert(offsetof(tfmt_error, offset) == 16 &&
+                   offsetof(tfmt_error, msg) == 32,
+               "tfmt_error's layout must not change");
 
 const char *tfmt_strerror(int code)
 {
@@ -43,6 +49,7 @@ static int verror(tfmt_error *err, int code, bool located, uint64_t offset,
      * check: callers that know the check set it after this call. */
     err->check = 0;
     err->has_offset = located;
+    err->hint = TFMT_HINT_NONE;
     err->offset = offset;
     err->line = 0;
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
@@ -81,6 +88,15 @@ void tfmt__error_clear(tfmt_error *err)
 {
     if (err)
         memset(err, 0, sizeof *err);
+}
+
+void tfmt__error_hint_check(tfmt_error *err)
+{
+    if (!err || err->hint != TFMT_HINT_NONE)
+        return;
+    if (err->code == TFMT_EFORMAT || err->code == TFMT_ETRUNC ||
+        err->code == TFMT_ESCHEMA)
+        err->hint = TFMT_HINT_CHECK;
 }
 
 int tfmt__error_take(tfmt_error *to, const tfmt_error *from, int code)

@@ -52,6 +52,11 @@ int tfmt__error_at(tfmt_error *err, int code, uint64_t offset, const char *fmt,
 int tfmt__error_errno(tfmt_error *err, int sys_errno, const char *what);
 void tfmt__error_clear(tfmt_error *err);
 /*
+ * A reader's error on damaged contents (EFORMAT, ETRUNC, ESCHEMA) that
+ * has no hint yet gets TFMT_HINT_CHECK; others are left as they are.
+ */
+void tfmt__error_hint_check(tfmt_error *err);
+/*
  * The library's error rule: the handle a caller called owns the error, so
  * a handle that failed because a handle it uses failed (a model's reader,
  * a writer's sink) copies that one's error into its own `to`. Should

@@ -85,11 +85,14 @@ static int check_identity(tfmt_info *info, const uint8_t *h, tfmt_error *err)
         swap = false;
     else if (magic == TFMT_BIN_MAGIC_SWAPPED)
         swap = true;
-    else if (magic == 0)
-        return fail(err, TFMT_EFORMAT, TFMT_BCHK_MAGIC, 0,
-                    "invalid magic number: 0x00000000 (header never "
-                    "written: the profiler did not finish the file)");
-    else
+    else if (magic == 0) {
+        fail(err, TFMT_EFORMAT, TFMT_BCHK_MAGIC, 0,
+             "invalid magic number: 0x00000000: the header was never "
+             "written, so the profiler did not finish the file");
+        if (err)
+            err->hint = TFMT_HINT_RECOVER;
+        return TFMT_EFORMAT;
+    } else
         return fail(err, TFMT_EFORMAT, TFMT_BCHK_MAGIC, 0,
                     "invalid magic number: 0x%08x", magic);
     /* The magic is stored in the writer's byte order. */
@@ -325,8 +328,57 @@ int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err)
     return check_identity(&info, head, err);
 }
 
-int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
-                         tfmt_note_fn note, void *ctx, tfmt_error *err)
+/* The first bytes of a file too small for a log could begin one. */
+static bool starts_like_log(tfmt_source *src, uint64_t size)
+{
+    static const uint8_t zero[4];
+    uint8_t b[4];
+    size_t n = size < sizeof b ? (size_t)size : sizeof b;
+    if (n == 0 || tfmt__source_pread(src, b, n, 0, NULL) != TFMT_OK)
+        return false;
+    return memcmp(b, "TACH", n) == 0 || memcmp(b, "HCAT", n) == 0 ||
+           memcmp(b, zero, n) == 0;
+}
+
+/*
+ * A log whose end is missing: cut before its footer or tables, as a
+ * killed recording or an interrupted copy leaves it (the hint; a
+ * compressed source loses it again in tfmt__bin_hint).
+ */
+static void hint_unfinished(tfmt_error *err, tfmt_source *src, uint64_t size)
+{
+    if (!err || err->code != TFMT_ETRUNC)
+        return;
+    switch (err->check) {
+    case TFMT_BCHK_FILE_SIZE:
+        if (!starts_like_log(src, size))
+            return;
+        /* fall through */
+    case TFMT_BCHK_STRING_OFFSET:
+    case TFMT_BCHK_FRAME_OFFSET:
+    case TFMT_BCHK_FOOTER_SIZE: err->hint = TFMT_HINT_RECOVER; break;
+    default: break;
+    }
+}
+
+void tfmt__bin_hint(tfmt_error *err, const tfmt_source *src)
+{
+    if (!err || err->code >= 0)
+        return;
+    /* Recovery restores the file as recorded, not a compressed copy; and a
+     * full check would report no more than this one error. */
+    if (err->hint == TFMT_HINT_RECOVER) {
+        if (src && strcmp(tfmt_source_compression(src), "none") != 0)
+            err->hint = TFMT_HINT_NONE;
+        return;
+    }
+    if (err->check != TFMT_BCHK_MAGIC && err->check != TFMT_BCHK_VERSION &&
+        err->check != TFMT_BCHK_INPUT)
+        tfmt__error_hint_check(err);
+}
+
+static int read_fixed(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
+                      tfmt_note_fn note, void *ctx, tfmt_error *err)
 {
     memset(fx, 0, sizeof *fx);
     fx->info.file_size = size;
@@ -359,5 +411,14 @@ int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
         rc = read_stats(fx, src, size, note, ctx, err);
     if (rc == TFMT_OK)
         check_reserved(&fx->info, fx->header, note, ctx);
+    return rc;
+}
+
+int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src, uint64_t size,
+                         tfmt_note_fn note, void *ctx, tfmt_error *err)
+{
+    int rc = read_fixed(fx, src, size, note, ctx, err);
+    if (rc != TFMT_OK)
+        hint_unfinished(err, src, size);
     return rc;
 }

@@ -47,6 +47,15 @@ int tfmt__bin_read_fixed(tfmt_bin_fixed *fx, tfmt_source *src,
  */
 int tfmt__bin_precheck(tfmt_source *src, tfmt_error *err);
 
+/*
+ * Give a reader's error its tfmt_hint (bin_header.c): RECOVER as the
+ * header checks found it (NONE when `src`, which may be NULL, was
+ * decompressed); else CHECK for damaged contents (not for a wrong magic
+ * or version, nor a corrupt whole-file compression); the limits keep
+ * theirs; NONE for the rest.
+ */
+void tfmt__bin_hint(tfmt_error *err, const tfmt_source *src);
+
 /* The string and frame tables, loaded whole (bounded by the file size). */
 typedef struct tfmt_bin_tables {
     const tfmt_allocator *alloc;

@@ -144,11 +144,13 @@ static int get_thread(tfmt_bin_reader *r, const uint8_t *rec, uint32_t *out)
                         "unique threads than declared in header (declared "
                         "%u, found at least %zu)",
                         r->fx.info.thread_count, r->nthreads + 1);
-    if (r->nthreads >= r->max_threads)
-        return rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
-                        "thread limit exceeded: more than %u distinct "
-                        "threads",
-                        r->max_threads);
+    if (r->nthreads >= r->max_threads) {
+        rec_fail(r, TFMT_ELIMIT, TFMT_BCHK_THREAD_LIMIT, here(r, rec),
+                 "thread limit exceeded: more than %u distinct threads",
+                 r->max_threads);
+        r->err.hint = TFMT_HINT_MAX_THREADS;
+        return TFMT_ELIMIT;
+    }
     if (new_thread(r, tid, interp) != TFMT_OK)
         return rec_fail(r, TFMT_ENOMEM, 0, here(r, rec), "out of memory");
     *out = (uint32_t)r->nthreads - 1;
@@ -211,6 +213,7 @@ int tfmt_bin_open(tfmt_bin_reader **out, tfmt_source *src,
     tfmt__tidmap_init(&r->thread_map, a);
     int rc = open_parts(r, src, err);
     if (rc != TFMT_OK) {
+        tfmt__bin_hint(err, src);
         tfmt_bin_free(r);
         return rc;
     }
@@ -716,5 +719,7 @@ int tfmt_bin_next(tfmt_bin_reader *r, const tfmt_sample **out)
         (r->rep_left > 0 || r->have_pending) ? repeat_batch(r) : next_record(r);
     if (rc == TFMT_OK)
         *out = &r->sample;
+    else if (rc < 0)
+        tfmt__bin_hint(&r->err, NULL);
     return rc;
 }

@@ -34,6 +34,18 @@ const char *tfmt_kind_name(tfmt_kind kind)
     }
 }
 
+int tfmt_detect_error(const tfmt_detection *d, tfmt_error *err)
+{
+    if (d->kind == TFMT_KIND_EMPTY)
+        return tfmt__error(err, TFMT_EFORMAT, "file is empty");
+    if (d->kind == TFMT_KIND_TEXT)
+        return tfmt__error(err, TFMT_EFORMAT,
+                           "not a Tachyon profile (neither a binary log nor "
+                           "JSONL: first byte 0x%02x)",
+                           d->head_len ? d->head[0] : 0);
+    return TFMT_OK;
+}
+
 static bool blank(unsigned char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';

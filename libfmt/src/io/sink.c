@@ -227,7 +227,11 @@ int tfmt_sink_sync(tfmt_sink *sink)
     if (sink->status != TFMT_OK)
         return sink->status;
     int rc = flush(sink);
-    if (rc != TFMT_OK || !(sink->flags & TFMT_SINK_IN_PLACE) || !sink->own_out)
+    /* A file written in place, or the temporary file that becomes the
+     * path (so what the rename publishes is on disk first). */
+    bool file = (sink->flags & TFMT_SINK_IN_PLACE) || sink->has_tmp;
+    if (rc != TFMT_OK || !file || !sink->own_out || sink->spool_fd >= 0 ||
+        sink->ar)
         return rc;
     if (fdatasync(sink->out_fd) != 0 && errno != EINVAL)
         return sink_errno(sink, errno);
@@ -305,6 +309,20 @@ static int tmp_create(tfmt_sink *sink)
     return e ? sink_errno(sink, e) : TFMT_OK;
 }
 
+/* In place: the path itself, new (sink_tmp.c: never through a link). */
+static int place_create(tfmt_sink *sink)
+{
+    bool force = sink->flags & TFMT_SINK_FORCE;
+    int e = tfmt__sink_tmp_place(&sink->tmp, sink->path, &sink->alloc, force,
+                                 &sink->out_fd);
+    sink->own_out = e == 0;
+    if (e == ENOMEM)
+        return sink_fail(sink, TFMT_ENOMEM, "out of memory");
+    if (e == EEXIST && !force)
+        return sink_fail(sink, TFMT_EINVAL, "file exists");
+    return e ? sink_errno(sink, e) : TFMT_OK;
+}
+
 /*
  * Pick the destination fd. An existing non-regular file (/dev/null, a
  * FIFO) is written in place: there is nothing to clobber or rename.
@@ -321,21 +339,19 @@ static int dest_open(tfmt_sink *sink, const char *path)
     if (!sink->path)
         return sink_fail(sink, TFMT_ENOMEM, "out of memory");
     memcpy(sink->path, path, len + 1);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    bool file_only = sink->flags & TFMT_SINK_FILE_ONLY;
+    if ((file_only ? lstat(path, &st) : stat(path, &st)) == 0 &&
+        S_ISDIR(st.st_mode))
         return sink_errno(sink, EISDIR);
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (!file_only && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         sink->out_fd = open(path, O_WRONLY | O_CLOEXEC);
         sink->own_out = sink->out_fd >= 0;
         return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
     }
     if (!(sink->flags & TFMT_SINK_FORCE) && lstat(path, &st) == 0)
         return sink_fail(sink, TFMT_EINVAL, "file exists");
-    if (sink->flags & TFMT_SINK_IN_PLACE) {
-        sink->out_fd =
-            open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-        sink->own_out = sink->out_fd >= 0;
-        return sink->own_out ? TFMT_OK : sink_errno(sink, errno);
-    }
+    if (sink->flags & TFMT_SINK_IN_PLACE)
+        return place_create(sink);
     int rc = tmp_create(sink);
     sink->own_out = rc == TFMT_OK;
     return rc;

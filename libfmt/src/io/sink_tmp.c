@@ -112,19 +112,28 @@ static int with_name(tfmt_sink_tmp *t, const char *path,
 static int create_named(const char *name, void *ctx)
 {
     int *fd = ctx;
-    /* like mkstemp, but 0666 so the umask applies */
-    *fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    /* like mkstemp, but 0666 so the umask applies; O_EXCL never follows
+     * a link (POSIX), O_NOFOLLOW says so again */
+    *fd =
+        open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     return *fd >= 0 ? 0 : -1;
 }
 
-int tfmt__sink_tmp_open(tfmt_sink_tmp *t, const char *path,
-                        const tfmt_allocator *a, int *fd)
+/* The name buffer for temporary names beside `path`. */
+static int names_alloc(tfmt_sink_tmp *t, const char *path,
+                       const tfmt_allocator *a)
 {
     memset(t, 0, sizeof *t);
     t->alloc = a;
     t->cap = strlen(path) + SUFFIX_LEN + 1;
     t->name = tfmt__calloc(a, 2, t->cap);
-    if (!t->name)
+    return t->name ? 0 : ENOMEM;
+}
+
+int tfmt__sink_tmp_open(tfmt_sink_tmp *t, const char *path,
+                        const tfmt_allocator *a, int *fd)
+{
+    if (names_alloc(t, path, a) != 0)
         return ENOMEM;
     *fd = open_anon(path);
     if (*fd >= 0) {
@@ -132,6 +141,27 @@ int tfmt__sink_tmp_open(tfmt_sink_tmp *t, const char *path,
         return 0;
     }
     return with_name(t, path, create_named, fd);
+}
+
+int tfmt__sink_tmp_place(tfmt_sink_tmp *t, const char *path,
+                         const tfmt_allocator *a, bool force, int *fd)
+{
+    if (names_alloc(t, path, a) != 0)
+        return ENOMEM;
+    if (!force) {
+        *fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   0666);
+        return *fd >= 0 ? 0 : errno;
+    }
+    int e = with_name(t, path, create_named, fd);
+    if (e == 0 && rename(t->name, path) != 0) {
+        e = errno;
+        close(*fd);
+        *fd = -1;
+        unlink(t->name);
+    }
+    unpublish(t);
+    return e;
 }
 
 /* linkat() of the anonymous file `fd` to `name`. */

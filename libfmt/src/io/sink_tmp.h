@@ -31,6 +31,16 @@ int tfmt__sink_tmp_open(tfmt_sink_tmp *t, const char *path,
 int tfmt__sink_tmp_commit(tfmt_sink_tmp *t, int fd, const char *path,
                           bool force);
 
+/*
+ * In place: create `path` itself, writable, into *fd, and keep it. Without
+ * `force` the path must not exist in any form (O_EXCL, so not even as a
+ * link); with it a new file is made under a fresh temporary name and
+ * renamed over the path at once, so an existing link is replaced, never
+ * written through. Returns 0 or an errno value (EEXIST, ENOMEM...).
+ */
+int tfmt__sink_tmp_place(tfmt_sink_tmp *t, const char *path,
+                         const tfmt_allocator *a, bool force, int *fd);
+
 /* Remove a named temporary file, if one exists. */
 void tfmt__sink_tmp_discard(tfmt_sink_tmp *t);
 

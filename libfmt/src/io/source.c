@@ -112,16 +112,23 @@ int tfmt__source_check_growth(const tfmt_source *src, uint64_t out, uint64_t in,
     if (src->max_size && out > src->max_size) {
         char lim[32];
         size_text(src->max_size, lim, sizeof lim);
-        return tfmt__error_at(err, TFMT_ELIMIT, at,
-                              "%s exceeds the max input size (%s)", what, lim);
+        tfmt__error_at(err, TFMT_ELIMIT, at,
+                       "%s exceeds the max input size (%s)", what, lim);
+        if (err)
+            err->hint = TFMT_HINT_MAX_SIZE;
+        return TFMT_ELIMIT;
     }
     uint64_t r = src->max_ratio;
     if (in && r && out > TFMT_SOURCE_RATIO_FLOOR && in <= UINT64_MAX / r &&
-        out > in * r)
-        return tfmt__error_at(err, TFMT_ELIMIT, at,
-                              "%s exceeds %llu times its compressed size "
-                              "(max input ratio)",
-                              what, (unsigned long long)r);
+        out > in * r) {
+        tfmt__error_at(err, TFMT_ELIMIT, at,
+                       "%s exceeds %llu times its compressed size "
+                       "(max input ratio)",
+                       what, (unsigned long long)r);
+        if (err)
+            err->hint = TFMT_HINT_MAX_RATIO;
+        return TFMT_ELIMIT;
+    }
     return TFMT_OK;
 }
 

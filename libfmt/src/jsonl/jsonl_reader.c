@@ -232,11 +232,8 @@ static int fail(tfmt_jsonl_reader *r, int rc)
     return rc;
 }
 
-int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
+static int next_record(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
 {
-    *out = NULL;
-    if (r->final)
-        return r->final;
     if (r->obj) {
         json_object_put(r->obj);
         r->obj = NULL;
@@ -268,4 +265,20 @@ int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
     }
     *out = &r->rec;
     return TFMT_OK;
+}
+
+int tfmt_jsonl_next(tfmt_jsonl_reader *r, const tfmt_jsonl_record **out)
+{
+    *out = NULL;
+    if (r->final)
+        return r->final;
+    int rc = next_record(r, out);
+    /* A record broke a rule: a full check finds every other one. The
+     * source's failures (corrupt compression, its limits) are not the
+     * records'. */
+    int check = r->err.check;
+    if (rc < 0 && check != TFMT_JCHK_NONE && check != TFMT_JCHK_INPUT &&
+        check != TFMT_JCHK_INPUT_LIMIT)
+        tfmt__error_hint_check(&r->err);
+    return rc;
 }

@@ -293,6 +293,10 @@ int tfmt_rows_next(tfmt_rows_reader *r, const tfmt_row **out)
     } while (rc == TFMT_OK && skip);
     if (rc == TFMT_OK)
         *out = &r->row;
+    /* A row's check failed: the other rows may hold more problems. The
+     * source's own failures (check 0) are no row's. */
+    if (rc < 0 && r->err.check != 0)
+        tfmt__error_hint_check(&r->err);
     return rc;
 }
 

@@ -74,6 +74,7 @@ int target_spawn(target *t, char *const argv[], bool silent)
         return -1;
     }
     t->pid = pid;
+    t->name = argv[0];
     t->spawned = true;
     return 0;
 }
@@ -229,40 +230,16 @@ void target_finish(target *t, int grace_ms)
 {
     if (!t->spawned || !target_alive(t))
         return;
+    if (t->going && grace_ms < 1000)
+        grace_ms = 1000;
     if (grace_ms > 0 && wait_exit(t, grace_ms))
         return;
+    t->ended_by = SIGTERM;
     kill(t->pid, SIGTERM);
     if (wait_exit(t, 2000))
         return;
+    t->ended_by = SIGKILL;
     kill(t->pid, SIGKILL);
     reap_exit(t, true);
     t->exited = true;
-}
-
-/* Yama's ptrace_scope, or -1 when Yama is not there. */
-static int yama_scope(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
-    int v = -1;
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
-}
-
-void target_permission_hint(char *buf, size_t len)
-{
-    static const char *const yama[] = {
-        "",
-        ("; Yama's ptrace_scope is 1: only a started COMMAND, not -p, "
-         "unless with CAP_SYS_PTRACE"),
-        "; Yama's ptrace_scope is 2: only with CAP_SYS_PTRACE",
-        "; Yama's ptrace_scope is 3: no process can be read"};
-    int scope = yama_scope();
-    snprintf(buf, len,
-             "run as the same user as the target or with "
-             "CAP_SYS_PTRACE (containers: --cap-add SYS_PTRACE)%s",
-             scope > 0 && scope < 4 ? yama[scope] : "");
 }

@@ -1,0 +1,4 @@
+# Fault: a compressed input cut short. One message, the same in tachyon-conv, tachyon-diff
+# and tachyon-validate (tests/cli/faults/same_text.cmd compares them).
+cd "$TESTDATA/bad" || exit
+tachyon-conv --to top jsonl_gzip_truncated.jsonl.gz

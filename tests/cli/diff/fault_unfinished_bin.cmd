@@ -1,0 +1,4 @@
+# Fault: a killed recording: the header was never written. One message, the same in tachyon-conv, tachyon-diff
+# and tachyon-validate (tests/cli/faults/same_text.cmd compares them).
+cd "$TESTDATA/bad" || exit
+tachyon-diff -q ../example.bin bin_header_zero.bin

@@ -1,0 +1,4 @@
+# Fault: a binary log of an unsupported format version. One message, the same in tachyon-conv, tachyon-diff
+# and tachyon-validate (tests/cli/faults/same_text.cmd compares them).
+cd "$TESTDATA/bad" || exit
+tachyon-diff -q ../example.bin bin_version.bin

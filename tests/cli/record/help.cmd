@@ -1,0 +1,3 @@
+# --help: the option table, the synopsis with a bare COMMAND, the exit
+# statuses.
+tachyon-record --help
