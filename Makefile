@@ -14,6 +14,11 @@
 #   make fuzz       clang + libFuzzer + ASan/UBSan build of the fuzz
 #                   targets in build-fuzz: replay every corpus, then
 #                   fuzz each target for FUZZ_SECONDS (default 20)
+#   make mutate     mutation testing: each mutant of tests/mutate/mutants.txt
+#                   applied in turn to a copy of the tree (build-mutate/,
+#                   clang + ASan/UBSan), the fast suite run on it; prints
+#                   the mutation score and the survivors (MUTANTS=id,id:
+#                   only those; scripts/mutate.py --help)
 #   make deb        the Debian packages in build-deb/ (docs/install.md)
 #
 # Variables: BUILD (default build), ASAN_BUILD (default build-asan),
@@ -25,7 +30,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all run test sanitize fuzz valgrind deb deps deps-test deps-deb \
+.PHONY: all run test sanitize fuzz valgrind mutate deb deps deps-test deps-deb \
 	deps-sanitize build clean format-check format
 
 all: build
@@ -78,6 +83,11 @@ valgrind: build
 	  --leak-check=full --errors-for-leak-kinds=definite" \
 	  ctest -L cli --output-on-failure -j $(JOBS)
 
+# Resumable: results are kept per mutant in build-mutate/results, keyed by
+# the tree's contents, so a second run after an interruption goes on.
+mutate: deps-sanitize
+	@scripts/mutate.py --jobs $(JOBS) $(if $(MUTANTS),--only $(MUTANTS))
+
 deb: deps-deb
 	JOBS=$(JOBS) scripts/build-deb.sh build-deb
 
@@ -90,4 +100,4 @@ format: deps-test
 	@scripts/format-check.sh --fix
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-deb
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) build-deb build-mutate

@@ -73,6 +73,10 @@ def jsonl_fixtures():
     r = json.loads(json.dumps(base))
     r[3]["entries"][1]["self"] = -1
     put("jsonl_negative.jsonl", dump(r), "TV108", 1, "negative self")
+    r = json.loads(json.dumps(base))
+    r[3]["entries"][1]["self"] = -1
+    put("jsonl_range_then_end.jsonl", dump(r + [r[4]]), "TV108", 1,
+        "negative self, then a second end record (TV113): both reported")
     r = json.loads(json.dumps(v1))
     r[3]["entries"].append({"frame_id": 0, "self": 0, "cumulative": 0})
     put("jsonl_v1_zero_id.jsonl", dump(r), "TV108", 1,
@@ -123,9 +127,9 @@ def jsonl_fixtures():
     put("jsonl_self_gt_cum.jsonl", dump(r), "TV126", 1,
         "self 5 > cumulative 4")
     r = json.loads(json.dumps(base))
-    r[3]["entries"][2]["cumulative"] = 50
+    r[3]["entries"][2]["cumulative"] = 10  # one past the total
     put("jsonl_cum_gt_total.jsonl", dump(r), "TV127", 1,
-        "cumulative 50 > total 9")
+        "cumulative 10 > total 9")
 
     put("jsonl_empty.jsonl", b"", "TV002", 1, "empty file")
     put("not_tachyon.txt", b"hello, not a profile\n", "TV003", 1,
@@ -184,6 +188,34 @@ def cut_region(data, k):
     return patch(out, len(out) - 24, "<Q", len(out))
 
 
+def splice(data, off, old_len, new):
+    """Replace data[off:off + old_len] (in the sample region) with `new`,
+    moving the tables and fixing the header offsets and the footer's file
+    size."""
+    k = len(new) - old_len
+    str_off, frame_off = struct.unpack_from("<QQ", data, 40)
+    out = data[:off] + new + data[off + old_len:]
+    out = patch(out, 40, "<Q", str_off + k)
+    out = patch(out, 48, "<Q", frame_off + k)
+    return patch(out, len(out) - 24, "<Q", len(out))
+
+
+def bounds_fixtures():
+    """One value just past a bound (mutation testing found the far-out
+    values of the others let a loosened bound through)."""
+    one = src("single_full", "none.bin")        # FULL depth 3, frames at 81
+    suf = src("suffix_calls", "none.bin")       # 5 frames; SUFFIX at 83
+    rle = src("repeat_rle", "none.bin")         # REPEAT count at 97
+    put("bin_frame_index_edge.bin", patch(suf, 101, "<B", 5), "TV223", 1,
+        "frame index 5 of 5 (the frame count) in the second record")
+    put("bin_varint_big.bin", splice(one, 81, 1, b"\x80\x80\x80\x80\x10"),
+        "TV221", 1, "frame index varint 80 80 80 80 10 (2^32)")
+    put("bin_rle_count.bin", patch(rle, 97, "<B", 127), "TV220", 1,
+        "REPEAT count 127 where 91 pairs fit")
+    put("bin_suffix_shared.bin", patch(suf, 99, "<B", 3), "TV222", 1,
+        "SUFFIX shares 3 frames of a 2-frame stack")
+
+
 def bin_fixtures():
     one = src("single_full", "none.bin")        # 1 sample, 3 frames, FULL
     two = src("interleaved_threads", "none.bin")
@@ -229,6 +261,7 @@ def bin_fixtures():
         "header declares 2 samples, the data has 1")
     put("bin_mode.bin", patch(one, 60, "<I", 7), "TV226", 1,
         "profiling mode 7 - 1")
+    bounds_fixtures()
     # Warnings: exit 0, or 1 with --strict.
     put("bin_threads_unused.bin", patch(one, 36, "<I", 5), "TV230", 0,
         "header declares 5 threads, the samples have 1")

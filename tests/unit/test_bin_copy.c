@@ -12,6 +12,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "fail_alloc.h"
 #include "harness.h"
 #include "log_files.h"
 
@@ -214,6 +215,44 @@ TEST(long_form_deltas_are_written_short)
     CHECK(same_file(plain, out), "not re-encoded in the shortest form");
 }
 
+/*
+ * A frame index equal to the frame count in a thread's second record,
+ * which the fast path reads (testdata/bad/bin_frame_index_edge.bin), is
+ * refused as the reader refuses it: with libc's allocator (under ASan a
+ * loosened bound stops at the read past the frame table's validity
+ * bytes) and with the guard allocator, whose byte there is not 0
+ * (fail_alloc.h), so that a loosened bound would take the frame.
+ */
+TEST(frame_index_at_the_frame_count_is_refused)
+{
+    tfmt_allocator guard = test_guard_alloc();
+    const tfmt_allocator *allocs[2] = {NULL, &guard};
+    const char *out = path_of("edge.bin");
+    for (int i = 0; i < 2; i++) {
+        test_log l;
+        test_log_out w = {NULL, NULL};
+        tfmt_bin_options bo = TFMT_BIN_OPTIONS_INIT;
+        bo.alloc = allocs[i];
+        int rc = test_log_open(&l, TESTDATA "/bad/bin_frame_index_edge.bin",
+                               &bo, NULL);
+        tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+        o.alloc = allocs[i];
+        if (rc == TFMT_OK)
+            rc = test_log_create(&w, out, &o, NULL);
+        REQUIRE(rc == TFMT_OK, "open: %d", rc);
+        rc = tfmt_bin_copy(l.r, w.w);
+        const tfmt_error *e = tfmt_bin_writer_error(w.w);
+        CHECK(rc == TFMT_EFORMAT &&
+                  strcmp(e->msg, "invalid frame index: 5") == 0 &&
+                  e->has_offset && e->offset == 83,
+              "allocator %d: status %d, '%s' at %llu", i, rc, e->msg,
+              (unsigned long long)e->offset);
+        test_log_finish(&w, rc);
+        test_log_close(&l);
+    }
+    remove(out);
+}
+
 TEST(compressed_input_copies_to_the_same_bytes)
 {
     const char *plain = path_of("plain.bin"), *zst = path_of("zstd.bin");
@@ -232,4 +271,5 @@ TEST(compressed_input_copies_to_the_same_bytes)
 TESTS(TCASE(copy_of_a_writers_log_is_the_log),
       TCASE(long_form_deltas_are_written_short),
       TCASE(an_overlong_repeat_record_is_cut_as_cpython_cuts),
+      TCASE(frame_index_at_the_frame_count_is_refused),
       TCASE(compressed_input_copies_to_the_same_bytes))

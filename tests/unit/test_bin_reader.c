@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "fail_alloc.h"
 #include "fixture_input.h"
+#include "log_files.h"
 #include <tachyon/fmt.h>
 
 #include "io_internal.h"
@@ -335,6 +336,51 @@ TEST(stricter_than_cpython)
                  "has 1928");
 }
 
+/*
+ * tfmt_bin_fingerprint names a run in run id version 1, the run ids of
+ * tachyon 0.1 (fmt_model.h), which ClickHouse tables loaded then still
+ * hold: it may never change. testdata/clickhouse/fixtures-0.1.rows.json
+ * is what tachyon 0.1 loaded for four fixtures (labelled fixture=NAME):
+ * every row of a fixture carries its fingerprint.
+ */
+TEST(fingerprint_is_tachyon_0_1s_run_id)
+{
+    static const char *const names[] = {"interleaved_threads", "pop_push",
+                                        "synthetic_frames", "suffix_calls"};
+    static char rows[1 << 16];
+    FILE *f = fopen(TESTDATA "/clickhouse/fixtures-0.1.rows.json", "rb");
+    size_t len = f ? fread(rows, 1, sizeof rows - 1, f) : 0;
+    if (f)
+        fclose(f);
+    REQUIRE(len > 0 && len < sizeof rows - 1, "fixtures-0.1.rows.json");
+    rows[len] = '\0';
+    for (size_t i = 0; i < 4; i++) {
+        test_log l;
+        int rc = test_log_open(&l, path_of(names[i], "none.bin"), NULL, NULL);
+        char fp[33] = "", label[64], want[64];
+        if (rc == TFMT_OK)
+            tfmt_bin_fingerprint(l.r, fp);
+        test_log_close(&l);
+        REQUIRE(rc == TFMT_OK, "%s: open", names[i]);
+        snprintf(label, sizeof label, "\"labels.value\":[\"%s\",", names[i]);
+        snprintf(want, sizeof want, "{\"run_id\":\"%s\",", fp);
+        int seen = 0;
+        for (char *line = rows; line && *line; line = strchr(line, '\n')) {
+            line += *line == '\n';
+            char *end = strchr(line, '\n');
+            size_t n = end ? (size_t)(end - line) : strlen(line);
+            char *hit = strstr(line, label);
+            if (!hit || hit >= line + n)
+                continue;
+            seen++;
+            CHECK(strncmp(line, want, strlen(want)) == 0,
+                  "%s: a row of run %.32s, the fingerprint is %s", names[i],
+                  line + 11, fp);
+        }
+        CHECK(seen > 0, "%s: no row", names[i]);
+    }
+}
+
 /* ---- chunked sources and failing allocations ---- */
 
 TEST(chunked_sources_decode_identically)
@@ -374,5 +420,6 @@ TESTS(TCASE(fixtures_decode_to_their_input),
       TCASE(big_endian_twins_decode_to_the_same_input),
       TCASE(layouts_are_detected), TCASE(every_truncation_fails_cleanly),
       TCASE(every_byte_flip_is_survived), TCASE(cpython_validation_messages),
-      TCASE(stricter_than_cpython), TCASE(chunked_sources_decode_identically),
+      TCASE(stricter_than_cpython), TCASE(fingerprint_is_tachyon_0_1s_run_id),
+      TCASE(chunked_sources_decode_identically),
       TCASE(every_allocation_failure_is_reported))

@@ -644,6 +644,46 @@ TEST(repeat_split_16k)
 }
 
 /*
+ * The same rule where a group's size reaches 16384 - 11 exactly: one
+ * 3-byte pair (delta 200) then 2-byte pairs (delta 100), so k pairs take
+ * 2k + 1 bytes. At k = 8186 (16373 bytes) 16373 + 11 > 16384 is false and
+ * one more pair goes in; with 3-byte pairs alone the size never lands
+ * there, and a cut one pair early would look the same.
+ */
+TEST(repeat_split_16k_at_the_bound)
+{
+    membuf m;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    o.sample_interval_us = 1000;
+    tfmt_bin_writer *w = open_mem(&m, &o);
+    REQUIRE(w, "open");
+    uint32_t f = one_frame(w, 1);
+    uint64_t ts = 1001000;
+    for (uint32_t i = 0; i <= 9000; i++) {
+        ts += i == 0 ? 0 : i == 1 ? 200 : 100;
+        REQUIRE(tfmt_bin_writer_sample(w, 7, 0, ts, 1, &f, 1) == TFMT_OK,
+                "sample %u", i);
+    }
+    REQUIRE(tfmt_bin_writer_finish(w) == TFMT_OK, "finish");
+    done(w, &m);
+    const uint8_t *p = m.data + 64, *end = m.data + ld64(m.data + 40);
+    static const uint32_t want[] = {8187, 813};
+    rec r;
+    REQUIRE(next_rec(&p, end, &r) && r.enc == TFMT_ENC_FULL, "first FULL");
+    for (int i = 0; i < 2; i++) {
+        const uint8_t *at = p;
+        REQUIRE(next_rec(&p, end, &r), "record %d", i);
+        CHECK(r.enc == TFMT_ENC_REPEAT && r.a == want[i],
+              "record %d: enc %d count %u, want %u", i, r.enc, r.a, want[i]);
+        if (i == 0)
+            CHECK(p - at == 13 + 2 + 16375, "first group: %td bytes", p - at);
+    }
+    CHECK(p == end, "no more records");
+    free(m.data);
+}
+
+/*
  * The reader cuts a REPEAT run at 4096 timestamps; the pieces after the
  * first say `continued`, unless the status changes right at the cut (a new
  * collect() call in CPython's replay) or a new record begins.
@@ -1448,9 +1488,9 @@ TEST(digest_any_cut)
 TESTS(TCASE(fixtures_none_identical), TCASE(fixtures_encoding_mix),
       TCASE(fixtures_zstd_region), TCASE(alloc_failures), TCASE(stats_block_56),
       TCASE(stats_block_32), TCASE(header_fields), TCASE(bad_stats_refused),
-      TCASE(repeat_split_16k), TCASE(repeat_batches_continue),
-      TCASE(depth_300_keeps_innermost_256), TCASE(encoding_choice),
-      TCASE(timestamp_wraps), TCASE(frame_dedup_keys),
+      TCASE(repeat_split_16k), TCASE(repeat_split_16k_at_the_bound),
+      TCASE(repeat_batches_continue), TCASE(depth_300_keeps_innermost_256),
+      TCASE(encoding_choice), TCASE(timestamp_wraps), TCASE(frame_dedup_keys),
       TCASE(limit_keeps_file_valid), TCASE(misuse),
       TCASE(frame_and_thread_limits), TCASE(sink_error_reported),
       TCASE(copy_equals_none), TCASE(copy_reproduces_interleaving),

@@ -45,6 +45,11 @@ static const fcase fcases[] = {
      "{\"rewrite\":[\"fn(\\\\d)_\\\\d=>g$1\"],"
      "\"collapse\":true,\"exclude\":[\"^g2$\"]}",
      0, 0, false, false, true, NULL, "^g2$", "fn(\\d)_\\d=>g$1"},
+    /* every fnN_M renamed main: main.py's main, then t0.py's mains, is a
+     * run of one name in two files, which collapses per file */
+    {"interleaved_threads",
+     "{\"rewrite\":[\"fn\\\\d_\\\\d=>main\"],\"collapse\":true}", 0, 0, false,
+     false, true, NULL, NULL, "fn\\d_\\d=>main"},
     {"synthetic_frames",
      "{\"rewrite\":[\"^/app/=>\"],\"exclude\":"
      "[\"<GC>\"],\"drop_frames\":true}",

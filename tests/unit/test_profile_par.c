@@ -52,9 +52,16 @@ static void step(uint32_t *st, uint32_t *depth)
     if (op < 70) { /* a call */
         for (uint32_t k = 1 + next(3); k-- > 0 && *depth < 300;)
             st[(*depth)++] = next(NFRAMES);
-    } else if (op < 90) { /* a return */
+    } else if (op < 84) { /* a return */
         uint32_t k = 1 + next(5);
         *depth = k > *depth ? 0 : *depth - k;
+    } else if (op < 90) { /* returns, then calls: a POP_PUSH that pushes,
+                             so that a part's scan sees pops below the
+                             frames its own records pushed */
+        uint32_t k = 1 + next(4);
+        *depth = k > *depth ? 0 : *depth - k;
+        for (k = 1 + next(3); k-- > 0 && *depth < 300;)
+            st[(*depth)++] = next(NFRAMES);
     } else if (op < 97) { /* a jump, sometimes past the cap */
         *depth = next(30) == 0 ? 250 + next(50) : 1 + next(30);
         for (uint32_t i = 0; i < *depth; i++)
@@ -323,6 +330,52 @@ TEST(thread_leaves)
     unlink(logpath);
 }
 
+/*
+ * One thread whose every record after the first is a POP_PUSH that pushes:
+ * pop 2 push 1, then pop 2 push 3, over and over (depth 20, 19, 20, ...).
+ * A part's scan sees its second record pop below the frame its first
+ * pushed, and must count only the frames below (one) as taken from the
+ * stack the part inherits: a scan that counts both pops leaves the part
+ * one frame short, its end disagrees with its decode, and the read falls
+ * back to one thread, which gives the same profile, only slower, so the
+ * parts are counted too.
+ */
+static int write_pop_push_log(uint32_t samples)
+{
+    test_log_out o;
+    int rc = test_log_create(&o, logpath, NULL, NULL);
+    uint32_t frames[NFRAMES], st[24], depth = 20;
+    for (uint32_t f = 0; rc == TFMT_OK && f < NFRAMES; f++) {
+        char func[16];
+        snprintf(func, sizeof func, "fn%u", f);
+        rc = tfmt_bin_writer_location(o.w, "m.py", 4, func, strlen(func),
+                                      (int32_t)f + 1, -1, -1, -1, -1,
+                                      &frames[f]);
+    }
+    for (uint32_t k = 0; k < depth; k++)
+        st[k] = frames[k];
+    for (uint32_t i = 0; rc == TFMT_OK && i < samples; i++) {
+        if (i > 0) {
+            uint32_t push = i % 2 ? 1 : 3;
+            depth -= 2;
+            for (uint32_t k = 0; k < push; k++)
+                st[depth++] = frames[next(NFRAMES)];
+        }
+        rc = tfmt_bin_writer_sample(o.w, 1, 0, 1000 + (uint64_t)i * 1000, 3, st,
+                                    depth);
+    }
+    return test_log_finish(&o, rc);
+}
+
+TEST(parts_inherit_pops_below_their_frames)
+{
+    make_paths();
+    REQUIRE(write_pop_push_log(12000) == TFMT_OK, "write");
+    tfmt_profile_options po = TFMT_PROFILE_OPTIONS_INIT;
+    check_threads(&po, "POP_PUSH only");
+    unlink(logpath);
+}
+
 /* Options that need samples in order, or filter them, read whole. */
 TEST(filters_read_whole)
 {
@@ -388,5 +441,6 @@ TEST(damaged_logs)
     unlink(logpath);
 }
 
-TESTS(TCASE(same_profile), TCASE(thread_leaves), TCASE(filters_read_whole),
+TESTS(TCASE(same_profile), TCASE(thread_leaves),
+      TCASE(parts_inherit_pops_below_their_frames), TCASE(filters_read_whole),
       TCASE(damaged_logs))

@@ -277,6 +277,10 @@ TEST(bad_rows_located_and_skipped)
          TFMT_ROWS_CHECK_RANGE},
         {HEAD ",\"row\":0,\"thread_id\":1,\"status\":0,\"count\":0" STACK "}",
          TFMT_ROWS_CHECK_RANGE},
+        /* 2^64: one past the largest, not wrapped round to 0 */
+        {HEAD ",\"row\":0,\"thread_id\":\"18446744073709551616\",\"status\":0,"
+              "\"count\":1" STACK "}",
+         TFMT_ROWS_CHECK_RANGE},
         {"{\"run_id\":\"XYZ\",\"row\":0,\"thread_id\":1,\"status\":0,"
          "\"count\":1" STACK "}",
          TFMT_ROWS_CHECK_RANGE},

@@ -394,16 +394,20 @@ static inline int tfmt__varint_u64(const uint8_t **pp, const uint8_t *end,
     return 1;
 }
 
-/* As tfmt__varint_u64, and -1 also when the value exceeds UINT32_MAX. */
+/* As tfmt__varint_u64, and -1 (*pp unmoved) also when the value exceeds
+ * UINT32_MAX. */
 static inline int tfmt__varint_u32(const uint8_t **pp, const uint8_t *end,
                                    uint32_t *out)
 {
+    const uint8_t *start = *pp;
     uint64_t v;
     int rc = tfmt__varint_u64(pp, end, &v);
     if (rc <= 0)
         return rc;
-    if (v > UINT32_MAX)
+    if (v > UINT32_MAX) {
+        *pp = start; /* located at its first byte, as a malformed one */
         return -1;
+    }
     *out = (uint32_t)v;
     return 1;
 }

@@ -1,0 +1,1 @@
+python3 "$TESTDATA/../tests/tools/check_svg.py" "$(command -v tachyon-conv)" . "$TESTDATA" 4

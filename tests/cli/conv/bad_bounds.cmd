@@ -1,0 +1,1 @@
+for f in frame_index_edge varint_big rle_count suffix_shared; do cp "$TESTDATA/bad/bin_$f.bin" .; for t in bin collapsed; do tachyon-conv --to $t -o out.$t bin_$f.bin; echo "$f to $t: exit $?"; test -e out.$t && echo "out.$t left behind"; done; tachyon-conv -j 2 --to jsonl bin_$f.bin; echo "$f -j 2: exit $?"; done

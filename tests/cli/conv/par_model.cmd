@@ -1,0 +1,1 @@
+python3 "$TESTDATA/../tests/tools/par_random.py" "$(command -v tachyon-conv)" . 6
