@@ -26,6 +26,7 @@
 
 #include <tachyon/fmt.h>
 
+#include "file_at.h"
 #include "recover_file.h"
 #include "sync_dir.h"
 
@@ -59,31 +60,12 @@ void checkpoint_close(checkpoint *c)
     c->copy = NULL;
 }
 
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO; /* the log shrank under us */
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
 /* The log's header and where its trailer lies, from the file itself. */
 static int describe_log(int fd, rcv_info *in)
 {
     struct stat st;
     uint64_t end;
-    if (fstat(fd, &st) != 0 || read_at(fd, in->header, RCV_HEADER, 0) != 0)
+    if (fstat(fd, &st) != 0 || file_read_at(fd, in->header, RCV_HEADER, 0) != 0)
         return -1;
     end = 0;
     for (int i = 7; i >= 0; i--)
@@ -113,7 +95,7 @@ static int write_copy(int fd, const rcv_info *in, tfmt_sink *sink)
     for (uint64_t off = 0; rc == TFMT_OK && off < in->trailer_len;) {
         uint64_t left = in->trailer_len - off;
         size_t n = left < COPY_CHUNK ? (size_t)left : COPY_CHUNK;
-        if (read_at(fd, buf, n, in->samples_end + off) != 0)
+        if (file_read_at(fd, buf, n, in->samples_end + off) != 0)
             rc = READ_FAILED;
         else
             rc = tfmt_sink_write(sink, buf, n);

@@ -28,6 +28,7 @@
 #include <tachyon/fmt.h>
 
 #include "cli.h"
+#include "file_at.h"
 #include "recover_file.h"
 #include "sync_dir.h"
 #include "text_safe.h"
@@ -56,41 +57,6 @@ static int open_regular(const char *path, int flags, struct stat *st)
     close(fd);
     errno = EINVAL;
     return -1;
-}
-
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
-{
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t n = pread(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            return -1;
-        }
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
-}
-
-static int write_at(int fd, const void *buf, size_t len, uint64_t off)
-{
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t n = pwrite(fd, p, len, (off_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-        off += (uint64_t)n;
-    }
-    return 0;
 }
 
 /* Whether the file open at `fd` reads as a log to its end; *samples gets
@@ -130,10 +96,10 @@ static int load_copy(job *j, const tfmt_error *bad)
             errno == EINVAL ? "not a regular file" : strerror(errno));
     size_t got =
         (uint64_t)st.st_size < sizeof head ? (size_t)st.st_size : sizeof head;
-    if (read_at(j->copy_fd, head, got, 0) != 0 ||
+    if (file_read_at(j->copy_fd, head, got, 0) != 0 ||
         rcv_parse(head, got, (uint64_t)st.st_size, &j->info, why, sizeof why) !=
             0 ||
-        read_at(j->log_fd, log_head, RCV_HEADER, 0) != 0 ||
+        file_read_at(j->log_fd, log_head, RCV_HEADER, 0) != 0 ||
         rcv_check_log(&j->info, (uint64_t)j->log_st.st_size, log_head, why,
                       sizeof why) != 0)
         return cli_fail(CLI_EXIT_DATA,
@@ -149,7 +115,8 @@ static int copy_range(int in, uint64_t from, int out, uint64_t to, uint64_t len,
 {
     while (len) {
         size_t n = len < CHUNK ? (size_t)len : CHUNK;
-        if (read_at(in, buf, n, from) != 0 || write_at(out, buf, n, to) != 0)
+        if (file_read_at(in, buf, n, from) != 0 ||
+            file_write_at(out, buf, n, to) != 0)
             return -1;
         from += n;
         to += n;
@@ -185,7 +152,7 @@ static int build(job *j)
                                 buf) == 0 &&
                      copy_range(j->copy_fd, RCV_HEAD, j->tmp_fd,
                                 in->samples_end, in->trailer_len, buf) == 0 &&
-                     write_at(j->tmp_fd, in->header, RCV_HEADER, 0) == 0 &&
+                     file_write_at(j->tmp_fd, in->header, RCV_HEADER, 0) == 0 &&
                      fsync(j->tmp_fd) == 0
                  ? 0
                  : -1;
