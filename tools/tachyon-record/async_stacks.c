@@ -57,7 +57,8 @@ uint64_t async_task_addr(const async_state *a, uint32_t task)
 static void put_frames(const async_state *a, const async_task *t,
                        async_stack *out)
 {
-    const raw_frame *f = a->frames + t->frame0;
+    /* a->frames is NULL until a task has frames of its own */
+    const raw_frame *f = t->nframes ? a->frames + t->frame0 : NULL;
     uint32_t n = t->nframes;
     if (t->thread != ASYNC_NONE) {
         f = a->threads[t->thread].frames;
