@@ -12,14 +12,17 @@
  *   TAB LF CR                       \t \n \r
  *   other C0 controls, DEL          \xHH           (\x1b, \x7f)
  *   C1 controls U+0080..U+009F      \u0080..\u009f (as UTF-8, C2 80..C2 9F)
- *   U+2028, U+2029                  \u2028 \u2029
+ *   U+2028, U+2029, the bidi        \uNNNN
+ *   controls (U+061C, U+200E/F,
+ *   U+202A..E, U+2066..9)
  *   a byte that is not UTF-8        \xHH           (each byte of it)
- *   '\' with CLI_ESCAPE_BACKSLASH   \\
  *
  * Everything else (printable ASCII, well-formed UTF-8) passes unchanged,
- * so ordinary names read as they are. Without CLI_ESCAPE_BACKSLASH a
- * backslash stays as it is: the text is for reading, not for parsing back
- * (a name that itself contains "\x1b" looks like an escaped ESC).
+ * so ordinary names read as they are. A backslash stays as it is: the
+ * text is for reading, not for parsing back (a name that itself contains
+ * "\x1b" looks like an escaped ESC). This is libtachyonfmt's
+ * TFMT_TEXT_PLAIN (tachyon/fmt_text.h), which the library's own text
+ * outputs use: one definition for both.
  */
 #ifndef TACHYON_TEXT_SAFE_H
 #define TACHYON_TEXT_SAFE_H
@@ -27,9 +30,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-
-/* Flags of cli_escape_text. */
-#define CLI_ESCAPE_BACKSLASH 0x01u /* '\' becomes "\\": unambiguous */
 
 /* Output bytes per input byte at most ("\x1b" from one byte), for sizing
  * a buffer that holds a whole escaped text: len * GROWTH + 1. */
@@ -42,8 +42,7 @@
  * needs, NUL excluded (as snprintf): the output is complete when that is
  * below `cap`. `s` may hold NUL bytes (escaped as \x00).
  */
-size_t cli_escape_text(char *out, size_t cap, const char *s, size_t len,
-                       unsigned flags);
+size_t cli_escape_text(char *out, size_t cap, const char *s, size_t len);
 
 /*
  * The NUL-terminated `s` escaped into `buf` (`cap` bytes, at least 4);
@@ -60,6 +59,6 @@ const char *cli_escape(char *buf, size_t cap, const char *s);
 int cli_escape_fputs(const char *s, FILE *f);
 
 /* Whether `s` (`len` bytes) would come out of cli_escape_text unchanged. */
-bool cli_text_is_inert(const char *s, size_t len, unsigned flags);
+bool cli_text_is_inert(const char *s, size_t len);
 
 #endif
