@@ -128,7 +128,7 @@ TEST(top_hand_derived)
     CHECK(export_to(p, write_top, out) == TFMT_OK, "export");
     size_t len = 0;
     unsigned char *got = slurp_file(out, &len);
-    const char *want = "3 samples, 1 threads, interval 1000 us\n"
+    const char *want = "3 samples, 1 thread, interval 1000 us\n"
                        "  self%       self  cumul%      cumul  function  file\n"
                        "  66.7%          2  100.0%          3  a  /t.py\n"
                        "  33.3%          1   33.3%          1  c  /t.py\n"

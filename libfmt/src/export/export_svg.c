@@ -250,10 +250,11 @@ static int put_head(vctx *c, const char *title)
     rc |= tfmt__buf_printf(
         b,
         "</text>\n<text x=\"%.0f\" y=\"40\">%llu "
-        "samples, %zu threads, interval %llu us (click a box to zoom, "
+        "sample%s, %zu thread%s, interval %llu us (click a box to zoom, "
         "Ctrl-F or Search to find)</text>\n",
-        MARGIN, (unsigned long long)c->p->samples_total, c->p->nthreads,
-        (unsigned long long)c->p->interval_us);
+        MARGIN, (unsigned long long)c->p->samples_total,
+        c->p->samples_total == 1 ? "" : "s", c->p->nthreads,
+        c->p->nthreads == 1 ? "" : "s", (unsigned long long)c->p->interval_us);
     rc |= tfmt__buf_printf(
         b,
         "<text id=\"unzoom\" class=\"btn hide\" "

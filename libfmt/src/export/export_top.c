@@ -87,9 +87,9 @@ int tfmt__top_row(tfmt_buf *out, const tfmt_profile *p, const tfmt_frame *names,
     double k = total ? 100.0 * (double)cum / (double)total : 0;
     /* names as inert text: a newline or an escape sequence in a name
      * neither forges a row nor reaches the terminal */
-    int rc = tfmt__buf_printf(out, "%6.1f%% %10llu %6.1f%% %10llu  ", d,
-                              (unsigned long long)self, k,
-                              (unsigned long long)cum);
+    int rc =
+        tfmt__buf_printf(out, "%6.1f%% %10llu %6.1f%% %10llu  ", d,
+                         (unsigned long long)self, k, (unsigned long long)cum);
     if (rc == TFMT_OK)
         rc = tfmt__text_put(out, fn.ptr, fn.len, TFMT_TEXT_PLAIN);
     if (rc == TFMT_OK)
@@ -131,9 +131,11 @@ static int put_table(tctx *c, uint64_t total, uint32_t limit)
 int tfmt__top_header(tfmt_buf *out, const tfmt_profile *p)
 {
     int rc = tfmt__buf_printf(out,
-                              "%llu samples, %zu threads, "
+                              "%llu sample%s, %zu thread%s, "
                               "interval %llu us\n",
-                              (unsigned long long)p->samples_total, p->nthreads,
+                              (unsigned long long)p->samples_total,
+                              p->samples_total == 1 ? "" : "s", p->nthreads,
+                              p->nthreads == 1 ? "" : "s",
                               (unsigned long long)p->interval_us);
     if (rc == TFMT_OK && p->agg_inputs)
         rc = tfmt__buf_printf(out,
