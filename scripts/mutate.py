@@ -172,7 +172,10 @@ def sync_tree(dest, list_path):
             same = False
         if not same:
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst)
+            # copy, not copy2: a copy keeping the source's older mtime
+            # would look older than an object the scratch build made
+            # since, from the file before, and never be compiled
+            shutil.copy(src, dst)
         elif os.stat(src).st_mode != os.stat(dst).st_mode:
             os.chmod(dst, os.stat(src).st_mode)
     gone = set(_walk(dest)) - set(files)
