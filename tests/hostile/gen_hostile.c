@@ -311,12 +311,12 @@ int main(int argc, char **argv)
         return fail("cannot create OUT");
     int rc = !strcmp(c, "whole-bomb")
                  ? whole_bomb(f, mib, 64 + (1u << 20), 64 + (1u << 20), 1)
-             : !strcmp(c, "table-bomb")      ? whole_bomb(f, mib, 81, 88, 0)
-             : !strcmp(c, "table-bomb-zstd") ? whole_bomb(f, mib, 81, 88, 1)
-             : !strcmp(c, "region-bomb")     ? region_bomb(f, mib)
-             : !strcmp(c, "ignorable")       ? ignorable(f, mib)
+             : !strcmp(c, "table-bomb")       ? whole_bomb(f, mib, 81, 88, 0)
+             : !strcmp(c, "table-bomb-zstd")  ? whole_bomb(f, mib, 81, 88, 1)
+             : !strcmp(c, "region-bomb")      ? region_bomb(f, mib)
+             : !strcmp(c, "ignorable")        ? ignorable(f, mib)
              : gen_jsonl_line(c, f, mib) == 0 ? 0
-                                             : fail("unknown case");
+                                              : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)
         rc = fail("write error");
     return rc;
