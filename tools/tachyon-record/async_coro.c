@@ -243,7 +243,8 @@ static int order_frames(async_state *a, coro_scratch *s)
             return RMEM_FAULT; /* a level missing: cannot happen */
         s->sorted[t->frame0 + t->nframes - 1 - frame_level[k]] = a->frames[k];
     }
-    memcpy(a->frames, s->sorted, (size_t)a->nframes * sizeof *a->frames);
+    if (a->nframes) /* no frames: both arrays may still be NULL */
+        memcpy(a->frames, s->sorted, (size_t)a->nframes * sizeof *a->frames);
     return RMEM_OK;
 }
 
