@@ -442,6 +442,9 @@ static const uint8_t *read_paused_frame(const unwinder *u, const walk_job *j,
     if (b->len && a >= b->base && end <= b->base + b->len)
         return b->data + (a - b->base);
     uint64_t hi = (end + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    if (hi < end)
+        return NULL; /* a torn pointer in the last page of the address
+                      * space: rounding up wraps to 0 */
     uint64_t lo = hi > PAUSED_BLOCK ? hi - PAUSED_BLOCK : 0;
     b->len = 0;
     if (rmem_read(u->pid, lo, b->data, hi - lo) != RMEM_OK) {
