@@ -155,18 +155,21 @@ static int sample_running(unwinder *u)
  * new tasks are read), so it is short and usually clean. */
 #define ASYNC_ALL_RETRIES 2
 
+/* An empty graph for this tick's threads. */
+static void start_graph(unwinder *u)
+{
+    async_reset(u->as);
+    u->as->threads = u->threads;
+}
+
 static int sample_graph(unwinder *u)
 {
-    async_state *a = u->as;
-    async_reset(a);
-    a->threads = u->threads;
-    if (a->mode != ASYNC_MODE_ALL)
+    if (u->as->mode != ASYNC_MODE_ALL)
         return sample_running(u);
     int rc = sample_all(u);
     for (int i = 0; rc == RMEM_FAULT && i < ASYNC_ALL_RETRIES; i++) {
-        a->counters.retried++;
-        async_reset(a);
-        a->threads = u->threads;
+        u->as->counters.retried++;
+        start_graph(u);
         rc = sample_all(u);
     }
     return rc;
@@ -175,9 +178,8 @@ static int sample_graph(unwinder *u)
 int async_sample(unwinder *u)
 {
     async_state *a = u->as;
+    start_graph(u);
     if (!a->found) {
-        async_reset(a);
-        a->threads = u->threads;
         a->counters.unloaded++;
         return RMEM_OK;
     }
