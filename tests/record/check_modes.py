@@ -55,9 +55,19 @@ def run(args, mode, seconds, hog):
 
 
 def check_status(args):
-    truth, groups = run(args, "wall", 2.0, hog=True)
-    if truth is None:
-        return
+    # A late recorder samples each thread over a longer interval, and a
+    # thread sharing a CPU finely with others (the hasher beside the hog)
+    # is on it for "most of" a long interval far more often than its
+    # share: at 35% missed ticks the hasher read 92.5% against 72.4%. So
+    # a run the machine starved is done again (at most three in all).
+    for _ in range(3):
+        truth, groups = run(args, "wall", 2.0, hog=True)
+        if truth is None:
+            return
+        if truth["missed"] <= BUSY_MACHINE:
+            break
+        print(f"{truth['missed']:.1f}% of ticks missed, load average "
+              f"{load_avg()}: the machine is too busy to judge; again")
     print(f"truth (share of wall time on a CPU): "
           f"{ {k: round(v, 3) for k, v in truth.items()} }; load average "
           f"{load_avg()}")
