@@ -89,21 +89,30 @@ static int add_frames(void *ctx, const tfmt_jimport_frame *fr, size_t n,
     return tfmt__profile_intern_frames(ai->p, f, n, out);
 }
 
-/* The totals of frame `f`, the arrays grown (zeroed) to cover it. */
+/*
+ * Cover the frames below `need` with totals (zeroed). Only the entries
+ * covered are written: the arrays' spare capacity stays untouched memory
+ * (clearing all of it cost 17 MB of fresh pages on a 200 MB export).
+ */
+static int agg_cover(tfmt_profile *p, size_t need)
+{
+    if (tfmt__grow(p->alloc, (void **)&p->aggs, &p->capaggs, need,
+                   sizeof *p->aggs) != TFMT_OK ||
+        tfmt__grow(p->alloc, (void **)&p->agg_listed, &p->caplisted, need, 1) !=
+            TFMT_OK)
+        return TFMT_ENOMEM;
+    memset(p->aggs + p->naggs, 0, (need - p->naggs) * sizeof *p->aggs);
+    memset(p->agg_listed + p->naggs, 0, need - p->naggs);
+    p->naggs = need;
+    return TFMT_OK;
+}
+
+/* The totals of frame `f`, the arrays grown to cover it. */
 static tfmt_pagg *agg_of(tfmt_profile *p, uint32_t f)
 {
-    if (f >= p->naggs) {
-        size_t need = p->nframes > f ? p->nframes : (size_t)f + 1;
-        size_t old = p->capaggs, oldl = p->caplisted;
-        if (tfmt__grow(p->alloc, (void **)&p->aggs, &p->capaggs, need,
-                       sizeof *p->aggs) != TFMT_OK ||
-            tfmt__grow(p->alloc, (void **)&p->agg_listed, &p->caplisted, need,
-                       1) != TFMT_OK)
-            return NULL;
-        memset(p->aggs + old, 0, (p->capaggs - old) * sizeof *p->aggs);
-        memset(p->agg_listed + oldl, 0, p->caplisted - oldl);
-        p->naggs = p->capaggs < p->caplisted ? p->capaggs : p->caplisted;
-    }
+    size_t need = p->nframes > f ? p->nframes : (size_t)f + 1;
+    if (f >= p->naggs && agg_cover(p, need) != TFMT_OK)
+        return NULL;
     p->agg_listed[f] = 1;
     return &p->aggs[f];
 }
