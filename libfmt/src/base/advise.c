@@ -21,7 +21,7 @@ void tfmt__advise_huge(void *p, size_t n)
     const uintptr_t huge = (uintptr_t)2 << 20;
     uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
     uintptr_t to = ((uintptr_t)p + n) & ~(huge - 1);
-    if (p && n >= 2 * huge && to > from)
+    if (p && n >= huge && to > from)
         (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
 #else
     (void)p;

@@ -13,8 +13,8 @@
 /*
  * Ask for transparent huge pages for [p, p + n), a block not yet touched
  * (its first writes then fault 2 MiB at a time, and later probes miss the
- * TLB less). Only the whole huge pages inside the block are advised, only
- * for blocks of 4 MiB and more, and only on Linux; elsewhere a no-op.
+ * TLB less). Only the whole huge pages inside the block are advised, and
+ * only on Linux; elsewhere a no-op.
  */
 void tfmt__advise_huge(void *p, size_t n);
 

@@ -15,7 +15,6 @@
  */
 #include <stdlib.h>
 
-#include "advise.h"
 #include "export_internal.h"
 
 typedef struct dtop {
@@ -27,17 +26,6 @@ typedef struct dtop {
     uint32_t *heap; /* functions kept, the worst at the root */
     uint32_t nheap;
 } dtop;
-
-/*
- * An array of n items for the table, given huge pages before it is
- * touched (a 1M-function table is 30 MB: 7,500 faults of 4 KB pages).
- */
-static void *table_alloc(const tfmt_profile *p, size_t n, size_t size)
-{
-    void *a = n <= SIZE_MAX / size ? tfmt__malloc(p->alloc, n * size) : NULL;
-    tfmt__advise_huge(a, a ? n * size : 0);
-    return a;
-}
 
 static uint32_t new_function(dtop *t, size_t frame)
 {
@@ -54,7 +42,7 @@ static uint32_t new_function(dtop *t, size_t frame)
 static int number_functions(dtop *t)
 {
     const tfmt_profile *p = t->p;
-    uint32_t *by_name = table_alloc(p, p->nstrings + 1, 4);
+    uint32_t *by_name = tfmt__malloc_table(p->alloc, p->nstrings + 1, 4);
     if (!by_name)
         return TFMT_ENOMEM;
     memset(by_name, 0xff, (p->nstrings + 1) * 4);
@@ -311,13 +299,13 @@ int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out)
     memset(&t, 0, sizeof t);
     t.p = p;
     size_t n = p->nframes ? p->nframes : 1;
-    t.ffn = table_alloc(p, n, sizeof *t.ffn);
-    t.fn_frame = table_alloc(p, n, sizeof *t.fn_frame);
+    t.ffn = tfmt__malloc_table(p->alloc, n, sizeof *t.ffn);
+    t.fn_frame = tfmt__malloc_table(p->alloc, n, sizeof *t.fn_frame);
     int rc = t.ffn && t.fn_frame ? number_functions(&t) : TFMT_ENOMEM;
     size_t nfn = (size_t)t.nfn + 2; /* room for the name set too */
     if (rc == TFMT_OK) {
-        t.self = table_alloc(p, nfn, sizeof *t.self);
-        t.cum = table_alloc(p, nfn, sizeof *t.cum);
+        t.self = tfmt__malloc_table(p->alloc, nfn, sizeof *t.self);
+        t.cum = tfmt__malloc_table(p->alloc, nfn, sizeof *t.cum);
         t.heap = tfmt__malloc(p->alloc,
                               ((size_t)(limit < t.nfn ? limit : t.nfn) + 1) *
                                   sizeof *t.heap);

@@ -25,6 +25,7 @@ typedef struct jctx {
     tfmt_profile *p;
     tfmt_sink *sink;
     const char *run_id;
+    /* Both NULL while the JSONL ids are the profile's (jstring). */
     uint32_t *jstr; /* profile string -> JSONL string id */
     uint32_t *strs; /* JSONL string id -> profile string */
     uint32_t nstrs;
@@ -60,33 +61,81 @@ static uint64_t jkey_hash(const jkey *k)
         h ^ (((uint64_t)(uint32_t)k->col << 32) | (uint32_t)k->end_col));
 }
 
-static uint32_t jstring(jctx *c, uint32_t s)
+/*
+ * The two string maps, from the identity kept so far: the strings below
+ * nstrs are numbered as themselves.
+ */
+static int leave_identity(jctx *c)
 {
+    const tfmt_allocator *a = c->p->alloc;
+    size_t ns = c->p->nstrings ? c->p->nstrings : 1;
+    c->jstr = tfmt__malloc_table(a, ns, sizeof *c->jstr);
+    c->strs = tfmt__malloc_table(a, ns, sizeof *c->strs);
+    if (!c->jstr || !c->strs)
+        return TFMT_ENOMEM;
+    memset(c->jstr, 0xff, ns * sizeof *c->jstr);
+    for (uint32_t i = 0; i < c->nstrs; i++)
+        c->jstr[i] = c->strs[i] = i;
+    return TFMT_OK;
+}
+
+/*
+ * The JSONL id of profile string s, assigned on first sight. While the
+ * strings come in the order the profile has them (as when it holds one
+ * export, whose table CPython wrote in this order), no map is kept: 4
+ * bytes a string twice, 8 MB for a million frames.
+ */
+static int jstring(jctx *c, uint32_t s, uint32_t *id)
+{
+    if (!c->jstr) {
+        if (s <= c->nstrs) {
+            c->nstrs += s == c->nstrs;
+            *id = s;
+            return TFMT_OK;
+        }
+        if (leave_identity(c) != TFMT_OK)
+            return TFMT_ENOMEM;
+    }
     if (c->jstr[s] == TFMT_NO_ID) {
         c->strs[c->nstrs] = s;
         c->jstr[s] = c->nstrs++;
     }
-    return c->jstr[s];
+    *id = c->jstr[s];
+    return TFMT_OK;
 }
 
-static void make_key(jctx *c, const tfmt_frame *f, jkey *k)
+/* The JSONL id of a profile string numbered already, and back. */
+static uint32_t jstr_of(const jctx *c, uint32_t s)
+{
+    return c->jstr ? c->jstr[s] : s;
+}
+
+static uint32_t str_of(const jctx *c, uint32_t id)
+{
+    return c->strs ? c->strs[id] : id;
+}
+
+static int make_key(jctx *c, const tfmt_frame *f, jkey *k)
 {
     int32_t line, end_line, col, end_col;
     tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
     memset(k, 0, sizeof *k);
-    k->func = jstring(c, f->funcname); /* funcname first */
-    k->path = jstring(c, f->filename);
+    if (jstring(c, f->funcname, &k->func) != TFMT_OK || /* funcname first */
+        jstring(c, f->filename, &k->path) != TFMT_OK)
+        return TFMT_ENOMEM;
     k->line = line;
     k->end_line = end_line > 0 ? end_line : 0;
     k->col = col >= 0 ? col : -1;
     k->end_col = end_col >= 0 ? end_col : -1;
+    return TFMT_OK;
 }
 
 /* The JSONL frame id of profile frame `i`, assigned on first sight. */
 static int map_frame(jctx *c, size_t i)
 {
     jkey k;
-    make_key(c, &c->p->frames[i], &k);
+    if (make_key(c, &c->p->frames[i], &k) != TFMT_OK)
+        return TFMT_ENOMEM;
     uint64_t h = jkey_hash(&k);
     uint32_t id = tfmt__idset_find(&c->set, h, &k, jkey_eq, c);
     if (id == TFMT_NO_ID) {
@@ -138,9 +187,12 @@ static int map_direct(jctx *c)
     for (size_t i = 0; i < p->naggs && i < p->nframes && rc == TFMT_OK; i++) {
         if (!p->agg_listed[i])
             continue;
-        jstring(c, p->frames[i].funcname); /* funcname first */
-        jstring(c, p->frames[i].filename);
-        rc = order_add(c, (uint32_t)i);
+        uint32_t id;
+        rc = jstring(c, p->frames[i].funcname, &id); /* funcname first */
+        if (rc == TFMT_OK)
+            rc = jstring(c, p->frames[i].filename, &id);
+        if (rc == TFMT_OK)
+            rc = order_add(c, (uint32_t)i);
     }
     return rc;
 }
@@ -285,7 +337,7 @@ static int put_meta(jctx *c)
 
 static size_t string_size(const jctx *c, uint32_t id)
 {
-    return 40 + json_size(tfmt__profile_str(c->p, c->strs[id]).len);
+    return 40 + json_size(tfmt__profile_str(c->p, str_of(c, id)).len);
 }
 
 static char *put_string(jctx *c, char *o, uint32_t id)
@@ -293,7 +345,7 @@ static char *put_string(jctx *c, char *o, uint32_t id)
     o = LIT(o, "{\"str_id\":");
     o = tfmt__put_dec(o, id);
     o = LIT(o, ",\"value\":");
-    tfmt_str s = tfmt__profile_str(c->p, c->strs[id]);
+    tfmt_str s = tfmt__profile_str(c->p, str_of(c, id));
     o = tfmt__json_put_raw(o, s.ptr, s.len);
     *o++ = '}';
     return o;
@@ -308,8 +360,8 @@ static void numbered_key(const jctx *c, const tfmt_frame *f, jkey *k)
 {
     int32_t line, end_line, col, end_col;
     tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
-    k->func = c->jstr[f->funcname];
-    k->path = c->jstr[f->filename];
+    k->func = jstr_of(c, f->funcname);
+    k->path = jstr_of(c, f->filename);
     k->line = line;
     k->end_line = end_line > 0 ? end_line : 0;
     k->col = col >= 0 ? col : -1;
@@ -432,7 +484,6 @@ static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
                     const char *run_id)
 {
     const tfmt_allocator *a = p->alloc;
-    size_t ns = p->nstrings ? p->nstrings : 1;
     size_t nf = p->nframes ? p->nframes : 1;
     memset(c, 0, sizeof *c);
     c->p = p;
@@ -441,19 +492,16 @@ static int ctx_init(jctx *c, tfmt_profile *p, tfmt_sink *sink,
     tfmt__buf_init(&c->out, a);
     tfmt__idset_init(&c->set, a);
     c->direct = p->nnodes == 0;
-    c->jstr = tfmt__malloc(a, ns * sizeof *c->jstr);
-    c->strs = tfmt__malloc(a, ns * sizeof *c->strs);
     if (!c->direct) {
-        c->jframe = tfmt__malloc(a, nf * sizeof *c->jframe);
-        c->keys = tfmt__malloc(a, nf * sizeof *c->keys);
+        c->jframe = tfmt__malloc_table(a, nf, sizeof *c->jframe);
+        c->keys = tfmt__malloc_table(a, nf, sizeof *c->keys);
         c->self = tfmt__calloc(a, nf, sizeof *c->self);
         c->cum = tfmt__calloc(a, nf, sizeof *c->cum);
     }
     bool tables = c->direct || (c->jframe && c->keys && c->self && c->cum);
-    if (!c->jstr || !c->strs || !tables ||
+    if (!tables ||
         tfmt__buf_reserve(&c->out, TFMT_EXPORT_FLUSH + 4096) != TFMT_OK)
         return TFMT_ENOMEM;
-    memset(c->jstr, 0xff, ns * sizeof *c->jstr);
     return TFMT_OK;
 }
 
