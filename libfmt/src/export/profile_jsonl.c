@@ -79,29 +79,31 @@ static int leave_identity(jctx *c)
     return TFMT_OK;
 }
 
-/*
- * The JSONL id of profile string s, assigned on first sight. While the
- * strings come in the order the profile has them (as when it holds one
- * export, whose table CPython wrote in this order), no map is kept: 4
- * bytes a string twice, 8 MB for a million frames.
- */
-static int jstring(jctx *c, uint32_t s, uint32_t *id)
+/* jstring() past the identity: the maps, made when first needed. */
+static uint32_t jstring_mapped(jctx *c, uint32_t s)
 {
-    if (!c->jstr) {
-        if (s <= c->nstrs) {
-            c->nstrs += s == c->nstrs;
-            *id = s;
-            return TFMT_OK;
-        }
-        if (leave_identity(c) != TFMT_OK)
-            return TFMT_ENOMEM;
-    }
+    if (!c->jstr && leave_identity(c) != TFMT_OK)
+        return TFMT_NO_ID;
     if (c->jstr[s] == TFMT_NO_ID) {
         c->strs[c->nstrs] = s;
         c->jstr[s] = c->nstrs++;
     }
-    *id = c->jstr[s];
-    return TFMT_OK;
+    return c->jstr[s];
+}
+
+/*
+ * The JSONL id of profile string s, assigned on first sight; TFMT_NO_ID
+ * when out of memory. While the strings come in the order the profile
+ * has them (as when it holds one export, whose table CPython wrote in
+ * this order), no map is kept: 4 bytes a string twice, 8 MB for a
+ * million frames.
+ */
+static inline uint32_t jstring(jctx *c, uint32_t s)
+{
+    if (c->jstr || s > c->nstrs)
+        return jstring_mapped(c, s);
+    c->nstrs += s == c->nstrs;
+    return s;
 }
 
 /* The JSONL id of a profile string numbered already, and back. */
@@ -120,8 +122,9 @@ static int make_key(jctx *c, const tfmt_frame *f, jkey *k)
     int32_t line, end_line, col, end_col;
     tfmt__profile_norm_loc(f, &line, &end_line, &col, &end_col);
     memset(k, 0, sizeof *k);
-    if (jstring(c, f->funcname, &k->func) != TFMT_OK || /* funcname first */
-        jstring(c, f->filename, &k->path) != TFMT_OK)
+    k->func = jstring(c, f->funcname); /* funcname first */
+    k->path = jstring(c, f->filename);
+    if (k->func == TFMT_NO_ID || k->path == TFMT_NO_ID)
         return TFMT_ENOMEM;
     k->line = line;
     k->end_line = end_line > 0 ? end_line : 0;
@@ -187,12 +190,10 @@ static int map_direct(jctx *c)
     for (size_t i = 0; i < p->naggs && i < p->nframes && rc == TFMT_OK; i++) {
         if (!p->agg_listed[i])
             continue;
-        uint32_t id;
-        rc = jstring(c, p->frames[i].funcname, &id); /* funcname first */
-        if (rc == TFMT_OK)
-            rc = jstring(c, p->frames[i].filename, &id);
-        if (rc == TFMT_OK)
-            rc = order_add(c, (uint32_t)i);
+        if (jstring(c, p->frames[i].funcname) == TFMT_NO_ID || /* first */
+            jstring(c, p->frames[i].filename) == TFMT_NO_ID)
+            return TFMT_ENOMEM;
+        rc = order_add(c, (uint32_t)i);
     }
     return rc;
 }
