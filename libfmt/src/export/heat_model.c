@@ -80,7 +80,7 @@ static bool file_counts(tfmt_str s, int32_t line)
     return !(line == 0 && s.len == 8 && memcmp(s.ptr, "__init__", 8) == 0);
 }
 
-/* Frames that may have export counts (p->naggs is the array's room). */
+/* Frames that may have export counts (the arrays cover p->naggs). */
 static size_t agg_frames(const tfmt_profile *p)
 {
     return p->naggs < p->nframes ? p->naggs : p->nframes;
