@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Modes and status bits against threads whose state is known
 (modes_target.py): each thread's ON_CPU share must match the share of
-time it was on a CPU by its own measure (thread_time / wall time), a
-sleeping thread must not be ON_CPU, a thread inside an except block must
+time it was on a CPU by its own measure (thread_time / wall time), or,
+when the recorder ran late, lie between that share and an all-or-nothing
+reading of it (on_cpu_bounds); a sleeping thread must not be ON_CPU, a thread inside an except block must
 have HAS_EXCEPTION; --mode cpu, gil and exception keep only the threads
 that ran, hold the GIL or handle an exception, and the header says the
 mode and capture features as CPython writes them. The status run has a
@@ -54,12 +55,29 @@ def run(args, mode, seconds, hog):
     return truth, groups
 
 
+def on_cpu_bounds(true_share, late):
+    """The ON_CPU shares a thread that was on a CPU for `true_share` of
+    the run may read. On time (one tick a millisecond, finer than the
+    scheduler's slices), its share, within 15 points: ON_CPU (on a CPU
+    for most of the interval since the previous sample) against a
+    whole-run CPU share agreed to 0.5-7 points at load 11. A late
+    recorder samples over longer intervals, over which a thread that
+    shares a CPU finely is on it for a steady fraction: for "most of"
+    each interval when that fraction is over one half, for almost none
+    when under. Its reading then lies between the share and that
+    all-or-nothing one (20 points either side): at 35% of ticks missed
+    (the sanitizer build beside a hog on two cores), the hasher, 72.4%
+    on a CPU, read 92.5%. Sleeping threads read near zero either way."""
+    if not late:
+        return true_share - 0.15, true_share + 0.15
+    step = 1.0 if true_share > 0.5 else 0.0
+    return min(true_share, step) - 0.20, max(true_share, step) + 0.20
+
+
 def check_status(args):
-    # A late recorder samples each thread over a longer interval, and a
-    # thread sharing a CPU finely with others (the hasher beside the hog)
-    # is on it for "most of" a long interval far more often than its
-    # share: at 35% missed ticks the hasher read 92.5% against 72.4%. So
-    # a run the machine starved is done again (at most three in all).
+    # A run the recorder was late in is done again (at most three in
+    # all): its readings say less (on_cpu_bounds). The sanitizer build's
+    # recorder is late in all three on a loaded two-core machine.
     for _ in range(3):
         truth, groups = run(args, "wall", 2.0, hog=True)
         if truth is None:
@@ -67,18 +85,13 @@ def check_status(args):
         if truth["missed"] <= BUSY_MACHINE:
             break
         print(f"{truth['missed']:.1f}% of ticks missed, load average "
-              f"{load_avg()}: the machine is too busy to judge; again")
+              f"{load_avg()}: the recorder was late; again")
+    late = truth["missed"] > BUSY_MACHINE
     print(f"truth (share of wall time on a CPU): "
           f"{ {k: round(v, 3) for k, v in truth.items()} }; load average "
-          f"{load_avg()}")
-    # When the recorder itself could not run on time (more load than the
-    # one hog), samples are not evenly spread in time: a looser bound.
-    # On time, 15 points: ON_CPU (on a CPU for half the interval since
-    # the previous sample) against a whole-run CPU share agree to 0.5-7
-    # points at load 11; until ON_CPU stopped also asking that the thread
-    # be runnable at the sample, the busy/sleeping main thread read 24-29%
-    # against 29-41% at low load.
-    margin = 0.15 if truth["missed"] <= BUSY_MACHINE else 0.20
+          f"{load_avg()}" + ("; the recorder was late: ON_CPU judged "
+                             "between share and all-or-nothing" if late
+                             else ""))
     for name in ("main", "sleeper", "handler", "hasher"):
         g = groups.get(name, [])
         if not check(g, f"no samples of the {name} thread"):
@@ -89,8 +102,10 @@ def check_status(args):
         main = share(g, lambda s: s[1] & MAIN_THREAD)
         print(f"{name}: ON_CPU {cpu:.1%} (truth {truth[name]:.1%}), "
               f"HAS_GIL {gil:.1%}, HAS_EXCEPTION {exc:.1%}")
-        check(abs(cpu - truth[name]) <= margin,
-              f"{name}: ON_CPU {cpu:.1%} against {truth[name]:.1%} true")
+        lo, hi = on_cpu_bounds(truth[name], late)
+        check(lo <= cpu <= hi,
+              f"{name}: ON_CPU {cpu:.1%} against {truth[name]:.1%} true "
+              f"(bounds {max(lo, 0):.1%} to {min(hi, 1):.1%})")
         check(main == (1.0 if name == "main" else 0.0),
               f"{name}: MAIN_THREAD in {main:.1%}")
         want_exc = 1.0 if name == "handler" else 0.0
