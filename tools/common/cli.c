@@ -91,12 +91,24 @@ const char *cli_output_name(const char *path)
     return (!path || strcmp(path, "-") == 0) ? "<stdout>" : path;
 }
 
-/* Start a diagnostic line: erase any progress line, print "prog: ". */
+/*
+ * Start a diagnostic line: erase any progress line, print "prog: ". A
+ * line is several stdio calls, and tachyon-diff reads its two sides on
+ * two threads: stderr stays locked from here to end_line(), so that two
+ * warnings never interleave (they did, under load, in a CI run).
+ */
 static void begin_line(void)
 {
+    flockfile(stderr);
     cli_progress_clear();
     fflush(stdout);
     fprintf(stderr, "%s: ", progname);
+}
+
+static void end_line(void)
+{
+    fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 /* Text that is not the tool's own, on stderr as inert text. */
@@ -145,7 +157,7 @@ static void vline(const char *file, const char *tag, const char *fmt,
     if (tag)
         fputs(tag, stderr);
     vput(fmt, ap);
-    fputc('\n', stderr);
+    end_line();
 }
 
 int cli_fail(int code, const char *fmt, ...)
@@ -164,7 +176,8 @@ int cli_usage(const char *fmt, ...)
     va_start(ap, fmt);
     vput(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '%s --help' for more information.\n", progname);
+    fprintf(stderr, "\nTry '%s --help' for more information.", progname);
+    end_line();
     return CLI_EXIT_TROUBLE;
 }
 
@@ -252,7 +265,7 @@ static int report(const char *file, const char *rule, const tfmt_error *e)
         fprintf(stderr, "%s: ", rule);
     put_text(error_text(e));
     put_text(cli_hint(hint, sizeof hint, file, e->hint));
-    fputc('\n', stderr);
+    end_line();
     return cli_exit_code(e->code);
 }
 
@@ -277,7 +290,7 @@ void cli_jsonl_note(void *ctx, tfmt_jsonl_note kind, const tfmt_error *where)
     begin_located(cli_input_name(ctx), where);
     fprintf(stderr, "warning: %s: ", rule);
     put_text(where->msg);
-    fputc('\n', stderr);
+    end_line();
 }
 
 void cli_report_warning(const char *file, const tfmt_error *e)
@@ -287,7 +300,7 @@ void cli_report_warning(const char *file, const tfmt_error *e)
     begin_located(file ? file : "<stdin>", e);
     fputs("warning: ", stderr);
     put_text(e->msg[0] ? e->msg : "(no details)");
-    fputc('\n', stderr);
+    end_line();
 }
 
 int cli_close_stdout(int code)
