@@ -3,11 +3,11 @@
 (modes_target.py): each thread's ON_CPU share must match the share of
 time it was on a CPU by its own measure (thread_time / wall time), or,
 when the recorder ran late, lie between that share and an all-or-nothing
-reading of it (on_cpu_bounds); a sleeping thread must not be ON_CPU, a thread inside an except block must
-have HAS_EXCEPTION; --mode cpu, gil and exception keep only the threads
-that ran, hold the GIL or handle an exception, and the header says the
-mode and capture features as CPython writes them. The status run has a
-CPU hog alongside."""
+reading of it (on_cpu_bounds); a sleeping thread must not be ON_CPU, a
+thread inside an except block must have HAS_EXCEPTION; --mode cpu, gil
+and exception keep only the threads that ran, hold the GIL or handle an
+exception, and the header says the mode and capture features as CPython
+writes them. The status run has a CPU hog alongside."""
 import argparse
 import json
 import os
