@@ -149,10 +149,7 @@ int tfmt__flat_reserve(tfmt_flat *f, size_t nstrs, size_t nkeys, size_t bytes)
                    sizeof *f->keys) < 0 ||
         ftab_reserve(f, &f->str_set, f->str_set.count + nstrs) < 0 ||
         ftab_reserve(f, &f->key_set, f->key_set.count + nkeys) < 0)
-        return TFMT_ENOMEM;
-    tfmt__advise_huge(f->text.data, f->text.cap);
-    tfmt__advise_huge(f->soff, f->capsoff * sizeof *f->soff);
-    tfmt__advise_huge(f->keys, f->capkeys * sizeof *f->keys);
+        return TFMT_ENOMEM; /* big tables are advised as they grow */
     return TFMT_OK;
 }
 

@@ -246,7 +246,6 @@ static int setup(bstate *s)
         tfmt__grow(a, (void **)&s->key_mark, &s->cap_key_mark, s->f->nkeys + 1,
                    sizeof *s->key_mark) < 0)
         return oom(s);
-    tfmt__advise_huge(s->key_mark, s->cap_key_mark * sizeof *s->key_mark);
     if (tfmt__flat_reserve(s->f, in->string_count, in->frame_count,
                            strings_bytes(in)) < 0)
         return oom(s);

@@ -17,8 +17,7 @@ static uint32_t *new_map(const tfmt_allocator *a, uint32_t n)
 {
     /* n was checked by the reader against the bytes of its table. */
     size_t len = (size_t)n + 1;
-    uint32_t *m = tfmt__malloc(a, len * sizeof *m);
-    tfmt__advise_huge(m, len * sizeof *m);
+    uint32_t *m = tfmt__malloc_table(a, len, sizeof *m);
     for (size_t i = 0; m && i < len; i++)
         m[i] = TFMT_IMPORT_UNSET;
     return m;

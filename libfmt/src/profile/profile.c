@@ -524,10 +524,9 @@ static int node_index(tfmt_profile *p, size_t ncap)
     /* Check before multiplying: the product must not wrap. */
     if (ncap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
-    tfmt_pslot *ns = tfmt__malloc(p->alloc, ncap * sizeof *ns);
+    tfmt_pslot *ns = tfmt__malloc_table(p->alloc, ncap, sizeof *ns);
     if (!ns)
         return TFMT_ENOMEM;
-    tfmt__advise_huge(ns, ncap * sizeof *ns);
     for (size_t i = 0; i < ncap; i++) {
         ns[i].id = TFMT_NO_ID;
         ns[i].tag = 0;

@@ -69,10 +69,9 @@ static int tleaf_room(tfmt_profile *p)
     tfmt__tleaf_drop_index(p);
     if (cap > SIZE_MAX / 2 / sizeof(tfmt_pslot))
         return TFMT_ENOMEM;
-    p->tleaf_slots = tfmt__malloc(p->alloc, cap * sizeof *p->tleaf_slots);
+    p->tleaf_slots = tfmt__malloc_table(p->alloc, cap, sizeof *p->tleaf_slots);
     if (!p->tleaf_slots)
         return TFMT_ENOMEM;
-    tfmt__advise_huge(p->tleaf_slots, cap * sizeof *p->tleaf_slots);
     for (size_t i = 0; i < cap; i++) {
         p->tleaf_slots[i].id = TFMT_NO_ID;
         p->tleaf_slots[i].tag = 0;
