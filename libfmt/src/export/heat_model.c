@@ -203,7 +203,7 @@ static int number_funcs(hctx *c, hkey *k)
     tfmt_heatmap *h = c->h;
     size_t n = 0;
     for (size_t f = 0; f < p->nframes; f++)
-        if (c->counts[f] && p->strings[p->frames[f].funcname].len > 0)
+        if (c->counts[f] && tfmt__profile_str(p, p->frames[f].funcname).len > 0)
             k[n++] = (hkey){c->srank[p->frames[f].filename],
                             c->srank[p->frames[f].funcname], 0, (uint32_t)f};
     qsort(k, n, sizeof *k, tfmt__heat_key_cmp);

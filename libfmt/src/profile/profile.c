@@ -61,7 +61,7 @@ void tfmt_profile_free(tfmt_profile *p)
         return;
     tfmt__buf_free(&p->strbuf);
     tfmt__buf_free(&p->scratch);
-    tfmt__free(p->alloc, p->strings);
+    tfmt__free(p->alloc, p->str_bound);
     tfmt__free(p->alloc, p->frames);
     tfmt__free(p->alloc, p->nodes);
     for (size_t i = 0; i < p->nthreads; i++)
@@ -122,8 +122,8 @@ static bool string_eq(const void *ctx, uint32_t id, const void *key)
 {
     const tfmt_profile *p = ctx;
     const strkey *k = key;
-    return p->strings[id].len == k->len &&
-           memcmp(p->strbuf.data + p->strings[id].off, k->s, k->len) == 0;
+    tfmt_str s = tfmt__profile_str(p, id);
+    return s.len == k->len && memcmp(s.ptr, k->s, k->len) == 0;
 }
 
 /* Store a string without indexing it; *out = its id. */
@@ -132,13 +132,13 @@ static inline bool store_reserved(tfmt_profile *p, const char *s, size_t len,
                                   uint32_t *out)
 {
     if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID - 1 ||
-        p->nstrings >= p->capstrings || len > p->strbuf.cap - p->strbuf.len)
+        p->nstrings + 2 > p->capstrings || len > p->strbuf.cap - p->strbuf.len)
         return false;
     uint32_t id = (uint32_t)p->nstrings++;
-    p->strings[id].off = p->strbuf.len;
-    p->strings[id].len = (uint32_t)len;
     memcpy(p->strbuf.data + p->strbuf.len, s, len);
     p->strbuf.len += len;
+    p->str_bound[id] = p->strbuf.len - len;
+    p->str_bound[id + 1] = p->strbuf.len;
     *out = id;
     return true;
 }
@@ -149,15 +149,15 @@ static int store_string(tfmt_profile *p, const char *s, size_t len,
     /* Ids from UINT32_MAX - 1 up are the import maps' sentinels. */
     if (len > UINT32_MAX || p->nstrings >= TFMT_NO_ID - 1)
         return tfmt__error(&p->err, TFMT_ELIMIT, "too many strings");
-    if (tfmt__grow(p->alloc, (void **)&p->strings, &p->capstrings,
-                   p->nstrings + 1, sizeof *p->strings) != TFMT_OK)
+    if (tfmt__grow(p->alloc, (void **)&p->str_bound, &p->capstrings,
+                   p->nstrings + 2, sizeof *p->str_bound) != TFMT_OK)
         return nomem(p);
     uint32_t id = (uint32_t)p->nstrings;
     uint64_t off = p->strbuf.len;
     if (tfmt__buf_put(&p->strbuf, s, len) != TFMT_OK)
         return nomem(p);
-    p->strings[id].off = off;
-    p->strings[id].len = (uint32_t)len;
+    p->str_bound[id] = off;
+    p->str_bound[id + 1] = p->strbuf.len;
     p->nstrings++;
     *out = id;
     return TFMT_OK;
@@ -330,8 +330,8 @@ int tfmt__profile_append_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
     size_t bytes = 0;
     for (size_t j = 0; j < n; j++)
         bytes += s[j].len;
-    if (tfmt__grow(p->alloc, (void **)&p->strings, &p->capstrings,
-                   p->nstrings + n, sizeof *p->strings) != TFMT_OK ||
+    if (tfmt__grow(p->alloc, (void **)&p->str_bound, &p->capstrings,
+                   p->nstrings + n + 1, sizeof *p->str_bound) != TFMT_OK ||
         tfmt__buf_reserve(&p->strbuf, bytes) != TFMT_OK)
         return nomem(p);
     for (size_t j = 0; j < n; j++) {

@@ -38,11 +38,6 @@
 
 #define TFMT_NO_ID UINT32_MAX
 
-typedef struct tfmt_pstring {
-    uint64_t off; /* into profile.strbuf */
-    uint32_t len;
-} tfmt_pstring;
-
 typedef struct tfmt_pnode {
     uint32_t parent;   /* TFMT_NO_ID for a thread root */
     uint32_t frame;    /* profile frame id; TFMT_NO_ID for roots */
@@ -124,8 +119,10 @@ struct tfmt_profile {
     tfmt_profile_options opts;
     tfmt_error err;
 
-    tfmt_buf strbuf; /* string bytes, back to back */
-    tfmt_pstring *strings;
+    tfmt_buf strbuf; /* string bytes, back to back in id order */
+    /* String id is strbuf's bytes [str_bound[id], str_bound[id + 1]):
+     * nstrings + 1 offsets, 8 bytes a string (capstrings counts them). */
+    uint64_t *str_bound;
     size_t nstrings, capstrings;
     tfmt_idset string_set;
 
@@ -194,7 +191,8 @@ struct tfmt_profile {
 /* Borrow profile string `id`. */
 static inline tfmt_str tfmt__profile_str(const tfmt_profile *p, uint32_t id)
 {
-    tfmt_str s = {p->strbuf.data + p->strings[id].off, p->strings[id].len};
+    uint64_t off = p->str_bound[id];
+    tfmt_str s = {p->strbuf.data + off, (size_t)(p->str_bound[id + 1] - off)};
     return s;
 }
 

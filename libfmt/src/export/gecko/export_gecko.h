@@ -15,6 +15,12 @@
 #include "profile_filter.h"
 #include "spool.h"
 
+/* A string of the export's table: its bytes in the table's buffer. */
+typedef struct tfmt_pstring {
+    uint64_t off;
+    uint32_t len;
+} tfmt_pstring;
+
 #define G_NONE_LINE INT64_MIN /* Python None as a line number */
 
 /* Categories (GECKO_CATEGORIES indices). */
