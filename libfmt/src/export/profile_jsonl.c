@@ -21,6 +21,40 @@ typedef struct jkey {
     int32_t line, end_line, col, end_col; /* absent: 0, 0, -1, -1 */
 } jkey;
 
+/*
+ * A table's entries are written in id order, 0, 1, 2, ...: the id's
+ * digits are kept and counted up in place (a carry is rare) rather than
+ * formatted afresh for every entry.
+ */
+typedef struct seq_digits {
+    char d[16]; /* the digits, then spare room for a wider copy */
+    size_t len;
+} seq_digits;
+
+static void seq_reset(seq_digits *s)
+{
+    memset(s->d, 0, sizeof s->d);
+    s->d[0] = '0';
+    s->len = 1;
+}
+
+/* Write the current id and count up. */
+static inline char *seq_put(seq_digits *s, char *o)
+{
+    memcpy(o, s->d, 12); /* the caller's room holds 20 digits an id */
+    o += s->len;
+    size_t i = s->len;
+    while (i > 0 && s->d[i - 1] == '9')
+        s->d[--i] = '0';
+    if (i > 0) {
+        s->d[i - 1]++;
+    } else {
+        memmove(s->d + 1, s->d, s->len++);
+        s->d[0] = '1';
+    }
+    return o;
+}
+
 typedef struct jctx {
     tfmt_profile *p;
     tfmt_sink *sink;
@@ -43,6 +77,7 @@ typedef struct jctx {
     uint32_t nkeys;
     tfmt_idset set;
     uint64_t *self, *cum; /* per JSONL frame */
+    seq_digits id;        /* the id of the entry being written */
     tfmt_buf out;
     bool io_failed; /* the sink failed (else: out of memory) */
 } jctx;
@@ -344,7 +379,7 @@ static size_t string_size(const jctx *c, uint32_t id)
 static char *put_string(jctx *c, char *o, uint32_t id)
 {
     o = LIT(o, "{\"str_id\":");
-    o = tfmt__put_dec(o, id);
+    o = seq_put(&c->id, o);
     o = LIT(o, ",\"value\":");
     tfmt_str s = tfmt__profile_str(c->p, str_of(c, id));
     o = tfmt__json_put_raw(o, s.ptr, s.len);
@@ -376,7 +411,7 @@ static char *put_frame(jctx *c, char *o, uint32_t id)
         numbered_key(c, &c->p->frames[frame_of(c, id)], &direct);
     const jkey *k = c->direct ? &direct : &c->keys[id];
     o = LIT(o, "{\"frame_id\":");
-    o = tfmt__put_dec(o, id);
+    o = seq_put(&c->id, o);
     o = LIT(o, ",\"path_str_id\":");
     o = tfmt__put_dec(o, k->path);
     o = LIT(o, ",\"func_str_id\":");
@@ -402,7 +437,7 @@ static char *put_frame(jctx *c, char *o, uint32_t id)
 static char *put_agg(jctx *c, char *o, uint32_t id)
 {
     o = LIT(o, "{\"frame_id\":");
-    o = tfmt__put_dec(o, id);
+    o = seq_put(&c->id, o);
     uint64_t self, cum;
     if (c->direct) {
         const tfmt_pagg *a = &c->p->aggs[frame_of(c, id)];
@@ -428,10 +463,12 @@ typedef size_t (*size_fn)(const jctx *c, uint32_t id);
  * room is made once (an entry takes at most `each` bytes plus what `size`
  * says, if given), then written.
  */
-static int put_chunks(jctx *c, const char *type, const char *extra, uint32_t n,
-                      put_fn put, size_fn size, size_t each)
+static inline __attribute__((always_inline)) int
+put_chunks(jctx *c, const char *type, const char *extra, uint32_t n, put_fn put,
+           size_fn size, size_t each)
 {
     size_t fixed = head_size(c, type) + strlen(extra) + 4;
+    seq_reset(&c->id);
     for (uint32_t i = 0; i < n; i += CHUNK) {
         uint32_t end = n - i > CHUNK ? i + CHUNK : n;
         size_t need = fixed + (size_t)(end - i) * (each + 1);
