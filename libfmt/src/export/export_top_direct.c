@@ -82,6 +82,34 @@ static uint8_t *used_functions(const dtop *t)
 }
 
 /*
+ * A name's hash, for the name set only (nothing else sees it, so it need
+ * not be tfmt__hash_bytes, which run ids depend on): most names are
+ * short, and up to 16 bytes two overlapping loads take them whole, with
+ * one mix where the general hash mixes every 8 bytes.
+ */
+static uint64_t text_hash(const char *s, size_t n, uint64_t seed)
+{
+    if (n > 16)
+        return tfmt__hash_bytes(s, n, seed);
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+    } else if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        a = x;
+        b = y;
+    } else if (n > 0) { /* the first, middle and last bytes: all of them */
+        a = (uint64_t)(uint8_t)s[0] | (uint64_t)(uint8_t)s[n / 2] << 8 |
+            (uint64_t)(uint8_t)s[n - 1] << 16;
+    }
+    return tfmt__hash_mix(((a ^ seed) * 0x9e3779b97f4a7c15ULL) ^
+                          ((b + n) * 0xc2b2ae3d27d4eb4fULL));
+}
+
+/*
  * The hashes of recent file names by string id, direct-mapped: a profile
  * has far fewer files than functions, so most functions find theirs here
  * and only their function name is hashed.
@@ -98,11 +126,11 @@ static uint64_t names_hash(const dtop *t, file_hashes *fh, uint32_t fn)
     uint32_t k = (uint32_t)(fr->filename * 2654435761u) >> 20; /* 12 bits */
     if (fh->id1[k] != fr->filename + 1) {
         tfmt_str a = tfmt__profile_str(t->p, fr->filename);
-        fh->hash[k] = tfmt__hash_bytes(a.ptr, a.len, 0);
+        fh->hash[k] = text_hash(a.ptr, a.len, 0);
         fh->id1[k] = fr->filename + 1;
     }
     tfmt_str b = tfmt__profile_str(t->p, fr->funcname);
-    return tfmt__hash_bytes(b.ptr, b.len, fh->hash[k]);
+    return text_hash(b.ptr, b.len, fh->hash[k]);
 }
 
 static bool same_content(const dtop *t, uint32_t f, uint32_t g)
@@ -114,26 +142,33 @@ static bool same_content(const dtop *t, uint32_t f, uint32_t g)
 }
 
 /*
- * A set of functions by name content: a slot holds fn + 1, and 8 bits of
- * its hash beside it (5 bytes a slot, 4/3 slots a function); names are
- * compared only when those match.
+ * A set of functions by name content: a slot holds fn + 1 and 32 bits of
+ * its hash (one memory access a probe), at most half the slots used;
+ * names are compared only when those bits match.
  */
+typedef struct nameslot {
+    uint32_t fn1, tag;
+} nameslot;
+
 typedef struct nameset {
-    uint32_t *slot;
-    uint8_t *tag;
+    nameslot *slot;
     size_t cap;
 } nameset;
+
+static size_t nameset_home(const nameset *s, uint64_t h)
+{
+    return (size_t)(((h & 0xffffffffu) * (uint64_t)s->cap) >> 32);
+}
 
 /* Add fn (hash h); false when a function of the same names is there. */
 static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
 {
-    size_t i = (size_t)(((h & 0xffffffffu) * (uint64_t)s->cap) >> 32);
-    uint8_t tag = (uint8_t)(h >> 56);
-    for (; s->slot[i]; i = i + 1 == s->cap ? 0 : i + 1)
-        if (s->tag[i] == tag && same_content(t, s->slot[i] - 1, fn))
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t i = nameset_home(s, h);
+    for (; s->slot[i].fn1; i = i + 1 == s->cap ? 0 : i + 1)
+        if (s->slot[i].tag == tag && same_content(t, s->slot[i].fn1 - 1, fn))
             return false;
-    s->slot[i] = fn + 1;
-    s->tag[i] = tag;
+    s->slot[i] = (nameslot){fn + 1, tag};
     return true;
 }
 
@@ -141,9 +176,9 @@ static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
  * Whether two functions in use have names of equal content (1), or not
  * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
  * (interned ones are one id per content). Hashes go a batch at a time,
- * their slots fetched before any is probed. The set lives in `room`
- * (the counts' array, not used yet: 8 bytes a function, the set needs
- * at most 7), which the caller clears afterwards.
+ * their slots fetched before any is probed. The set lives in `room`, 16
+ * bytes a function (the counts' block, not used yet), which the caller
+ * clears afterwards.
  */
 static int same_names(dtop *t, void *room)
 {
@@ -153,9 +188,8 @@ static int same_names(dtop *t, void *room)
     uint8_t *used = used_functions(t);
     if (!used)
         return TFMT_ENOMEM;
-    nameset s = {room, NULL, (size_t)t->nfn + t->nfn / 3 + 2};
-    memset(s.slot, 0, s.cap * 5);
-    s.tag = (uint8_t *)(s.slot + s.cap);
+    nameset s = {room, 2 * ((size_t)t->nfn + 2)};
+    memset(s.slot, 0, s.cap * sizeof *s.slot);
     file_hashes *fh = tfmt__calloc(p->alloc, 1, sizeof *fh);
     int rc = fh ? 0 : TFMT_ENOMEM;
     for (uint32_t fn = 0; fn < t->nfn && !rc; fn += 16) {
@@ -163,9 +197,7 @@ static int same_names(dtop *t, void *room)
         uint32_t n = t->nfn - fn < 16 ? t->nfn - fn : 16;
         for (uint32_t k = 0; k < n; k++) {
             h[k] = used[fn + k] ? names_hash(t, fh, fn + k) : 0;
-            size_t i = (size_t)(((h[k] & 0xffffffffu) * (uint64_t)s.cap) >> 32);
-            __builtin_prefetch(&s.slot[i]);
-            __builtin_prefetch(&s.tag[i]);
+            __builtin_prefetch(&s.slot[nameset_home(&s, h[k])]);
         }
         for (uint32_t k = 0; k < n && !rc; k++)
             rc = used[fn + k] && !nameset_add(t, &s, fn + k, h[k]);
@@ -249,7 +281,8 @@ static uint32_t select_rows(dtop *t, uint32_t limit)
         rows++;
         if (t->nheap < limit) {
             heap_push(t, fn);
-        } else if (limit && before(t, fn, t->heap[0])) {
+        } else if (limit && t->self[fn] >= t->self[t->heap[0]] &&
+                   before(t, fn, t->heap[0])) { /* most fall at self */
             t->heap[0] = fn;
             sift_down(t, 0);
         }
@@ -288,7 +321,7 @@ static int put_rows(dtop *t, tfmt_buf *out, uint32_t limit)
 
 static void dtop_free(dtop *t)
 {
-    void *v[] = {t->ffn, t->fn_frame, t->self, t->cum, t->heap};
+    void *v[] = {t->ffn, t->fn_frame, t->self, t->heap}; /* cum: in self's */
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         tfmt__free(t->p->alloc, v[i]);
 }
@@ -302,20 +335,20 @@ int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out)
     t.ffn = tfmt__malloc_table(p->alloc, n, sizeof *t.ffn);
     t.fn_frame = tfmt__malloc_table(p->alloc, n, sizeof *t.fn_frame);
     int rc = t.ffn && t.fn_frame ? number_functions(&t) : TFMT_ENOMEM;
-    size_t nfn = (size_t)t.nfn + 2; /* room for the name set too */
+    size_t nfn = (size_t)t.nfn + 2; /* the name set's room is 2 * nfn */
     if (rc == TFMT_OK) {
-        t.self = tfmt__malloc_table(p->alloc, nfn, sizeof *t.self);
-        t.cum = tfmt__malloc_table(p->alloc, nfn, sizeof *t.cum);
+        /* self and cum in one block: the name set's room first */
+        t.self = tfmt__malloc_table(p->alloc, 2 * nfn, sizeof *t.self);
+        t.cum = t.self ? t.self + nfn : NULL;
         t.heap = tfmt__malloc(p->alloc,
                               ((size_t)(limit < t.nfn ? limit : t.nfn) + 1) *
                                   sizeof *t.heap);
-        rc = t.self && t.cum && t.heap ? TFMT_OK : TFMT_ENOMEM;
+        rc = t.self && t.heap ? TFMT_OK : TFMT_ENOMEM;
     }
     if (rc == TFMT_OK)
-        rc = same_names(&t, t.cum);
+        rc = same_names(&t, t.self);
     if (rc == TFMT_OK) {
-        memset(t.self, 0, nfn * sizeof *t.self);
-        memset(t.cum, 0, nfn * sizeof *t.cum);
+        memset(t.self, 0, 2 * nfn * sizeof *t.self);
         count(&t);
         rc = tfmt__top_header(out, p);
     }
