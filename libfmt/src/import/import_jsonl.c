@@ -138,6 +138,35 @@ static inline int jmap_put(tfmt_jmap *m, uint32_t id, uint32_t value)
     return jmap_put_slow(m, id, value);
 }
 
+/*
+ * A run of ids first, first + 1, ... that a map mapping ids to
+ * themselves has not seen: the next ids, as exporters number them. Such
+ * a batch needs no lookups, and keeps the identity when its values are
+ * its ids (jmap_put_run).
+ */
+static bool jmap_fresh(const tfmt_jmap *m, uint32_t first)
+{
+    return m->ident == m->n && m->ndirect == 0 && m->spill.count == 0 &&
+           first == m->ident;
+}
+
+static int jmap_put_run(tfmt_jmap *m, uint32_t first, const uint32_t *value,
+                        size_t n)
+{
+    size_t j = 0;
+    while (j < n && value[j] == (uint64_t)first + j)
+        j++;
+    if (j == n && jmap_fresh(m, first) && m->n + n < UINT32_MAX - 2) {
+        m->ident += n;
+        m->n += n;
+        return TFMT_OK;
+    }
+    for (j = 0; j < n; j++)
+        if (jmap_put(m, (uint32_t)(first + j), value[j]) < 0)
+            return TFMT_ENOMEM;
+    return TFMT_OK;
+}
+
 static void jmap_init(tfmt_jmap *m, const tfmt_allocator *a)
 {
     memset(m, 0, sizeof *m);
@@ -176,6 +205,15 @@ void tfmt__jimport_free(tfmt_jimport *im)
 
 /* ---- definitions ---- */
 
+/* The batch's ids run first, first + 1, ... */
+static bool strings_follow(const tfmt_jsonl_string *js, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (js[j].id != (uint64_t)js[0].id + j)
+            return false;
+    return true;
+}
+
 /*
  * One batch of string definitions: ids not defined before go to the
  * model (the first definition of an id wins), and map to its ids.
@@ -185,6 +223,10 @@ static int string_batch(tfmt_jimport *im, const tfmt_jsonl_string *js, size_t n)
     tfmt_jsonl_string fresh[TFMT_JIMPORT_BATCH];
     uint32_t id[TFMT_JIMPORT_BATCH];
     size_t m = 0;
+    if (n && jmap_fresh(&im->strs, js[0].id) && strings_follow(js, n)) {
+        int rc = im->ops->strings(im->ctx, js, n, id);
+        return rc == TFMT_OK ? jmap_put_run(&im->strs, js[0].id, id, n) : rc;
+    }
     uint32_t top = 0; /* the batch's largest id so far */
     for (size_t j = 0; j < n; j++) {
         uint32_t sid = js[j].id;
@@ -270,6 +312,15 @@ static inline int model_names(tfmt_jimport *im, tfmt_jimport_frame *f,
     return TFMT_OK;
 }
 
+/* The batch's ids run first, first + 1, ... */
+static bool frames_follow(const tfmt_jsonl_frame *jf, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (jf[j].id != (uint64_t)jf[0].id + j)
+            return false;
+    return true;
+}
+
 /* One batch of frame definitions straight to the model (eager). */
 static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf, size_t n,
                        uint64_t line)
@@ -278,10 +329,11 @@ static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf, size_t n,
     uint32_t ids[TFMT_JIMPORT_BATCH], model[TFMT_JIMPORT_BATCH];
     size_t m = 0;
     uint32_t top = 0; /* the batch's largest id so far */
+    bool run = n && jmap_fresh(&im->frames, jf[0].id) && frames_follow(jf, n);
     for (size_t j = 0; j < n; j++) {
         uint32_t fid = jf[j].id;
-        bool seen = jmap_get(&im->frames, fid) != ABSENT;
-        for (size_t k = 0; m && fid <= top && k < m && !seen; k++)
+        bool seen = !run && jmap_get(&im->frames, fid) != ABSENT;
+        for (size_t k = 0; !run && fid <= top && k < m && !seen; k++)
             seen = ids[k] == fid;
         if (seen)
             continue;
@@ -293,9 +345,11 @@ static int frame_batch(tfmt_jimport *im, const tfmt_jsonl_frame *jf, size_t n,
         int rc = model_names(im, &pend[m], line);
         if (rc < 0)
             return rc;
-        ids[m++] = jf[j].id;
+        ids[m++] = fid;
     }
     int rc = m ? im->ops->frames(im->ctx, pend, m, model) : TFMT_OK;
+    if (rc == TFMT_OK && run)
+        return jmap_put_run(&im->frames, jf[0].id, model, m);
     for (size_t k = 0; rc == TFMT_OK && k < m; k++)
         rc = jmap_put(&im->frames, ids[k], model[k]);
     return rc;
