@@ -5,7 +5,8 @@
  * grow, in place or moved; free and realloc tell them from libc's blocks;
  * a caller's allocator still gets every block. Where there are no such
  * mappings (not Linux, or AddressSanitizer) the same tables come from
- * libc and the checks on mappings are skipped.
+ * libc and the checks on mappings are skipped (the sanitizer builds link
+ * bigmap.c in with TFMT_BIGMAP_ALWAYS, so they run there too).
  */
 #define _GNU_SOURCE /* MAP_FIXED_NOREPLACE */
 #include <pthread.h>

@@ -13,7 +13,8 @@
  * tell them from libc's blocks; a 2 MiB-aligned address is looked up
  * under a lock, any other is libc's at once. Tables are few and large, so
  * the list is short. Under AddressSanitizer the list stays empty (its
- * leak checker sees only libc's blocks) and the caller uses libc.
+ * leak checker sees only libc's blocks) and the caller uses libc, except
+ * in unit.alloc, which builds this file in with TFMT_BIGMAP_ALWAYS.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* mremap */
@@ -36,8 +37,10 @@
 #define TFMT_ASAN 1
 #endif
 
+/* TFMT_BIGMAP_ALWAYS: tests/unit/test_alloc.c, which checks these blocks
+ * in the sanitizer builds too. */
 #if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED) &&  \
-    !defined(TFMT_ASAN)
+    (!defined(TFMT_ASAN) || defined(TFMT_BIGMAP_ALWAYS))
 
 #define ALIGN ((size_t)2 << 20)
 
