@@ -172,6 +172,10 @@ static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
     return true;
 }
 
+/* Hashes computed, and their slots fetched, before the first is probed:
+ * enough that the fetches are done by then (16 was not). */
+#define NAMES_BATCH 64
+
 /*
  * Whether two functions in use have names of equal content (1), or not
  * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
@@ -192,9 +196,9 @@ static int same_names(dtop *t, void *room)
     memset(s.slot, 0, s.cap * sizeof *s.slot);
     file_hashes *fh = tfmt__calloc(p->alloc, 1, sizeof *fh);
     int rc = fh ? 0 : TFMT_ENOMEM;
-    for (uint32_t fn = 0; fn < t->nfn && !rc; fn += 16) {
-        uint64_t h[16];
-        uint32_t n = t->nfn - fn < 16 ? t->nfn - fn : 16;
+    for (uint32_t fn = 0; fn < t->nfn && !rc; fn += NAMES_BATCH) {
+        uint64_t h[NAMES_BATCH];
+        uint32_t n = t->nfn - fn < NAMES_BATCH ? t->nfn - fn : NAMES_BATCH;
         for (uint32_t k = 0; k < n; k++) {
             h[k] = used[fn + k] ? names_hash(t, fh, fn + k) : 0;
             __builtin_prefetch(&s.slot[nameset_home(&s, h[k])]);
