@@ -69,9 +69,51 @@ TEST(grown_table_keeps_contents)
     tfmt__free(NULL, t);
 }
 
+/* Whether [p, p + n) lies in one mapping of /proc/self/maps (one VMA,
+ * which mremap needs to grow or move a block). */
+static bool one_mapping(const void *p, size_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return true; /* nothing to check against */
+    unsigned long from, to;
+    bool found = false;
+    char line[512];
+    while (!found && fgets(line, sizeof line, f))
+        found = sscanf(line, "%lx-%lx", &from, &to) == 2 &&
+                from <= (uintptr_t)p && (uintptr_t)p + n <= to;
+    fclose(f);
+    return found;
+}
+
+/* Map a page right after [p, p + n) so the block cannot grow in place;
+ * NULL when that address was taken already (then it cannot either). */
+static char *block_after(void *p, size_t n)
+{
+    char *next = (char *)p + n;
+    char *b = mmap(next, 4096, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (b != next) {
+        if (b != MAP_FAILED)
+            munmap(b, 4096);
+        return NULL;
+    }
+    b[0] = 42;
+    return b;
+}
+
+static void unblock(char *b)
+{
+    if (!b)
+        return;
+    CHECK(b[0] == 42, "the neighbour changed");
+    munmap(b, 4096);
+}
+
 /*
  * A block whose next addresses are taken moves: its pages go to a new
- * aligned mapping, contents and the neighbour intact.
+ * aligned mapping, contents and the neighbour intact, and it stays one
+ * mapping, so it can move again.
  */
 TEST(blocked_block_moves)
 {
@@ -82,32 +124,28 @@ TEST(blocked_block_moves)
     uint32_t *t = tfmt__bigmap_alloc(2 * MIB);
     REQUIRE(t != NULL, "no block");
     fill(t, 0, 2 * MIB / 4);
-    char *next = (char *)t + 2 * MIB;
-    char *blocker =
-        mmap(next, 4096, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-    bool blocked = blocker == next;
-    if (blocked)
-        blocker[0] = 42;
+    char *blocker = block_after(t, 2 * MIB);
     uint32_t *u = tfmt__bigmap_resize(t, 16 * MIB);
     REQUIRE(u != NULL, "resize failed");
-    CHECK(!blocked || u != t, "grew over the neighbour");
+    CHECK(!blocker || u != t, "grew over the neighbour");
     CHECK(aligned(u), "moved to %p", (void *)u);
+    CHECK(one_mapping(u, 16 * MIB), "the moved block is several mappings");
     CHECK(first_wrong(u, 2 * MIB / 4) == 2 * MIB / 4, "entry %zu lost",
           first_wrong(u, 2 * MIB / 4));
     CHECK(tfmt__bigmap_size(u) == 16 * MIB, "size %zu", tfmt__bigmap_size(u));
-    CHECK(!blocked || tfmt__bigmap_size(t) == 0, "old address still listed");
+    CHECK(!blocker || tfmt__bigmap_size(t) == 0, "old address still listed");
     fill(u, 2 * MIB / 4, 16 * MIB / 4);
-    CHECK(first_wrong(u, 16 * MIB / 4) == 16 * MIB / 4, "entry %zu lost",
-          first_wrong(u, 16 * MIB / 4));
-    if (blocked) {
-        CHECK(blocker[0] == 42, "the neighbour changed");
-        munmap(blocker, 4096);
-    }
-    CHECK(tfmt__bigmap_free(u), "not freed as a mapping");
+    char *blocker2 = block_after(u, 16 * MIB);
+    uint32_t *v = tfmt__bigmap_resize(u, 64 * MIB);
+    REQUIRE(v != NULL, "second resize failed");
+    CHECK(one_mapping(v, 64 * MIB), "the block is several mappings");
+    CHECK(first_wrong(v, 16 * MIB / 4) == 16 * MIB / 4, "entry %zu lost",
+          first_wrong(v, 16 * MIB / 4));
+    unblock(blocker);
+    unblock(blocker2);
+    CHECK(tfmt__bigmap_free(v), "not freed as a mapping");
 }
 
-/* realloc of a big table keeps it a mapping, shrinking or growing. */
 TEST(realloc_of_a_table)
 {
     uint32_t *t = tfmt__malloc_table(NULL, 3 * MIB / 4, sizeof *t);

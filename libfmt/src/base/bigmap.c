@@ -132,17 +132,21 @@ size_t tfmt__bigmap_size(const void *p)
 /*
  * Block p of `old` mapped bytes, moved or extended to `size`: in place
  * when the addresses after it are free, else its pages are moved (not
- * copied) to the start of a fresh aligned mapping of the new size.
+ * copied) to a fresh aligned range, extended there in the same call. A
+ * block stays one mapping (one VMA) that way, as mremap needs of the
+ * block it grows next time: moving the pages into a bigger mapping made
+ * beforehand would leave two, which mremap cannot extend, and which
+ * older kernels cannot move either (EFAULT; 6.18 moves them).
  */
 static void *remap(void *p, size_t old, size_t size)
 {
     void *q = mremap(p, old, size, 0);
     if (q != MAP_FAILED)
         return q;
-    char *to = map_aligned(size);
+    char *to = map_aligned(size); /* the range, replaced by the move */
     if (!to)
         return NULL;
-    q = mremap(p, old, old, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+    q = mremap(p, old, size, MREMAP_MAYMOVE | MREMAP_FIXED, to);
     if (q == MAP_FAILED) {
         munmap(to, size);
         return NULL;
