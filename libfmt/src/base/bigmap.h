@@ -2,8 +2,9 @@
 /*
  * bigmap.h - big tables of libc's allocator as mappings of their own that
  * grow in place (bigmap.c), for alloc.c. Linux only; elsewhere, and under
- * AddressSanitizer, tfmt__bigmap_alloc always fails and the caller uses
- * libc. Never installed.
+ * AddressSanitizer (unless TFMT_BIGMAP_ALWAYS, as in unit.alloc),
+ * tfmt__bigmap_alloc always fails and the caller uses libc. Never
+ * installed.
  */
 #ifndef TFMT_BIGMAP_H
 #define TFMT_BIGMAP_H
