@@ -102,10 +102,9 @@ void *tfmt__malloc_table(const tfmt_allocator *a, size_t n, size_t size)
 static void *big_realloc(const tfmt_allocator *a, void *old, size_t old_size,
                          size_t size)
 {
-    if ((a && a->realloc_fn) || size < BIG_TABLE)
+    /* tfmt__realloc also grows a mapping (bigmap.c) in place */
+    if ((a && a->realloc_fn) || size < BIG_TABLE || tfmt__bigmap_size(old))
         return tfmt__realloc(a, old, size);
-    if ((!a || !a->malloc_fn) && tfmt__bigmap_size(old))
-        return tfmt__bigmap_resize(old, size);
     void *p = big_malloc(a, size);
     if (!p)
         return NULL;
