@@ -11,10 +11,11 @@
  *
  * The blocks are listed (address and size) so that free and realloc can
  * tell them from libc's blocks; a 2 MiB-aligned address is looked up
- * under a lock, any other is libc's at once. Tables are few and large, so
- * the list is short. Under AddressSanitizer the list stays empty (its
- * leak checker sees only libc's blocks) and the caller uses libc, except
- * in unit.alloc, which builds this file in with TFMT_BIGMAP_ALWAYS.
+ * under a lock, any other is libc's at once. Tables are few and large
+ * (alloc.c maps them from 256 KiB), so the list is short. Under
+ * AddressSanitizer the list stays empty (its leak checker sees only libc's
+ * blocks) and the caller uses libc, except in unit.alloc, which builds this
+ * file in with TFMT_BIGMAP_ALWAYS.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE /* mremap */

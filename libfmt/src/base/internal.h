@@ -24,9 +24,12 @@ void *tfmt__malloc(const tfmt_allocator *a, size_t size);
 void *tfmt__calloc(const tfmt_allocator *a, size_t n, size_t size);
 void *tfmt__realloc(const tfmt_allocator *a, void *ptr, size_t size);
 void tfmt__free(const tfmt_allocator *a, void *ptr);
-/* n items of `size` bytes for a table that may be big: from 2 MiB up, on
- * huge pages where the kernel grants them (alloc.c). Freed as any block. */
+/* n items of `size` bytes for a table that may be big: from 256 KiB up,
+ * on huge pages where the kernel grants them (alloc.c). Freed as any
+ * block. */
 void *tfmt__malloc_table(const tfmt_allocator *a, size_t n, size_t size);
+/* The same, zeroed (a fresh mapping is zero already: no memset). */
+void *tfmt__calloc_table(const tfmt_allocator *a, size_t n, size_t size);
 /* Grow *ptr (elements of `elem` bytes) to hold at least `need`; doubles
  * (fourfold for big tables in libc's allocator). */
 int tfmt__grow(const tfmt_allocator *a, void **ptr, size_t *cap, size_t need,

@@ -74,7 +74,7 @@ static int number_functions(dtop *t)
 static uint8_t *used_functions(const dtop *t)
 {
     const tfmt_profile *p = t->p;
-    uint8_t *used = tfmt__calloc(p->alloc, t->nfn + 1, 1);
+    uint8_t *used = tfmt__calloc_table(p->alloc, t->nfn + 1, 1);
     for (size_t f = 0; used && f < p->naggs && f < p->nframes; f++)
         if (p->agg_listed[f])
             used[t->ffn[f]] = 1;
@@ -172,17 +172,111 @@ static bool nameset_add(const dtop *t, nameset *s, uint32_t fn, uint64_t h)
     return true;
 }
 
-/* Hashes computed, and their slots fetched, before the first is probed:
- * enough that the fetches are done by then (16 was not). */
+/*
+ * Buckets of name hashes, two bits each: `seen` marks a bucket a function
+ * in use hashed to, `twice` one that a second function did. Only the
+ * functions of buckets met twice can share names (equal names hash
+ * alike), and with 8 to 16 buckets a function about one in 8 to 16 is
+ * in one.
+ */
+typedef struct buckets {
+    uint64_t *seen, *twice;
+    unsigned shift; /* a hash's bucket is its top 64 - shift bits */
+} buckets;
+
+static int buckets_init(buckets *b, const tfmt_allocator *a, size_t nfn)
+{
+    unsigned bits = 6; /* 64 buckets at least, 2^31 at most */
+    while (bits < 31 && ((size_t)1 << bits) < 8 * nfn)
+        bits++;
+    size_t words = ((size_t)1 << bits) / 64;
+    b->seen = tfmt__calloc_table(a, 2 * words, sizeof *b->seen);
+    b->twice = b->seen ? b->seen + words : NULL;
+    b->shift = 64 - bits;
+    return b->seen ? TFMT_OK : TFMT_ENOMEM;
+}
+
+static bool bit_is_set(const uint64_t *w, uint32_t i)
+{
+    return w[i / 64] >> (i % 64) & 1;
+}
+
+/* Mark bucket i seen; a bucket seen already is marked twice (true). */
+static bool bucket_mark(buckets *b, uint32_t i)
+{
+    uint64_t m = (uint64_t)1 << (i % 64);
+    bool again = b->seen[i / 64] & m;
+    b->twice[i / 64] |= again ? m : 0;
+    b->seen[i / 64] |= m;
+    return again;
+}
+
+/* Hashes computed, and their bitmap words fetched, a batch at a time:
+ * the bitmaps outgrow the L2 cache from about 250,000 functions. */
 #define NAMES_BATCH 64
+
+static uint32_t bucket_of(const buckets *b, uint64_t h)
+{
+    return (uint32_t)(h >> b->shift);
+}
+
+/*
+ * Pass one: the hash of each function in use to hash[] (0 for the
+ * others), and its bucket marked. Returns how many functions met a bucket seen
+ * before: those of buckets met twice are at most twice that.
+ */
+static size_t fill_buckets(const dtop *t, const uint8_t *used, buckets *b,
+                           file_hashes *fh, uint64_t *hash)
+{
+    size_t again = 0;
+    for (uint32_t fn = 0; fn < t->nfn; fn += NAMES_BATCH) {
+        uint32_t n = t->nfn - fn < NAMES_BATCH ? t->nfn - fn : NAMES_BATCH;
+        for (uint32_t k = 0; k < n; k++) {
+            hash[fn + k] = used[fn + k] ? names_hash(t, fh, fn + k) : 0;
+            uint32_t i = bucket_of(b, hash[fn + k]);
+            __builtin_prefetch(&b->seen[i / 64]);
+            __builtin_prefetch(&b->twice[i / 64]);
+        }
+        for (uint32_t k = 0; k < n; k++)
+            if (used[fn + k])
+                again += bucket_mark(b, bucket_of(b, hash[fn + k]));
+    }
+    return again;
+}
+
+/*
+ * Pass two: the functions of buckets met twice, into an exact set (their
+ * hashes kept: computing them again chased four pointers to memory).
+ */
+static int compare_shared(const dtop *t, const uint8_t *used, const buckets *b,
+                          const uint64_t *hash, size_t again)
+{
+    nameset s = {NULL, 4 * (again + 1)};
+    s.slot = tfmt__calloc_table(t->p->alloc, s.cap, sizeof *s.slot);
+    if (!s.slot)
+        return TFMT_ENOMEM;
+    int rc = 0;
+    for (uint32_t fn = 0; fn < t->nfn && !rc; fn += NAMES_BATCH) {
+        uint32_t n = t->nfn - fn < NAMES_BATCH ? t->nfn - fn : NAMES_BATCH;
+        for (uint32_t k = 0; k < n; k++)
+            __builtin_prefetch(&b->twice[bucket_of(b, hash[fn + k]) / 64]);
+        for (uint32_t k = 0; k < n && !rc; k++)
+            if (used[fn + k] &&
+                bit_is_set(b->twice, bucket_of(b, hash[fn + k])))
+                rc = !nameset_add(t, &s, fn + k, hash[fn + k]);
+    }
+    tfmt__free(t->p->alloc, s.slot);
+    return rc;
+}
 
 /*
  * Whether two functions in use have names of equal content (1), or not
  * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
- * (interned ones are one id per content). Hashes go a batch at a time,
- * their slots fetched before any is probed. The set lives in `room`, 16
- * bytes a function (the counts' block, not used yet), which the caller
- * clears afterwards.
+ * (interned ones are one id per content). A set of every function (16
+ * bytes each) sent most probes to memory; the bucket filter keeps 4 bits
+ * a function in cache, and the exact set holds the few it lets through.
+ * hash[] lives in `room`, 8 bytes a function (the counts' block, not
+ * used yet), which the caller clears afterwards.
  */
 static int same_names(dtop *t, void *room)
 {
@@ -190,21 +284,14 @@ static int same_names(dtop *t, void *room)
     if (!p->appended)
         return TFMT_OK;
     uint8_t *used = used_functions(t);
-    if (!used)
-        return TFMT_ENOMEM;
-    nameset s = {room, 2 * ((size_t)t->nfn + 2)};
-    memset(s.slot, 0, s.cap * sizeof *s.slot);
     file_hashes *fh = tfmt__calloc(p->alloc, 1, sizeof *fh);
-    int rc = fh ? 0 : TFMT_ENOMEM;
-    for (uint32_t fn = 0; fn < t->nfn && !rc; fn += NAMES_BATCH) {
-        uint64_t h[NAMES_BATCH];
-        uint32_t n = t->nfn - fn < NAMES_BATCH ? t->nfn - fn : NAMES_BATCH;
-        for (uint32_t k = 0; k < n; k++) {
-            h[k] = used[fn + k] ? names_hash(t, fh, fn + k) : 0;
-            __builtin_prefetch(&s.slot[nameset_home(&s, h[k])]);
-        }
-        for (uint32_t k = 0; k < n && !rc; k++)
-            rc = used[fn + k] && !nameset_add(t, &s, fn + k, h[k]);
+    buckets b;
+    int rc = used && fh ? buckets_init(&b, p->alloc, t->nfn) : TFMT_ENOMEM;
+    if (rc == TFMT_OK) {
+        size_t again = fill_buckets(t, used, &b, fh, room);
+        if (again)
+            rc = compare_shared(t, used, &b, room, again);
+        tfmt__free(p->alloc, b.seen);
     }
     tfmt__free(p->alloc, fh);
     tfmt__free(p->alloc, used);
@@ -339,9 +426,9 @@ int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out)
     t.ffn = tfmt__malloc_table(p->alloc, n, sizeof *t.ffn);
     t.fn_frame = tfmt__malloc_table(p->alloc, n, sizeof *t.fn_frame);
     int rc = t.ffn && t.fn_frame ? number_functions(&t) : TFMT_ENOMEM;
-    size_t nfn = (size_t)t.nfn + 2; /* the name set's room is 2 * nfn */
+    size_t nfn = (size_t)t.nfn + 1;
     if (rc == TFMT_OK) {
-        /* self and cum in one block: the name set's room first */
+        /* self and cum in one block: hash[] of same_names first */
         t.self = tfmt__malloc_table(p->alloc, 2 * nfn, sizeof *t.self);
         t.cum = t.self ? t.self + nfn : NULL;
         t.heap = tfmt__malloc(p->alloc,
