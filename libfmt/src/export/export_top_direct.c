@@ -273,8 +273,11 @@ static int compare_shared(const dtop *t, const uint8_t *used, const buckets *b,
  * Whether two functions in use have names of equal content (1), or not
  * (0); TFMT_ENOMEM. Only appended strings can be equal under two ids
  * (interned ones are one id per content). A set of every function (16
- * bytes each) sent most probes to memory; the bucket filter keeps 4 bits
- * a function in cache, and the exact set holds the few it lets through.
+ * bytes each) sent most probes to memory; the bucket filter's bitmaps (2
+ * to 4 bytes a function) stay in cache, and the exact set holds the few
+ * functions it lets through: 64,000 of 1,050,000 on the 200 MB export of
+ * bench/jsonl_bench.sh, where this check took 18 ms instead of 20 to 45
+ * (its 17 MB set cleared first).
  * hash[] lives in `room`, 8 bytes a function (the counts' block, not
  * used yet), which the caller clears afterwards.
  */
