@@ -202,7 +202,15 @@ def check_unicode(args, samples):
 
 
 def check_threads(samples):
-    """All idle threads waiting in every sample the busy one is in."""
+    """All idle threads waiting in every sample the busy one is in, and
+    every sample of the main thread marked so (its status read that tick:
+    record.*.threads_late)."""
+    mains = {tid for tid, status, w, st in samples if status & MAIN_THREAD}
+    check(len(mains) == 1, f"main thread ids {sorted(mains)}")
+    stale = sum(w for tid, status, w, st in samples
+                if tid in mains and not status & MAIN_THREAD)
+    check(stale == 0, f"{stale} samples of the main thread without "
+          f"MAIN_THREAD (a status from an earlier tick)")
     weight = collections.Counter()
     waiting = collections.Counter()
     for tid, status, w, st in samples:

@@ -162,33 +162,46 @@ static uint64_t eligible(const unwinder *u, uint32_t i)
     return tid;
 }
 
-/* The statuses of the eligible threads held (`held`) or not. */
-static int read_statuses(unwinder *u, bool held, uint8_t *status)
+/*
+ * The statuses of the eligible threads not read yet (done[i] false), or,
+ * with `skip_held`, of those not asked to stop; done[] records each read.
+ */
+static int read_statuses(unwinder *u, bool skip_held, uint8_t *status,
+                         bool *done)
 {
     for (uint32_t i = 0; i < u->nlisted; i++) {
         uint64_t tid = eligible(u, i);
-        if (!tid || unwind_held(u, tid) != held)
+        if (!tid || done[i] || (skip_held && unwind_held(u, tid)))
             continue;
         int rc = unwind_status(u, &u->listed[i], tid, &status[i]);
         if (rc != RMEM_OK)
             return rc;
+        done[i] = true;
     }
     return RMEM_OK;
 }
 
-/* Choose the threads to walk and set up their jobs (*count of them).
+/*
+ * Choose the threads to walk and set up their jobs (*count of them).
  * Threads that ran at the last sample are asked to stop first, and their
- * statuses read once they have (unwind_hold.c). */
+ * statuses read once they have (unwind_hold.c). The second reading takes
+ * every thread the first left, held or not: a thread whose stop failed is
+ * no longer held by then, and reading only the held ones left its status
+ * from an earlier sample (a main thread without its MAIN_THREAD bit, seen
+ * by record.*.threads).
+ */
 static int select_threads(unwinder *u, uint32_t *count)
 {
     static uint8_t status[UNWIND_MAX_THREADS];
+    static bool done[UNWIND_MAX_THREADS];
     uint32_t n = 0;
+    memset(done, 0, u->nlisted * sizeof *done);
     unwind_hold_ask(u);
-    int rc = read_statuses(u, false, status);
+    int rc = read_statuses(u, true, status, done);
     if (rc == RMEM_OK)
         rc = unwind_hold_wait(u);
     if (rc == RMEM_OK)
-        rc = read_statuses(u, true, status);
+        rc = read_statuses(u, false, status, done);
     for (uint32_t i = 0; rc == RMEM_OK && i < u->nlisted; i++) {
         const listed_thread *l = &u->listed[i];
         uint64_t tid = eligible(u, i);

@@ -28,6 +28,7 @@
  * for threads that do not run would take its samples late, when the
  * target is busy, and see the busy share too low.
  */
+#include <stdlib.h>
 #include <time.h>
 
 #include "unwind.h"
@@ -109,11 +110,29 @@ static int refresh_states(unwinder *u)
     return n ? unwind_read_pieces(u->pid, p, n) : RMEM_OK;
 }
 
+/*
+ * TACHYON_RECORD_TEST_HOLD_LATE (tests only: record.*.threads_late): every
+ * thread that stops is let go at once and counted late, as when it
+ * stops after HOLD_WAIT_NS, so the sampling of threads whose stop failed
+ * is tested every tick instead of by chance.
+ */
+static bool test_hold_late(void)
+{
+    static int late = -1;
+    if (late < 0)
+        late = getenv("TACHYON_RECORD_TEST_HOLD_LATE") != NULL;
+    return late;
+}
+
 int unwind_hold_wait(unwinder *u)
 {
     uint32_t k = 0;
     for (uint32_t i = 0; i < u->nheld; i++) {
         pause_status s = thread_pause_wait(&u->held[i], HOLD_WAIT_NS);
+        if (s == PAUSE_OK && test_hold_late()) {
+            thread_pause_resume(&u->held[i]);
+            s = PAUSE_LATE;
+        }
         if (s == PAUSE_OK) {
             u->held[k] = u->held[i];
             u->held_ns[k++] = u->held_ns[i];
