@@ -152,6 +152,18 @@ int tfmt__top_direct(tfmt_profile *p, uint32_t limit, tfmt_buf *out);
 /* The same by walking every frame in content order (any profile). */
 int tfmt__top_walk(tfmt_profile *p, const tfmt_export_options *opts,
                    tfmt_buf *out, tfmt_text_flush flush, void *ctx);
+/*
+ * Whether two functions in use (of frames an export listed) of a
+ * tree-less profile have file and function names of equal content under
+ * different string ids, or may have (1), or not (0); TFMT_ENOMEM
+ * (top_twins.c). ffn[f] is the function of frame f, fn_frame[fn] a frame
+ * of function fn; room is scratch of 2 * nfn 8-byte words.
+ */
+int tfmt__top_twins(const tfmt_profile *p, const uint32_t *ffn,
+                    const uint32_t *fn_frame, uint32_t nfn, uint64_t *room);
+/* The hash of its names (a string's under seed 0, a function name's under
+ * its file name's hash); tests make names collide with it. */
+uint64_t tfmt__name_hash(const char *s, size_t n, uint64_t seed);
 int tfmt__svg_write(tfmt_profile *p, tfmt_sink *sink,
                     const tfmt_export_options *opts, bool embedded);
 
