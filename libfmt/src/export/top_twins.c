@@ -192,8 +192,8 @@ static void count_parts(twins *w, parts *pt, int pass)
 {
     for (uint32_t first = 0; first < w->n; first += BATCH) {
         uint64_t live;
-        const uint64_t *h = w->hash(w, first, batch_size(w, first), pass,
-                                    &live);
+        const uint64_t *h =
+            w->hash(w, first, batch_size(w, first), pass, &live);
         for (uint32_t k = 0; k < BATCH; k++)
             if (live >> k & 1)
                 pt->start[part_of(pt, h[k]) + 1]++;
@@ -208,8 +208,8 @@ static bool fill_parts(twins *w, parts *pt, int pass)
     bool fits = true;
     for (uint32_t first = 0; first < w->n; first += BATCH) {
         uint64_t live;
-        const uint64_t *h = w->hash(w, first, batch_size(w, first), pass,
-                                    &live);
+        const uint64_t *h =
+            w->hash(w, first, batch_size(w, first), pass, &live);
         for (uint32_t k = 0; k < BATCH; k++) {
             if (!(live >> k & 1))
                 continue;
@@ -274,8 +274,8 @@ static int scan_parts(const twins *w, const parts *pt)
         return TFMT_ENOMEM;
     int rc = 0;
     for (uint32_t k = 0; k < nparts && !rc; k++)
-        rc = part_twins(w, pt, set, (uint32_t)cap - 1, pt->start[k],
-                        pt->end[k]);
+        rc =
+            part_twins(w, pt, set, (uint32_t)cap - 1, pt->start[k], pt->end[k]);
     tfmt__free(w->p->alloc, set);
     return rc;
 }
@@ -306,9 +306,9 @@ static int counted_shares(twins *w, parts *pt, int pass, uint64_t *room,
         pt->start[k + 1] += pt->start[k];
     memcpy(pt->end, pt->start, nparts * sizeof *pt->end);
     size_t live = pt->start[nparts];
-    pt->entry = live <= room_words ? room
-                                   : tfmt__malloc_table(w->p->alloc, live,
-                                                        sizeof *pt->entry);
+    pt->entry = live <= room_words
+                    ? room
+                    : tfmt__malloc_table(w->p->alloc, live, sizeof *pt->entry);
     return pt->entry ? TFMT_OK : TFMT_ENOMEM;
 }
 
@@ -320,12 +320,11 @@ static int counted_shares(twins *w, parts *pt, int pass, uint64_t *room,
 static int find_twins(twins *w, uint64_t *room, size_t room_words)
 {
     parts pt = {0, NULL, NULL, NULL};
-    while (pt.bits < MAX_PART_BITS &&
-           (w->n >> (pt.bits + PART_ITEMS_LOG2)) > 0)
+    while (pt.bits < MAX_PART_BITS && (w->n >> (pt.bits + PART_ITEMS_LOG2)) > 0)
         pt.bits++;
     uint32_t nparts = (uint32_t)1 << pt.bits;
-    pt.start = tfmt__malloc(w->p->alloc, (2 * (size_t)nparts + 1) *
-                                             sizeof *pt.start);
+    pt.start =
+        tfmt__malloc(w->p->alloc, (2 * (size_t)nparts + 1) * sizeof *pt.start);
     if (!pt.start)
         return TFMT_ENOMEM;
     pt.end = pt.start + nparts + 1;
@@ -360,8 +359,12 @@ static int function_twins(const tfmt_profile *p, const uint32_t *ffn,
                           const uint32_t *fn_frame, uint32_t nfn,
                           uint64_t *room)
 {
-    twins w = {.p = p, .n = nfn, .hash = function_hashes,
-               .same = same_function, .fn_frame = fn_frame, .kept = room};
+    twins w = {.p = p,
+               .n = nfn,
+               .hash = function_hashes,
+               .same = same_function,
+               .fn_frame = fn_frame,
+               .kept = room};
     uint8_t *used = used_functions(p, ffn, nfn);
     file_hashes *fh = tfmt__calloc(p->alloc, 1, sizeof *fh);
     int rc = TFMT_ENOMEM;
@@ -380,8 +383,10 @@ int tfmt__top_twins(const tfmt_profile *p, const uint32_t *ffn,
 {
     if (!p->appended)
         return 0;
-    twins strings = {.p = p, .n = (uint32_t)p->nstrings,
-                     .hash = string_hashes, .same = same_string};
+    twins strings = {.p = p,
+                     .n = (uint32_t)p->nstrings,
+                     .hash = string_hashes,
+                     .same = same_string};
     int rc = find_twins(&strings, room, 2 * (size_t)nfn);
     return rc == 1 ? function_twins(p, ffn, fn_frame, nfn, room) : rc;
 }
