@@ -32,6 +32,15 @@
  *                    arguments, any bytes but NUL: hostile names for the
  *                    heatmap's sources and the text outputs) at line i+1,
  *                    with N * (i + 1) samples of the stack [main, i]
+ *   id-flood N       an export of N more strings whose str_ids (2^31 and
+ *                    up) all met in one probe chain of the id sets while
+ *                    their hash was a fixed multiply-shift: the top 12
+ *                    bits of (id + 1) * 2^64/phi are zero (quadratic
+ *                    time before the hashes took a secret, 0.2)
+ *   string-flood N   a log of N functions (one sample each, under "main")
+ *                    whose 16-byte names all had one hash while strings
+ *                    were interned with a fixed seed (0.1's profile.c):
+ *                    the last 8 bytes solved from the first 8
  *   jsonl-SHAPE-WHERE MIB  an export with one line of MIB MiB: a value of
  *                    many empty arrays, deep arrays, a long string, many
  *                    members or numbers, placed where readers skip it, or
@@ -198,6 +207,87 @@ static int ignorable(FILE *f, unsigned long mib)
     return rc == 0 ? 0 : fail("zstd compression failed");
 }
 
+static int id_flood(FILE *f, unsigned long n)
+{
+    fputs(ENVELOPE("meta") ",\"sample_interval_usec\":1000}\n" ENVELOPE(
+              "string_table") ",\"strings\":[{\"str_id\":0,\"value\":"
+                              "\"leaf\"},{\"str_id\":1,\"value\":\"w.py\"}",
+          f);
+    unsigned long long id = 1ULL << 31;
+    for (unsigned long k = 0; k < n && id < 1ULL << 32; id++)
+        if (((id + 1) * 0x9e3779b97f4a7c15ULL) >> 52 == 0) {
+            fprintf(f, ",{\"str_id\":%llu,\"value\":\"s\"}", id);
+            k++;
+        }
+    fputs("]}\n" ENVELOPE("frame_table") ",\"frames\":[{\"frame_id\":0,"
+                                         "\"path_str_id\":1,\"func_str_id\":"
+                                         "0,\"line\":5}]}\n",
+          f);
+    fputs(jsonl_tail, f);
+    return 0;
+}
+
+/* 0.1's string hash (tfmt__hash_bytes, its mix) for 16 bytes. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+#define GOLDEN 0x9e3779b97f4a7c15ULL
+#define OLD_STRING_SEED 0x7461636879736eULL
+
+/* Names whose old hash is equal: each round's state after the first 8
+ * bytes, XORed with the last 8, is one value. Every byte is ASCII but NUL,
+ * so the reader's UTF-8 repair keeps the names as they are. */
+static int string_flood(const char *path, unsigned long n)
+{
+    tfmt_sink *s = NULL;
+    tfmt_bin_writer *w = NULL;
+    tfmt_error e;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    o.sample_interval_us = 1000;
+    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
+                       &e) != TFMT_OK ||
+        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
+        return fail(e.msg);
+    uint32_t st[2];
+    int rc = tfmt_bin_writer_location(w, "app.py", 6, "main", 4, 1, 1, 0, 4,
+                                      255, &st[0]);
+    uint64_t t = 1000000, target = 0x6f6e652076616c75ULL;
+    for (uint64_t a = 0x4141414141414141ULL; n && rc == TFMT_OK; a++) {
+        uint64_t h = mix((OLD_STRING_SEED ^ 16 * GOLDEN) ^ a) + GOLDEN;
+        uint64_t b = target ^ h;
+        bool ascii = true;
+        for (int i = 0; i < 8; i++) {
+            unsigned x = a >> (8 * i) & 0xff, y = b >> (8 * i) & 0xff;
+            ascii &= x && x < 0x80 && y && y < 0x80;
+        }
+        if (!ascii)
+            continue;
+        char name[16];
+        memcpy(name, &a, 8);
+        memcpy(name + 8, &b, 8);
+        rc = tfmt_bin_writer_location(w, "app.py", 6, name, 16, 2, 2, 0, 4, 255,
+                                      &st[1]);
+        if (rc == TFMT_OK)
+            rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
+        n--;
+    }
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    tfmt_bin_writer_free(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(s);
+    tfmt_sink_free(s);
+    return rc == TFMT_OK ? 0 : fail("writer failed");
+}
+
 /*
  * A valid log through the public writer: thread 1 samples stack [A, B]
  * at t0, then [A, C] (a POP_PUSH: pop 1, push 1) at `t1`.
@@ -306,6 +396,8 @@ int main(int argc, char **argv)
                             argv + 4);
     if (!strcmp(c, "clean"))
         return two_samples(out, 1001000, 0);
+    if (!strcmp(c, "string-flood"))
+        return string_flood(out, mib);
     FILE *f = fopen(out, "wb");
     if (!f)
         return fail("cannot create OUT");
@@ -315,6 +407,7 @@ int main(int argc, char **argv)
              : !strcmp(c, "table-bomb-zstd")  ? whole_bomb(f, mib, 81, 88, 1)
              : !strcmp(c, "region-bomb")      ? region_bomb(f, mib)
              : !strcmp(c, "ignorable")        ? ignorable(f, mib)
+             : !strcmp(c, "id-flood")         ? id_flood(f, mib)
              : gen_jsonl_line(c, f, mib) == 0 ? 0
                                               : fail("unknown case");
     if (fclose(f) != 0 && rc == 0)

@@ -805,6 +805,38 @@ def case_header_bomb(d):
               "%s: located at the bound, under the limit" % case)
 
 
+def case_flood(d):
+    """Hash flooding: keys a file chose so that they all met in one probe
+    chain of a table while its hash had no secret (0.1): 200,000 str_ids
+    of a JSONL export (tachyon-validate took 31 s on them), and 100,000
+    function names of a log (conv about 25 s). Each run must take a small
+    part of that: the tables hash with a secret drawn per process."""
+    bound = 30 if SANITIZED else 5
+    ids = gen("id-flood", os.path.join(d, "ids.jsonl"), 200000)
+    names = gen("string-flood", os.path.join(d, "names.bin"), 100000)
+    runs = [
+        ([tool("validate"), ids], "validate, flooded ids"),
+        ([tool("conv"), "--to", "top", ids], "conv --to top, flooded ids"),
+        ([tool("conv"), "-o", "ids.out.jsonl", ids], "conv, flooded ids"),
+        ([tool("validate"), names], "validate, flooded names"),
+        ([tool("conv"), "--to", "collapsed", "-o", "names.txt", names],
+         "conv --to collapsed, flooded names"),
+        ([tool("conv"), "-o", "names.jsonl", names, names],
+         "conv of two logs merged, flooded names"),
+        ([tool("diff"), names, names], "diff, flooded names"),
+    ]
+    for args, what in runs:
+        res = run(args, d, timeout=2 * bound)
+        ok = res.code == 0 and res.secs < bound
+        check(res.code == 0, "%s: exit %d; stderr: %s" %
+              (what, res.code, res.err.strip()[:400]))
+        check(res.secs < bound, "%s: %.1f s (bound %d s)" %
+              (what, res.secs, bound))
+        if ok:
+            print("ok   %-58s %6.2f s %6.1f MB" % (what, res.secs,
+                                                    res.rss / MIB))
+
+
 CASES = {
     "refuse-early": case_refuse_early,
     "bombs": case_bombs,
@@ -816,6 +848,7 @@ CASES = {
     "forge": case_forge,
     "devices": case_devices,
     "header-bomb": case_header_bomb,
+    "flood": case_flood,
 }
 
 

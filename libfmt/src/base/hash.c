@@ -1,8 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /* hash.c - byte hashing and the id set behind every interning table. */
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "internal.h"
 
 #define EMPTY UINT32_MAX
+
+/* Until the constructor runs (nothing hashes before it), fixed values. */
+uint64_t tfmt__hash_secret = 0x7461636879306e21ULL;
+uint64_t tfmt__hash_odd = 0x9e3779b97f4a7c15ULL;
+
+/*
+ * The secrets, drawn when the library is loaded, before any thread can
+ * hash. Without getrandom (an old kernel, a sandbox refusing it), the
+ * clock, the process id and where the stack and this library were mapped
+ * (ASLR) still vary from run to run.
+ */
+__attribute__((constructor)) static void draw_secrets(void)
+{
+    uint64_t r[2];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r[0] = tfmt__hash_mix((uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32 ^
+                              (uint64_t)(uintptr_t)&ts);
+        r[1] = tfmt__hash_mix(r[0] ^ (uint64_t)(uintptr_t)draw_secrets ^
+                              (uint64_t)ts.tv_sec);
+    }
+    tfmt__hash_secret = r[0];
+    tfmt__hash_odd = r[1] | 1;
+}
 
 uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed)
 {

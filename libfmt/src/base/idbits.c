@@ -26,10 +26,11 @@ void tfmt__idbits_free(tfmt_idbits *s)
     tfmt__idbits_init(s, s->alloc);
 }
 
-/* Fibonacci hashing: the top log2(cap) bits of id * 2^64/phi. */
+/* Multiply-shift: the top log2(cap) bits of id times an odd secret (a
+ * fixed multiplier let a file choose ids that all meet in one chain). */
 static size_t slot_of(uint32_t id, size_t cap)
 {
-    uint64_t h = ((uint64_t)id + 1) * 0x9e3779b97f4a7c15ULL;
+    uint64_t h = ((uint64_t)id + 1) * tfmt__hash_odd;
     return (size_t)(h >> (64 - __builtin_ctzll((unsigned long long)cap)));
 }
 

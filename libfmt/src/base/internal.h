@@ -161,7 +161,24 @@ static inline uint64_t tfmt__add_sat(uint64_t a, uint64_t b)
 }
 
 /* ---- hashing (hash.c) ---- */
+/*
+ * Tables keyed by what a file holds (its strings, ids, thread ids, line
+ * numbers) hash with a secret drawn once a process, so that a file cannot
+ * be made to put its keys in one probe chain (hash flooding: quadratic
+ * time). tfmt__hash_text and tfmt__hash_key take the secret; the plain
+ * hashes are for what must be the same in every process (run ids:
+ * digest.c, tfmt_bin_fingerprint). tfmt__hash_odd is an odd secret, the
+ * multiplier of tables hashed by multiply-shift. Nothing written out
+ * depends on the secrets: tables are looked up, never listed in slot
+ * order.
+ */
+extern uint64_t tfmt__hash_secret, tfmt__hash_odd;
 uint64_t tfmt__hash_bytes(const void *p, size_t n, uint64_t seed);
+/* The hash of a table key of bytes. */
+static inline uint64_t tfmt__hash_text(const void *p, size_t n, uint64_t seed)
+{
+    return tfmt__hash_bytes(p, n, seed ^ tfmt__hash_secret);
+}
 static inline uint64_t tfmt__hash_mix(uint64_t x)
 {
     x ^= x >> 33;
@@ -170,6 +187,11 @@ static inline uint64_t tfmt__hash_mix(uint64_t x)
     x *= 0xc4ceb9fe1a85ec53ULL;
     x ^= x >> 33;
     return x;
+}
+/* The hash of a table key (a bijection, like the mix). */
+static inline uint64_t tfmt__hash_key(uint64_t x)
+{
+    return tfmt__hash_mix(x ^ tfmt__hash_secret);
 }
 
 /*
@@ -218,7 +240,7 @@ int tfmt__idset_insert(tfmt_idset *s, uint64_t hash, uint32_t id);
 int tfmt__idset_reserve(tfmt_idset *s, size_t n);
 /*
  * Find by hash alone, for items keyed by one 64-bit value whose hash is
- * tfmt__hash_mix(key): the mix is a bijection, so equal hashes are equal
+ * tfmt__hash_key(key): a bijection, so equal hashes are equal
  * keys and no callback is needed. Returns the id or UINT32_MAX.
  */
 static inline uint32_t tfmt__idset_find_key(const tfmt_idset *s, uint64_t hash)
@@ -295,12 +317,14 @@ void tfmt__tidmap_free(tfmt_tidmap *m);
 /* Add a key known to be absent; TFMT_ENOMEM on failure. */
 int tfmt__tidmap_insert(tfmt_tidmap *m, uint64_t tid, uint32_t interp,
                         uint32_t index);
-/* Fibonacci hashing: one multiply, the top bits pick the slot. */
+/* Multiply-shift on both parts, by two odd secrets (combining them first
+ * would let a file choose pairs that combine alike). */
 static inline size_t tfmt__tidmap_home(uint64_t tid, uint32_t interp,
                                        unsigned shift)
 {
-    uint64_t k = tid ^ ((uint64_t)interp * 0xc2b2ae3d27d4eb4fULL);
-    return (size_t)((k * 0x9e3779b97f4a7c15ULL) >> shift);
+    uint64_t k =
+        tid * tfmt__hash_odd + (uint64_t)interp * (tfmt__hash_secret | 1);
+    return (size_t)(k >> shift);
 }
 /* The index of (tid, interp), or UINT32_MAX. */
 static inline uint32_t tfmt__tidmap_find(const tfmt_tidmap *m, uint64_t tid,

@@ -15,7 +15,7 @@ const char *tfmt_mode_name(int mode)
 
 uint64_t tfmt__frame_hash(const tfmt_frame *f)
 {
-    uint64_t h = tfmt__hash_mix(((uint64_t)f->filename << 32) | f->funcname);
+    uint64_t h = tfmt__hash_key(((uint64_t)f->filename << 32) | f->funcname);
     h = tfmt__hash_mix(
         h ^ (((uint64_t)(uint32_t)f->lineno << 32) | (uint32_t)f->end_lineno));
     h = tfmt__hash_mix(

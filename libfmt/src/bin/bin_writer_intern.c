@@ -66,7 +66,7 @@ int tfmt_bin_writer_string(tfmt_bin_writer *w, const char *s, size_t len,
     if (!s && len)
         return tfmt__error(&w->err, TFMT_EINVAL, "null string");
     strkey key = {s ? s : "", len};
-    uint64_t h = tfmt__hash_bytes(key.s, len, SEED_STR);
+    uint64_t h = tfmt__hash_text(key.s, len, SEED_STR);
     uint32_t id = tfmt__idset_find(&w->str_set, h, &key, str_eq, w);
     if (id != UINT32_MAX) {
         *out = id;

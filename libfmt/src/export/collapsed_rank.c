@@ -97,7 +97,7 @@ static int text_keys(rctx *r)
     int rc = r->tk && r->tk_key ? TFMT_OK : TFMT_ENOMEM;
     for (uint32_t k = 0; k < c->nkeys && rc == TFMT_OK; k++) {
         tfmt_str s = chunk(c, k);
-        uint64_t h = tfmt__hash_bytes(s.ptr, s.len, 0x636f6c);
+        uint64_t h = tfmt__hash_text(s.ptr, s.len, 0x636f6c);
         uint32_t id = tfmt__idset_find(&set, h, &s, text_eq, r);
         if (id == TFMT_NO_ID) {
             id = r->ntk++;
@@ -193,7 +193,7 @@ typedef struct tslot {
 
 static uint32_t trie_find(tslot *t, size_t mask, uint64_t key, size_t *at)
 {
-    size_t i = (size_t)(tfmt__hash_mix(key) & mask);
+    size_t i = (size_t)(tfmt__hash_key(key) & mask);
     while (t[i].id1 && t[i].key != key)
         i = (i + 1) & mask;
     *at = i;

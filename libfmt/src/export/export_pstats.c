@@ -76,7 +76,7 @@ static int map_keys(pctx *c)
         const tfmt_frame *f = &p->frames[i];
         pkey k = {f->filename, f->funcname,
                   f->lineno == TFMT_NO_LOCATION ? 0 : f->lineno};
-        uint64_t h = tfmt__hash_mix(((uint64_t)k.file << 32) | k.func);
+        uint64_t h = tfmt__hash_key(((uint64_t)k.file << 32) | k.func);
         h = tfmt__hash_mix(h ^ (uint32_t)k.line);
         uint32_t id = tfmt__idset_find(&c->kset, h, &k, pkey_eq, c);
         if (id == TFMT_NO_ID) {
@@ -94,7 +94,7 @@ static int add_pair(pctx *c, uint32_t callee, uint32_t caller, uint64_t n,
                     uint64_t self)
 {
     ppair k = {callee, caller, 0, 0, 0};
-    uint64_t h = tfmt__hash_mix(((uint64_t)callee << 32) | caller);
+    uint64_t h = tfmt__hash_key(((uint64_t)callee << 32) | caller);
     uint32_t id = tfmt__idset_find(&c->pset, h, &k, pair_eq, c);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow(c->p->alloc, (void **)&c->pairs, &c->cappairs,

@@ -57,7 +57,7 @@ static int number_functions(dtop *t)
             fn = by_name[fr->funcname] = new_function(t, f);
         } else if (p->frames[t->fn_frame[fn]].filename != fr->filename) {
             uint64_t h =
-                tfmt__hash_mix((uint64_t)fr->filename << 32 | fr->funcname);
+                tfmt__hash_key((uint64_t)fr->filename << 32 | fr->funcname);
             fn = tfmt__idset_find_key(&others, h);
             if (fn == UINT32_MAX) {
                 fn = new_function(t, f);

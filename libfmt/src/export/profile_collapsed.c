@@ -40,7 +40,7 @@ static int map_frames(cctx *c)
         k.func = f->funcname;
         /* extract_lineno: no location -> 0. */
         k.line = f->lineno == TFMT_NO_LOCATION ? 0 : f->lineno;
-        uint64_t h = tfmt__hash_mix(((uint64_t)k.file << 32) | k.func);
+        uint64_t h = tfmt__hash_key(((uint64_t)k.file << 32) | k.func);
         h = tfmt__hash_mix(h ^ (uint32_t)k.line);
         uint32_t id = tfmt__idset_find(&c->kset, h, &k, ckey_eq, c);
         if (id == TFMT_NO_ID) {
@@ -56,7 +56,7 @@ static int map_frames(cctx *c)
 
 static int fold_node(cctx *c, const cnode *k, uint32_t *out)
 {
-    uint64_t h = tfmt__hash_mix(((uint64_t)k->parent << 32) | k->frame);
+    uint64_t h = tfmt__hash_key(((uint64_t)k->parent << 32) | k->frame);
     h = tfmt__hash_mix(h ^ k->tid);
     uint32_t id = tfmt__idset_find(&c->nset, h, k, cnode_eq, c);
     if (id == TFMT_NO_ID) {

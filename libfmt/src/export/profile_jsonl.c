@@ -89,7 +89,7 @@ static bool jkey_eq(const void *ctx, uint32_t id, const void *key)
 
 static uint64_t jkey_hash(const jkey *k)
 {
-    uint64_t h = tfmt__hash_mix(((uint64_t)k->path << 32) | k->func);
+    uint64_t h = tfmt__hash_key(((uint64_t)k->path << 32) | k->func);
     h = tfmt__hash_mix(
         h ^ (((uint64_t)(uint32_t)k->line << 32) | (uint32_t)k->end_line));
     return tfmt__hash_mix(

@@ -101,7 +101,7 @@ static int ftab_insert(tfmt_flat *f, tfmt_ftab *t, uint64_t h, uint32_t id)
 
 static uint64_t stack_hash(const char *s, size_t n)
 {
-    return tfmt__hash_bytes(s, n, 0x57ac);
+    return tfmt__hash_text(s, n, 0x57ac);
 }
 
 /* ---- strings ---- */

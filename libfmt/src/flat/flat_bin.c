@@ -122,7 +122,7 @@ static int resolve(void *ctx, uint32_t id, const tfmt_frame *mf, uint32_t *out)
     uint32_t rep = id;
     if (s->opcodes) {
         tfmt_jloc l = tfmt__profile_jsonl_loc(tfmt_bin_frame(s->r, id));
-        uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
+        uint64_t h = tfmt__hash_text(&l, sizeof l, 0x10c);
         rep = tfmt__idset_find(&s->locs, h, &l, bloc_eq, s->r);
         if (rep == TFMT_FLAT_NONE) {
             rep = id;

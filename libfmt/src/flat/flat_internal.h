@@ -103,13 +103,13 @@ static inline tfmt_str tfmt__flat_str(const tfmt_flat *f, uint32_t id)
 
 static inline uint64_t tfmt__flat_str_hash(const char *s, size_t n)
 {
-    return tfmt__hash_bytes(s, n, 0x5157);
+    return tfmt__hash_text(s, n, 0x5157);
 }
 
 static inline uint64_t tfmt__flat_key_hash(const tfmt_fkey *k)
 {
-    uint64_t h = ((uint64_t)k->file << 32) ^ k->func;
-    return tfmt__hash_mix(h ^ ((uint64_t)(uint32_t)k->line * 0x9e37ULL));
+    uint64_t h = tfmt__hash_key(((uint64_t)k->file << 32) | k->func);
+    return tfmt__hash_mix(h ^ (uint32_t)k->line);
 }
 
 /* ftab equality of string `id` and a tfmt_str. */

@@ -35,7 +35,7 @@ static int frame_locs(tfmt_flat *f, const tfmt_profile *p, uint32_t *out)
     int rc = TFMT_OK;
     for (size_t i = 0; rc == TFMT_OK && i < p->nframes; i++) {
         tfmt_jloc l = tfmt__profile_jsonl_loc(&p->frames[i]);
-        uint64_t h = tfmt__hash_bytes(&l, sizeof l, 0x10c);
+        uint64_t h = tfmt__hash_text(&l, sizeof l, 0x10c);
         uint32_t id = tfmt__idset_find(&set, h, &l, loc_eq, p);
         if (id == TFMT_FLAT_NONE) {
             id = (uint32_t)i;

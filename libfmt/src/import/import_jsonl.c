@@ -35,7 +35,7 @@ static bool spilled_eq(const void *ctx, uint32_t k, const void *key)
 static uint32_t jmap_spilled(const tfmt_jmap *m, uint32_t id)
 {
     uint32_t k =
-        tfmt__idset_find(&m->spill, tfmt__hash_mix(id), &id, spilled_eq, m);
+        tfmt__idset_find(&m->spill, tfmt__hash_key(id), &id, spilled_eq, m);
     return k == UINT32_MAX ? ABSENT : m->spill_vals[k];
 }
 
@@ -96,7 +96,7 @@ static int jmap_spill(tfmt_jmap *m, uint32_t id, uint32_t value)
                    sizeof *m->spill_ids) < 0 ||
         tfmt__grow(m->alloc, (void **)&m->spill_vals, &m->spill_vcap, k + 1,
                    sizeof *m->spill_vals) < 0 ||
-        tfmt__idset_insert(&m->spill, tfmt__hash_mix(id), (uint32_t)k) < 0)
+        tfmt__idset_insert(&m->spill, tfmt__hash_key(id), (uint32_t)k) < 0)
         return TFMT_ENOMEM;
     m->spill_ids[k] = id;
     m->spill_vals[k] = value;

@@ -15,7 +15,7 @@
 
 static uint64_t name_hash(tfmt_str k)
 {
-    return tfmt__hash_bytes(k.ptr, k.len, 0x6a736f6eu);
+    return tfmt__hash_text(k.ptr, k.len, 0x6a736f6eu);
 }
 
 /* The name stored as off1 (its offset in the object + 1), decoded. */

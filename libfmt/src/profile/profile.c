@@ -207,7 +207,7 @@ int tfmt__profile_intern_string(tfmt_profile *p, const char *s, size_t len,
         rc = decoded(p, &s, &len);
     if (rc != TFMT_OK)
         return rc;
-    return intern_hashed(p, s, len, tfmt__hash_bytes(s, len, STRING_SEED), out);
+    return intern_hashed(p, s, len, tfmt__hash_text(s, len, STRING_SEED), out);
 }
 
 #define BATCH 16
@@ -224,7 +224,7 @@ int tfmt__profile_intern_strings(tfmt_profile *p, const tfmt_str *s, size_t n,
         bool ok[BATCH];
         for (size_t j = 0; j < m; j++) {
             ok[j] = tfmt__utf8_valid(s[i + j].ptr, s[i + j].len);
-            h[j] = tfmt__hash_bytes(s[i + j].ptr, s[i + j].len, STRING_SEED);
+            h[j] = tfmt__hash_text(s[i + j].ptr, s[i + j].len, STRING_SEED);
             tfmt__idset_prefetch(&p->string_set, h[j]);
         }
         for (size_t j = 0; j < m; j++) {
@@ -400,7 +400,7 @@ static inline int index_table(tfmt_profile *p, tfmt_idset *set, size_t n,
 static uint64_t string_hash_at(const tfmt_profile *p, uint32_t id)
 {
     tfmt_str x = tfmt__profile_str(p, id);
-    return tfmt__hash_bytes(x.ptr, x.len, STRING_SEED);
+    return tfmt__hash_text(x.ptr, x.len, STRING_SEED);
 }
 
 static const void *string_key_at(const tfmt_profile *p, uint32_t id,
@@ -631,9 +631,8 @@ int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
     if (!p->opts.split_status)
         status = 0;
     threadkey k = {thread_id, interpreter_id, status};
-    uint64_t h = tfmt__hash_mix(
-        thread_id ^
-        tfmt__hash_mix(((uint64_t)status << 32 | interpreter_id) + 1));
+    uint64_t h = tfmt__hash_key(thread_id) ^
+                 tfmt__hash_mix(((uint64_t)status << 32 | interpreter_id) + 1);
     uint32_t id = tfmt__idset_find(&p->thread_set, h, &k, thread_eq, p);
     if (id != TFMT_NO_ID) {
         *out = id;

@@ -277,10 +277,11 @@ int tfmt__profile_tl_each(tfmt_profile *p, uint32_t thread,
 int tfmt__profile_thread(tfmt_profile *p, uint64_t thread_id,
                          uint32_t interpreter_id, uint8_t status,
                          uint32_t *out);
-/* Fibonacci hashing: one multiply, top bits index the table. */
+/* Multiply-shift by an odd secret: one multiply, top bits index the
+ * table. */
 static inline size_t tfmt__profile_slot(const tfmt_profile *p, uint64_t key)
 {
-    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->node_shift);
+    return (size_t)((key * tfmt__hash_odd) >> p->node_shift);
 }
 
 /* A slot's tag: a second multiply, whose top bits are not the index's. */

@@ -25,7 +25,7 @@ static uint64_t tleaf_key(uint32_t thread, uint32_t node)
 
 static size_t tleaf_slot(const tfmt_profile *p, uint64_t key)
 {
-    return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> p->tleaf_shift);
+    return (size_t)((key * tfmt__hash_odd) >> p->tleaf_shift);
 }
 
 void tfmt__tleaf_drop_index(tfmt_profile *p)

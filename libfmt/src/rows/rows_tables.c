@@ -28,7 +28,7 @@ int tfmt__rows_intern_string(tfmt_rows_reader *r, const char *s, size_t len,
                              uint32_t *out)
 {
     strkey k = {s, len};
-    uint64_t h = tfmt__hash_bytes(s, len, STRING_SEED);
+    uint64_t h = tfmt__hash_text(s, len, STRING_SEED);
     uint32_t id = tfmt__idset_find(&r->string_set, h, &k, string_eq, r);
     if (id != UINT32_MAX) {
         *out = id;
@@ -88,7 +88,7 @@ static bool run_eq(const void *ctx, uint32_t id, const void *key)
 int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
                    uint32_t *out, bool *created)
 {
-    uint64_t h = tfmt__hash_bytes(run_id, 32, RUN_SEED);
+    uint64_t h = tfmt__hash_text(run_id, 32, RUN_SEED);
     uint32_t id = tfmt__idset_find(&r->run_set, h, run_id, run_eq, r);
     *created = id == UINT32_MAX;
     if (!*created) {
@@ -115,7 +115,7 @@ int tfmt__rows_run(tfmt_rows_reader *r, const char *run_id, uint64_t line,
 /* Open addressing on the pair + 1 (0 marks an empty slot). */
 static size_t seen_slot(const tfmt_rseen *t, size_t cap, uint64_t key)
 {
-    size_t i = (size_t)(tfmt__hash_mix(key) & (cap - 1));
+    size_t i = (size_t)(tfmt__hash_key(key) & (cap - 1));
     while (t[i].key != 0 && t[i].key != key)
         i = (i + 1) & (cap - 1);
     return i;
@@ -162,7 +162,7 @@ static uint64_t recording_hash(const tfmt_rows_run *run)
 {
     uint64_t k[3] = {run->start_time_us, run->interval_us,
                      (uint64_t)(int64_t)run->mode};
-    return tfmt__hash_bytes(k, sizeof k, RUN_SEED + 1);
+    return tfmt__hash_text(k, sizeof k, RUN_SEED + 1);
 }
 
 /*

@@ -39,7 +39,7 @@ static bool str_eq(const void *ctx, uint32_t id, const void *key)
 int tfmt__gecko_string(tfmt_gecko *g, const char *s, size_t len, uint32_t *out)
 {
     skey k = {s, len};
-    uint64_t h = tfmt__hash_bytes(s, len, 0x6765636b6fULL);
+    uint64_t h = tfmt__hash_text(s, len, 0x6765636b6fULL);
     uint32_t id = tfmt__idset_find(&g->str_set, h, &k, str_eq, g);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow(g->alloc, (void **)&g->strs, &g->capstrs, g->nstrs + 1,
@@ -133,7 +133,7 @@ const tfmt_error *tfmt_gecko_error(const tfmt_gecko *g)
 /* The thread `tid` (created at first sight): its index in g->threads. */
 static int get_thread(tfmt_gecko *g, uint64_t tid, bool main, uint32_t *index)
 {
-    uint64_t h = tfmt__hash_mix(tid);
+    uint64_t h = tfmt__hash_key(tid);
     uint32_t id = tfmt__idset_find_key(&g->thread_set, h);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow(g->alloc, (void **)&g->threads, &g->capthreads,

@@ -35,7 +35,7 @@ static bool is_python(tfmt_str f)
 
 static int get_resource(tfmt_gecko *g, gtables *t, uint32_t file, uint32_t *out)
 {
-    uint64_t h = tfmt__hash_mix(file);
+    uint64_t h = tfmt__hash_key(file);
     uint32_t id = tfmt__idset_find_key(&t->res_set, h);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow_small(g->alloc, (void **)&t->res, &t->capres,
@@ -84,7 +84,7 @@ static int get_func(tfmt_gecko *g, gtables *t, const tfmt_frame *tf,
                     int64_t line, uint32_t *out)
 {
     uint32_t key[2] = {tf->filename, tf->funcname};
-    uint64_t h = tfmt__hash_mix(((uint64_t)key[0] << 32) | key[1]);
+    uint64_t h = tfmt__hash_key(((uint64_t)key[0] << 32) | key[1]);
     uint32_t id = tfmt__idset_find_key(&t->func_set, h);
     if (id == TFMT_NO_ID) {
         int rc = new_func(g, t, key, line);
@@ -111,7 +111,7 @@ static int get_frame(tfmt_gecko *g, gtables *t, uint32_t tabid, uint32_t *out)
         return rc;
     uint64_t h =
         tfmt__hash_mix(((uint64_t)k.func << 32) ^
-                       tfmt__hash_mix((uint64_t)k.line) ^ (uint32_t)k.col);
+                       tfmt__hash_key((uint64_t)k.line) ^ (uint32_t)k.col);
     uint32_t id = tfmt__idset_find(&t->frame_set, h, &k, frame_eq, t);
     if (id == TFMT_NO_ID) {
         if (tfmt__grow_small(g->alloc, (void **)&t->frames, &t->capframes,
@@ -176,7 +176,7 @@ static int get_stack(tfmt_gecko *g, gtables *t, uint32_t frame, uint32_t prefix,
         *out = root ? t->root_child : t->stacks[prefix].child;
         return TFMT_OK;
     }
-    uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
+    uint64_t h = tfmt__hash_key(((uint64_t)frame << 32) | prefix);
     uint32_t id = tfmt__idset_find_key(&t->stack_set, h);
     if (id == TFMT_NO_ID) {
         int rc = new_stack(g, t, frame, prefix, h, &id);

@@ -43,7 +43,7 @@ static int names(tfmt_gecko *g, uint32_t f)
 static int find_node(tfmt_gecko *g, uint32_t frame, uint32_t prefix,
                      uint32_t *out)
 {
-    uint64_t h = tfmt__hash_mix(((uint64_t)frame << 32) | prefix);
+    uint64_t h = tfmt__hash_key(((uint64_t)frame << 32) | prefix);
     uint32_t id = tfmt__idset_find_key(&g->node_set, h);
     if (id != UINT32_MAX) {
         *out = id;
