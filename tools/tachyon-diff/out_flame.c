@@ -22,6 +22,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "diff.h"
 
@@ -55,11 +58,50 @@ typedef struct flame {
     double scale;
 } flame;
 
+/*
+ * Key texts come from the profiles, so their hash takes a key drawn once
+ * a process: with a fixed hash (FNV-1a, until 0.2) a profile could choose
+ * names that all meet in one probe chain, and quadratic time. The tables
+ * are looked up, never listed, so nothing drawn depends on the key.
+ */
+static uint64_t text_key;
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static void draw_text_key(void)
+{
+    if (text_key)
+        return;
+    if (getrandom(&text_key, sizeof text_key, GRND_NONBLOCK) !=
+        (ssize_t)sizeof text_key) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        text_key = mix((uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32 ^
+                       (uint64_t)(uintptr_t)&ts);
+    }
+    text_key |= 1; /* drawn: never 0 again */
+}
+
 static uint64_t hash_text(const char *s, size_t n, uint64_t h)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-    return h ^ (h >> 29);
+    h ^= text_key ^ n * 0x9e3779b97f4a7c15ULL;
+    for (; n >= 8; s += 8, n -= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = mix(h ^ v) + 0x9e3779b97f4a7c15ULL;
+    }
+    uint64_t tail = 0;
+    if (n)
+        memcpy(&tail, s, n);
+    return mix(h ^ tail);
 }
 
 /* ---- key text -> row ---- */
@@ -67,6 +109,7 @@ static uint64_t hash_text(const char *s, size_t n, uint64_t h)
 static int index_rows(flame *f)
 {
     const diff_result *res = &f->c->res;
+    draw_text_key();
     f->nrowslots = 16;
     while (f->nrowslots < res->n * 2 + 2)
         f->nrowslots *= 2;
@@ -112,7 +155,9 @@ static uint32_t find_row(const flame *f, const char *s, size_t n)
 
 static uint64_t node_hash(uint32_t parent, const char *s, size_t n)
 {
-    return hash_text(s, n, 0xcbf29ce484222325ULL ^ (parent * 0x9e37ULL));
+    /* the parent mixed on its own: XORed into the start, a profile could
+     * choose names that cancel it */
+    return hash_text(s, n, mix(text_key + parent));
 }
 
 static int grow_slots(flame *f)
