@@ -56,6 +56,7 @@
 #include <tachyon/fmt.h>
 
 #include "gen_jsonl_lines.h"
+#include "internal.h" /* 0.1's fixed hash, to make names collide under it */
 
 #define RLE_BLOCK (128u << 10)
 
@@ -227,41 +228,58 @@ static int id_flood(FILE *f, unsigned long n)
     return 0;
 }
 
-/* 0.1's string hash (tfmt__hash_bytes, its mix) for 16 bytes. */
-static uint64_t mix(uint64_t x)
+/* A log through the public writer (1 ms interval from t = 1 s), header
+ * config word `config`; 0, or 1 after saying why. */
+static int open_log(const char *path, unsigned config, tfmt_sink **s,
+                    tfmt_bin_writer **w)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
+    tfmt_error e;
+    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
+    o.start_time_us = 1000000;
+    o.sample_interval_us = 1000;
+    o.config = config;
+    if (tfmt_sink_open(s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
+                       &e) != TFMT_OK ||
+        tfmt_bin_writer_open(w, *s, &o, &e) != TFMT_OK) {
+        tfmt_sink_free(*s);
+        return fail(e.msg);
+    }
+    return 0;
+}
+
+/* Finish the log when rc is TFMT_OK, and free it: 0, or 1. */
+static int close_log(tfmt_sink *s, tfmt_bin_writer *w, int rc)
+{
+    if (rc == TFMT_OK)
+        rc = tfmt_bin_writer_finish(w);
+    tfmt_bin_writer_free(w);
+    if (rc == TFMT_OK)
+        rc = tfmt_sink_finish(s);
+    tfmt_sink_free(s);
+    return rc == TFMT_OK ? 0 : fail("writer failed");
 }
 
 #define GOLDEN 0x9e3779b97f4a7c15ULL
 #define OLD_STRING_SEED 0x7461636879736eULL
 
-/* Names whose old hash is equal: each round's state after the first 8
- * bytes, XORed with the last 8, is one value. Every byte is ASCII but NUL,
- * so the reader's UTF-8 repair keeps the names as they are. */
+/* Names whose 0.1 hash (tfmt__hash_bytes, unkeyed, with profile.c's seed
+ * of then) is equal: each one's state after its first 8 bytes (the first
+ * round of tfmt__hash_bytes), XORed with its last 8, is one value. Every
+ * byte is ASCII but NUL, so the reader's UTF-8 repair keeps the names as
+ * they are. */
 static int string_flood(const char *path, unsigned long n)
 {
     tfmt_sink *s = NULL;
     tfmt_bin_writer *w = NULL;
-    tfmt_error e;
-    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
-    o.start_time_us = 1000000;
-    o.sample_interval_us = 1000;
-    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
-                       &e) != TFMT_OK ||
-        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
-        return fail(e.msg);
+    if (open_log(path, 0, &s, &w) != 0)
+        return 1;
     uint32_t st[2];
     int rc = tfmt_bin_writer_location(w, "app.py", 6, "main", 4, 1, 1, 0, 4,
                                       255, &st[0]);
     uint64_t t = 1000000, target = 0x6f6e652076616c75ULL;
     for (uint64_t a = 0x4141414141414141ULL; n && rc == TFMT_OK; a++) {
-        uint64_t h = mix((OLD_STRING_SEED ^ 16 * GOLDEN) ^ a) + GOLDEN;
+        uint64_t h =
+            tfmt__hash_mix((OLD_STRING_SEED ^ 16 * GOLDEN) ^ a) + GOLDEN;
         uint64_t b = target ^ h;
         bool ascii = true;
         for (int i = 0; i < 8; i++) {
@@ -273,19 +291,16 @@ static int string_flood(const char *path, unsigned long n)
         char name[16];
         memcpy(name, &a, 8);
         memcpy(name + 8, &b, 8);
+        if (tfmt__hash_bytes(name, 16, OLD_STRING_SEED) !=
+            tfmt__hash_mix(tfmt__hash_mix(target) + GOLDEN))
+            return fail("string-flood: the names do not collide");
         rc = tfmt_bin_writer_location(w, "app.py", 6, name, 16, 2, 2, 0, 4, 255,
                                       &st[1]);
         if (rc == TFMT_OK)
             rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
         n--;
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    tfmt_bin_writer_free(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(s);
-    tfmt_sink_free(s);
-    return rc == TFMT_OK ? 0 : fail("writer failed");
+    return close_log(s, w, rc);
 }
 
 /*
@@ -296,15 +311,8 @@ static int two_samples(const char *path, unsigned long long t1, unsigned config)
 {
     tfmt_sink *s = NULL;
     tfmt_bin_writer *w = NULL;
-    tfmt_error e;
-    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
-    o.start_time_us = 1000000;
-    o.sample_interval_us = 1000;
-    o.config = config;
-    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
-                       &e) != TFMT_OK ||
-        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
-        return fail(e.msg);
+    if (open_log(path, config, &s, &w) != 0)
+        return 1;
     uint32_t fr[3], st[2];
     static const char *const names[] = {"main", "work", "rest"};
     for (int i = 0; i < 3; i++)
@@ -316,13 +324,7 @@ static int two_samples(const char *path, unsigned long long t1, unsigned config)
     st[1] = fr[2];
     if (rc == TFMT_OK)
         rc = tfmt_bin_writer_sample(w, 1, 0, t1, 0, st, 2);
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    tfmt_bin_writer_free(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(s);
-    tfmt_sink_free(s);
-    return rc == TFMT_OK ? 0 : fail("writer failed");
+    return close_log(s, w, rc);
 }
 
 /* Find the second record (POP_PUSH, pop 1) and make it pop 5. */
@@ -348,14 +350,8 @@ static int named_frames(const char *path, unsigned long n, int npairs,
 {
     tfmt_sink *s = NULL;
     tfmt_bin_writer *w = NULL;
-    tfmt_error e;
-    tfmt_bin_writer_options o = TFMT_BIN_WRITER_OPTIONS_INIT;
-    o.start_time_us = 1000000;
-    o.sample_interval_us = 1000;
-    if (tfmt_sink_open(&s, path, TFMT_SINK_SEEKABLE | TFMT_SINK_FORCE, NULL,
-                       &e) != TFMT_OK ||
-        tfmt_bin_writer_open(&w, s, &o, &e) != TFMT_OK)
-        return fail(e.msg);
+    if (open_log(path, 0, &s, &w) != 0)
+        return 1;
     int rc = TFMT_OK;
     uint64_t t = 1000000;
     for (int i = 0; i < npairs && rc == TFMT_OK; i++) {
@@ -370,13 +366,7 @@ static int named_frames(const char *path, unsigned long n, int npairs,
              k < n * (unsigned long)(i + 1) && rc == TFMT_OK; k++)
             rc = tfmt_bin_writer_sample(w, 1, 0, t += 1000, 0, st, 2);
     }
-    if (rc == TFMT_OK)
-        rc = tfmt_bin_writer_finish(w);
-    tfmt_bin_writer_free(w);
-    if (rc == TFMT_OK)
-        rc = tfmt_sink_finish(s);
-    tfmt_sink_free(s);
-    return rc == TFMT_OK ? 0 : fail("writer failed");
+    return close_log(s, w, rc);
 }
 
 int main(int argc, char **argv)
